@@ -1,0 +1,661 @@
+// The GFSL algorithm (thesis chapter 4, Alg. 4.1-4.12), written once against the
+// team interface of core/team.hpp. Compiled by the host compiler for the CPU
+// backend and by nvcc for the device backend; nothing here knows which.
+//
+// Conventions:
+// - A chunk is read whole with `read` (one load per lane) into a `lanes` value
+//   `kv`; lane i holds entry i. DATA lanes are 0..dsize-1, then NEXT, then LOCK.
+// - Decisions come from ballots, and the highest lane that votes wins. Writers
+//   order their stores so that a reader that sees a partly written chunk still
+//   decides correctly under that rule (4.2.1, 4.2.2 executeInsert, 4.2.3).
+// - Every store to a chunk that other teams can reach is a release store, made
+//   one entry at a time in the order the thesis prescribes; the backend makes
+//   each store visible after the team's earlier stores (see device_team.cuh).
+// - Lock order, which keeps the algorithm deadlock-free: level 0 before upper
+//   levels, lower levels before higher, and within a level left to right
+//   (a chunk, then its successor). Try-locks (zombie unlinking) never wait.
+#pragma once
+
+#include <cstdint>
+
+#include "layout.hpp"
+#include "platform.hpp"
+#include "stats.hpp"
+#include "team.hpp"
+#include "types.hpp"
+
+namespace gfsl {
+
+template <class Team>
+class algorithm {
+ public:
+  static constexpr int N = Team::width;
+  using shape = chunk_shape<N>;
+  using lanes = typename Team::lanes;
+  using view = structure_view<N>;
+
+  static constexpr int dsize = shape::dsize;
+  static constexpr int next_lane = shape::next_lane;
+  static constexpr int lock_lane = shape::lock_lane;
+  static constexpr int max_levels = shape::max_levels;
+  static constexpr int none = -1;
+
+  // p_chunk_threshold: a split raises a key when random_u32() < threshold;
+  // 2^32 means always (see p_chunk_threshold_of).
+  GFSL_FN algorithm(Team& team, view structure, std::uint64_t p_chunk_threshold)
+      : t_(team), s_(structure), p_threshold_(p_chunk_threshold) {}
+
+  // contains (Alg. 4.1): lock-free; returns found and the value stored with k.
+  GFSL_FN op_result contains(key_type k) {
+    if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
+    if (stopped()) return {status::stopped, false, 0};
+    const chunk_index start = search_down(k, 0, nullptr);
+    const lateral hit = search_lateral(k, start, 0, false);
+    if (hit.tid == none) return {status::ok, false, 0};
+    return {status::ok, true, entry_value(t_.shfl(hit.kv, hit.tid))};
+  }
+
+  // insert (Alg. 4.5): insert-if-absent. False when k is present.
+  GFSL_FN op_result insert(key_type k, value_type v) {
+    if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
+    if (stopped()) return {status::stopped, false, 0};
+    lanes path;
+    const chunk_index start = search_down(k, 0, &path);
+    const lateral hit = search_lateral(k, start, 0, true);
+    if (hit.tid != none) return {status::ok, false, 0};
+
+    const level_insert bottom = insert_to_level(0, hit.chunk, k, v);
+    if (bottom.st != status::ok) return {bottom.st, false, 0};
+    if (!bottom.inserted) {  // k was inserted concurrently before we held the lock
+      unlock(bottom.chunk);
+      return {status::ok, false, 0};
+    }
+    // The bottom chunk (and, when the raised key lives in the new chunk of a
+    // split, that chunk too) stays locked until every level is done, so no
+    // other update of k, or of the raised key, can interleave (4.2.2).
+    status st = status::ok;
+    bool raise = bottom.raise;
+    key_type up_key = bottom.raise_key;
+    chunk_index down = bottom.raise_down;
+    for (int level = 1; raise && level < max_levels; ++level) {
+      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const level_insert upper = insert_to_level(level, from, up_key, down);
+      if (upper.st != status::ok) {
+        st = upper.st;  // the key is in the structure; it was not raised further
+        break;
+      }
+      unlock(upper.chunk);
+      if (!upper.inserted) break;
+      ++t_.stats().raised_keys;
+      raise = upper.raise;
+      up_key = upper.raise_key;
+      down = upper.raise_down;
+    }
+    if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
+    unlock(bottom.chunk);
+    return {st, true, 0};
+  }
+
+  // delete (Alg. 4.11): the bottom chunk holding k is locked throughout; k is
+  // removed from the upper levels top-down (lock-delete-unlock), then from the
+  // bottom level, which is the moment it leaves the set.
+  GFSL_FN op_result remove(key_type k) {
+    if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
+    if (stopped()) return {status::stopped, false, 0};
+    lanes path;
+    const chunk_index start = search_down(k, 0, &path);
+    const lateral hit = search_lateral(k, start, 0, true);
+    if (hit.tid == none) return {status::ok, false, 0};
+
+    const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
+    const int bottom_tid = tid_with_key(bottom.kv, k);
+    if (bottom_tid == none) {
+      unlock(bottom.chunk);
+      return {status::ok, false, 0};
+    }
+    const value_type old_value = entry_value(t_.shfl(bottom.kv, bottom_tid));
+
+    // Alg. 4.11 line 12 re-reads the height: levels above the height seen by
+    // the search kept their head chunk in the path (search_down initialises it
+    // so), and a head chunk always reaches every chunk of its level.
+    const int height = get_height();
+    for (int level = height; level > 0; --level) {
+      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const lateral in_level = search_lateral(k, from, level, false);
+      if (in_level.tid == none) continue;
+      const locked_chunk enc = find_and_lock_enclosing(in_level.chunk, k);
+      // No re-check is needed by the thesis (our bottom lock excludes other
+      // updates of k); we still confirm before touching the chunk.
+      if (tid_with_key(enc.kv, k) == none) {
+        unlock(enc.chunk);
+        continue;
+      }
+      const status st = remove_from_chunk(level, enc.chunk, k);
+      if (st != status::ok) {
+        unlock(bottom.chunk);
+        return {st, false, 0};  // k is still in the set (level 0 untouched)
+      }
+    }
+    const status st = remove_from_chunk(0, bottom.chunk, k);
+    if (st != status::ok) return {st, false, 0};
+    return {status::ok, true, old_value};
+  }
+
+ private:
+  struct lateral {
+    chunk_index chunk;
+    lanes kv;
+    int tid;  // lane holding k, or none
+  };
+  struct locked_chunk {
+    chunk_index chunk;
+    lanes kv;  // read after the lock was taken
+  };
+  struct level_insert {
+    status st = status::ok;
+    bool inserted = false;
+    chunk_index chunk = no_chunk;         // locked chunk now holding k
+    chunk_index also_locked = no_chunk;   // second chunk kept locked (level 0 only)
+    bool raise = false;
+    key_type raise_key = 0;
+    chunk_index raise_down = no_chunk;    // chunk of this level holding raise_key
+  };
+  struct split_result {
+    status st = status::ok;
+    chunk_index fresh = no_chunk;  // the new chunk, locked by us
+    key_type fresh_min = 0;        // smallest key moved into it
+    key_type kept_max = 0;         // the split chunk's new max field
+    lanes before;                  // the split chunk as it was before the split
+    int moved_from = 0;            // lanes [moved_from, moved_from + moved) moved
+    int moved = 0;
+  };
+
+  Team& t_;
+  view s_;
+  std::uint64_t p_threshold_;
+
+  // ---- Reading chunks --------------------------------------------------------
+
+  GFSL_FN lanes read(chunk_index c) { return t_.load_lanes(s_.chunk(c)); }
+  GFSL_FN key_type max_of(const lanes& kv) const { return entry_key(t_.shfl(kv, next_lane)); }
+  GFSL_FN chunk_index next_of(const lanes& kv) const { return entry_value(t_.shfl(kv, next_lane)); }
+  GFSL_FN std::uint64_t lock_of(const lanes& kv) const { return t_.shfl(kv, lock_lane); }
+  GFSL_FN bool is_zombie(const lanes& kv) const { return lock_is_zombie(lock_of(kv)); }
+  // The final chunk of a level is the one with an infinite max (thesis 3).
+  GFSL_FN bool is_final(const lanes& kv) const { return max_of(kv) == key_empty; }
+  GFSL_FN key_type key_at(const lanes& kv, int lane) const { return entry_key(t_.shfl(kv, lane)); }
+
+  GFSL_FN int count_keys(const lanes& kv) const {
+    return popcount32(t_.ballot(kv, [](int lane, std::uint64_t e) {
+      return lane < dsize && entry_key(e) != key_empty;
+    }));
+  }
+  GFSL_FN int tid_with_key(const lanes& kv, key_type k) const {
+    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) { return lane < dsize && entry_key(e) == k; }));
+  }
+
+  // getTidForNextStep (Alg. 4.3): NEXT votes when k is beyond the max field,
+  // DATA lanes when their key is <= k; EMPTY is +infinity so it never votes.
+  GFSL_FN int next_step(key_type k, const lanes& kv) const {
+    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) {
+      if (lane < dsize) return entry_key(e) <= k;
+      if (lane == next_lane) return entry_key(e) < k;
+      return false;
+    }));
+  }
+  // isTidWithEqualKey (Alg. 4.4): as above but DATA lanes vote on equality.
+  GFSL_FN int equal_or_next(key_type k, const lanes& kv) const {
+    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) {
+      if (lane < dsize) return entry_key(e) == k;
+      if (lane == next_lane) return entry_key(e) < k;
+      return false;
+    }));
+  }
+  // getTidOfDownStep for a backtrack: the largest key <= k of a chunk.
+  GFSL_FN int down_step_tid(key_type k, const lanes& kv) const {
+    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) { return lane < dsize && entry_key(e) <= k; }));
+  }
+
+  // getHeight (4.2.1): lane i reads level i's counter; the highest non-empty
+  // level wins. Level 0 is always searched.
+  GFSL_FN int get_height() {
+    const lanes counts = t_.load_lanes(s_.level_counts());
+    const int h = highest_bit(t_.ballot(counts, [](int lane, std::uint64_t c) {
+      return lane > 0 && static_cast<std::int64_t>(c) > 0;
+    }));
+    return h < 0 ? 0 : h;
+  }
+  GFSL_FN chunk_index head_of(int level) {
+    return static_cast<chunk_index>(t_.load(s_.heads() + level, 0));
+  }
+  GFSL_FN bool stopped() { return t_.load(s_.error_word(), 0) != error_none; }
+
+  // ---- Traversal -------------------------------------------------------------
+
+  // searchDown (Alg. 4.2) down to `target` level; with `path`, searchSlow
+  // (Alg. 4.6): records in lane i the chunk of level i it stepped down from
+  // (levels it never visited keep their head chunk) and unlinks zombies.
+  GFSL_FN chunk_index search_down(key_type k, int target, lanes* path) {
+    for (;;) {
+      int height = get_height();
+      if (path != nullptr) *path = t_.load_lanes(s_.heads());
+      if (height < target) return head_of(target);
+      chunk_index curr = head_of(height);
+      bool have_prev = false;
+      chunk_index prev = no_chunk;
+      lanes prev_kv{};
+      bool restart = false;
+      while (height > target) {
+        const lanes kv = read(curr);
+        if (is_zombie(kv)) {
+          curr = path != nullptr ? unlink_zombie(height, have_prev, prev, curr, kv) : next_of(kv);
+          ++t_.stats().zombies_skipped;
+          continue;
+        }
+        const int step = next_step(k, kv);
+        if (step == next_lane) {  // lateral step
+          have_prev = true;
+          prev = curr;
+          prev_kv = kv;
+          curr = next_of(kv);
+        } else if (step != none) {  // down step
+          if (path != nullptr) t_.set_lane(*path, height, curr);
+          --height;
+          have_prev = false;
+          curr = entry_value(t_.shfl(kv, step));
+        } else {  // every key here is above k: backtrack through the previous chunk
+          const int back = have_prev ? down_step_tid(k, prev_kv) : none;
+          if (back == none) {  // no previous chunk in this level (4.2.1): restart
+            ++t_.stats().restarts;
+            restart = true;
+            break;
+          }
+          ++t_.stats().backtracks;
+          if (path != nullptr) t_.set_lane(*path, height, prev);
+          --height;
+          have_prev = false;
+          curr = entry_value(t_.shfl(prev_kv, back));
+        }
+      }
+      if (!restart) return curr;
+    }
+  }
+
+  // searchLateral (Alg. 4.4): lateral steps until the enclosing chunk of k in
+  // this level; zombies are skipped (and, with `unlink`, unlinked lazily).
+  GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink) {
+    bool have_prev = false;
+    chunk_index prev = no_chunk;
+    for (;;) {
+      const lanes kv = read(curr);
+      if (is_zombie(kv)) {
+        curr = unlink ? unlink_zombie(level, have_prev, prev, curr, kv) : next_of(kv);
+        ++t_.stats().zombies_skipped;
+        continue;
+      }
+      const int tid = equal_or_next(k, kv);
+      if (tid == next_lane) {
+        have_prev = true;
+        prev = curr;
+        curr = next_of(kv);
+        continue;
+      }
+      return {curr, kv, tid};
+    }
+  }
+
+  // Lazy zombie removal of searchSlow (Alg. 4.6 lines 10-20): find the first
+  // non-zombie after `zombie`, then redirect the previous chunk's NEXT pointer
+  // past the zombies if its lock can be had at once, or move the head array
+  // entry if the zombie headed the level. Never waits.
+  GFSL_FN chunk_index unlink_zombie(int level, bool have_prev, chunk_index prev, chunk_index zombie,
+                                    const lanes& zombie_kv) {
+    chunk_index target = next_of(zombie_kv);
+    for (;;) {  // a zombie is never written again, so its NEXT is final
+      const lanes kv = read(target);
+      if (!is_zombie(kv)) break;
+      target = next_of(kv);
+    }
+    if (have_prev) {
+      if (try_lock(prev)) {
+        const lanes pkv = read(prev);
+        // Under the lock prev cannot change; redirect only if it still points
+        // at the zombie. max stays, next moves: one 8-byte store.
+        if (next_of(pkv) == zombie) {
+          store_entry(prev, next_lane, make_entry(max_of(pkv), target));
+          ++t_.stats().zombie_unlinks;
+        }
+        unlock(prev);
+      }
+    } else {
+      std::uint64_t expected = zombie;
+      // The head array is only ever moved forward past zombies; a CAS from the
+      // zombie keeps concurrent unlinkers from moving it backwards.
+      if (t_.cas(s_.heads() + level, 0, expected, target)) ++t_.stats().head_unlinks;
+    }
+    return target;
+  }
+
+  // ---- Locks -----------------------------------------------------------------
+
+  GFSL_FN bool try_lock(chunk_index c) {
+    std::uint64_t expected = lock_free_word;
+    // acq_rel: acquire makes the previous holder's writes visible to us.
+    return t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, lock_word_of(t_.id()));
+  }
+  // Release: every write made under the lock is visible before the lock frees.
+  GFSL_FN void unlock(chunk_index c) {
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_free_word, mem_order::release);
+  }
+  // Release: the merge's writes to the successor are visible before anyone can
+  // see this chunk as a zombie and follow its NEXT pointer past it.
+  GFSL_FN void mark_zombie(chunk_index c) {
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, zombie_word_of(t_.id()), mem_order::release);
+  }
+  GFSL_FN void store_entry(chunk_index c, int lane, entry_type e) {
+    t_.store(s_.chunk(c) + lane, lane, e, mem_order::release);
+  }
+
+  // findAndLockEnclosing (Alg. 4.8): spin until the chunk enclosing k (first
+  // non-zombie with max >= k) is locked by us, re-checking after the lock.
+  GFSL_FN locked_chunk find_and_lock_enclosing(chunk_index curr, key_type k) {
+    for (;;) {
+      lanes kv = read(curr);
+      if (is_zombie(kv) || max_of(kv) < k) {
+        curr = next_of(kv);
+        continue;
+      }
+      const std::uint64_t lock = lock_of(kv);
+      if (lock != lock_free_word) {
+        ++t_.stats().lock_waits;
+        t_.lock_wait(curr, lock);
+        continue;
+      }
+      if (!try_lock(curr)) continue;
+      kv = read(curr);
+      if (max_of(kv) < k) {  // split or removal moved the range on before we locked
+        unlock(curr);
+        curr = next_of(kv);
+        continue;
+      }
+      return {curr, kv};
+    }
+  }
+
+  // lockNextChunk (Alg. 4.9 line 17, 4.12 line 9): lock the successor of the
+  // locked chunk c, unlinking zombies on the way (we hold c, so the redirect
+  // needs no further lock). no_chunk when c is the final chunk.
+  GFSL_FN chunk_index lock_next_chunk(chunk_index c) {
+    for (;;) {
+      const lanes ckv = read(c);
+      const chunk_index next = next_of(ckv);
+      if (next == no_chunk) return no_chunk;
+      const lanes nkv = read(next);
+      if (is_zombie(nkv)) {
+        store_entry(c, next_lane, make_entry(max_of(ckv), next_of(nkv)));
+        ++t_.stats().zombie_unlinks;
+        continue;
+      }
+      const std::uint64_t lock = lock_of(nkv);
+      if (lock != lock_free_word) {
+        ++t_.stats().lock_waits;
+        t_.lock_wait(next, lock);
+        continue;
+      }
+      if (try_lock(next)) return next;
+    }
+  }
+
+  // ---- Pool and counters -----------------------------------------------------
+
+  GFSL_FN chunk_index allocate() {
+    const std::uint64_t idx = t_.fetch_add(s_.alloc_counter(), 0, 1);
+    if (idx >= s_.capacity) {
+      std::uint64_t expected = error_none;
+      t_.cas(s_.error_word(), 0, expected, error_pool_exhausted);  // first error wins
+      return no_chunk;
+    }
+    return static_cast<chunk_index>(idx);
+  }
+  GFSL_FN void add_to_level_count(int level, std::int64_t delta) {
+    t_.fetch_add(s_.level_counts() + level, 0, static_cast<std::uint64_t>(delta));
+  }
+  GFSL_FN bool level_is_empty(int level) {
+    return static_cast<std::int64_t>(t_.load(s_.level_counts() + level, 0)) <= 0;
+  }
+  GFSL_FN bool coin() { return static_cast<std::uint64_t>(t_.random_u32()) < p_threshold_; }
+
+  // ---- Insert ----------------------------------------------------------------
+
+  // insertToLevel (Alg. 4.5 lines 28-46). Returns with `chunk` locked.
+  GFSL_FN level_insert insert_to_level(int level, chunk_index from, key_type k, value_type v) {
+    const locked_chunk enc = find_and_lock_enclosing(from, k);
+    level_insert r;
+    r.chunk = enc.chunk;
+    if (tid_with_key(enc.kv, k) != none) return r;  // inserted = false
+    if (count_keys(enc.kv) < dsize) {
+      execute_insert(enc.chunk, enc.kv, k, v);
+      // Counter semantics: 0 exactly when the level holds nothing but -inf;
+      // the level has a single chunk then, and we hold its lock.
+      if (level_is_empty(level)) add_to_level_count(level, 1);
+      r.inserted = true;
+      return r;
+    }
+    return split_insert(level, enc.chunk, enc.kv, k, v);
+  }
+
+  // executeInsert (Alg. 4.7): shift the larger keys one entry right, from the
+  // last key down to the insertion index, then write k. Right to left so that
+  // no key is ever absent from the chunk; a key seen twice is harmless because
+  // readers take the highest lane. The max field never changes: the chunk
+  // encloses k.
+  GFSL_FN void execute_insert(chunk_index c, const lanes& kv, key_type k, value_type v) {
+    const int n = count_keys(kv);
+    const int idx = popcount32(t_.ballot(kv, [k](int lane, std::uint64_t e) {
+      return lane < dsize && entry_key(e) < k;
+    }));
+    for (int i = n; i > idx; --i) store_entry(c, i, t_.shfl(kv, i - 1));
+    store_entry(c, idx, make_entry(k, v));
+  }
+
+  // preSplit + splitCopy (Alg. 4.9 lines 16-34) for the locked chunk c: lock
+  // its successor, allocate the new chunk, copy the top half of c's keys into
+  // it, publish it, then empty the moved entries of c. c stays locked; the new
+  // chunk is returned locked; the successor is unlocked again.
+  GFSL_FN split_result split_chunk(chunk_index c) {
+    split_result r;
+    const chunk_index next = lock_next_chunk(c);
+    const chunk_index fresh = allocate();
+    if (fresh == no_chunk) {
+      if (next != no_chunk) unlock(next);
+      r.st = status::pool_exhausted;
+      return r;
+    }
+    const lanes kv = read(c);  // after lock_next_chunk: NEXT may have been redirected
+    const int n = count_keys(kv);
+    r.before = kv;
+    r.moved = shape::split_moved < n ? shape::split_moved : n - 1;
+    r.moved_from = n - r.moved;
+    r.fresh = fresh;
+    r.fresh_min = key_at(kv, r.moved_from);
+    r.kept_max = key_at(kv, r.moved_from - 1);
+
+    // The fresh chunk is unreachable until c's NEXT names it, so its
+    // initialisation may be relaxed: the release store of c's NEXT below
+    // publishes all of it. It takes over c's max (4.3) and points at c's
+    // successor.
+    t_.store(s_.chunk(fresh) + lock_lane, lock_lane, lock_word_of(t_.id()), mem_order::relaxed);
+    t_.store(s_.chunk(fresh) + next_lane, next_lane, make_entry(max_of(kv), next), mem_order::relaxed);
+    for (int j = 0; j < r.moved; ++j) {
+      t_.store(s_.chunk(fresh) + j, j, t_.shfl(kv, r.moved_from + j), mem_order::relaxed);
+    }
+    // One 8-byte store lowers c's max to its largest remaining key and links
+    // the fresh chunk: from here readers looking for a moved key go lateral,
+    // whatever stale copies the DATA lanes of c still show (NEXT outranks them).
+    store_entry(c, next_lane, make_entry(r.kept_max, fresh));
+    if (next != no_chunk) unlock(next);
+    for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
+    ++t_.stats().splits;
+    return r;
+  }
+
+  // splitInsert (Alg. 4.9 lines 1-14).
+  GFSL_FN level_insert split_insert(int level, chunk_index c, const lanes& /*kv*/, key_type k, value_type v) {
+    level_insert r;
+    const split_result sp = split_chunk(c);
+    if (sp.st != status::ok) {
+      unlock(c);
+      r.st = sp.st;
+      return r;
+    }
+    // insertNewData: k belongs to the chunk that now encloses it, which is the
+    // fresh one as soon as k is above the split chunk's lowered max.
+    const bool into_fresh = k > sp.kept_max;
+    const chunk_index target = into_fresh ? sp.fresh : c;
+    const chunk_index other = into_fresh ? c : sp.fresh;
+    execute_insert(target, read(target), k, v);
+    add_to_level_count(level, 1);
+
+    r.inserted = true;
+    r.chunk = target;
+    r.raise = coin();
+    if (level == 0) {
+      // Raised-key rule (Alg. 4.9 line 11): raise max(k, minK). The raised key
+      // always lives in the fresh chunk; when that is minK (k stayed in c) the
+      // fresh chunk stays locked until the raise is done, so that minK cannot
+      // be deleted from level 0 while it is being inserted above (the thesis
+      // unlocks it here; holding it keeps "every key of level i+1 is in level
+      // i" true at all times, and respects the lock order).
+      r.raise_key = k > sp.fresh_min ? k : sp.fresh_min;
+      r.raise_down = sp.fresh;
+      if (r.raise && !into_fresh) {
+        r.also_locked = sp.fresh;
+      } else {
+        unlock(other);
+      }
+    } else {
+      // Upper levels raise k itself: only k is protected by the bottom lock.
+      r.raise_key = k;
+      r.raise_down = target;
+      unlock(other);
+    }
+    update_down_ptrs(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
+    return r;
+  }
+
+  // updateDownPtrs (Alg. 4.10): keys held by lanes [first, first+count) of
+  // `moved` (ascending, skipping `skip`) now live in or after `lower` in
+  // `level`; repoint their entries in level+1 to their enclosing chunk.
+  GFSL_FN void update_down_ptrs(int level, const lanes& moved, int first, int count, key_type skip,
+                                chunk_index lower) {
+    if (level + 1 >= max_levels || count <= 0) return;
+    int j = first;
+    while (j < first + count && key_at(moved, j) == skip) ++j;
+    if (j >= first + count) return;
+    chunk_index upper = search_down(key_at(moved, j), level + 1, nullptr);
+    for (; j < first + count; ++j) {
+      const key_type mk = key_at(moved, j);
+      if (mk == skip) continue;
+      const lateral above = search_lateral(mk, upper, level + 1, false);
+      upper = above.chunk;
+      if (above.tid == none) continue;  // mk is not in level+1
+      const locked_chunk enc = find_and_lock_enclosing(upper, mk);
+      upper = enc.chunk;
+      const int tid = tid_with_key(enc.kv, mk);
+      if (tid != none) {
+        const lateral below = search_lateral(mk, lower, level, false);
+        if (below.tid != none && entry_value(t_.shfl(enc.kv, tid)) != below.chunk) {
+          store_entry(enc.chunk, tid, make_entry(mk, below.chunk));
+          ++t_.stats().down_ptr_updates;
+        }
+      }
+      unlock(enc.chunk);
+    }
+  }
+
+  // ---- Delete ----------------------------------------------------------------
+
+  // removeFromChunk (Alg. 4.12) for the locked chunk c holding k. Unlocks c
+  // (or leaves it a zombie) and every other chunk it locks.
+  GFSL_FN status remove_from_chunk(int level, chunk_index c, key_type k) {
+    const lanes kv = read(c);
+    const int n = count_keys(kv);
+    if (n > shape::merge_threshold) {
+      execute_remove_no_merge(c, kv, k);
+      unlock(c);
+      return status::ok;
+    }
+    const chunk_index next = lock_next_chunk(c);
+    if (next == no_chunk) {
+      // The final chunk of a level is never merged (it has no successor) and
+      // never becomes a zombie; it may empty out completely.
+      execute_remove_no_merge(c, kv, k);
+      if (n == 2 && key_at(kv, 0) == key_neg_inf) add_to_level_count(level, -1);  // only -inf left
+      unlock(c);
+      return status::ok;
+    }
+    lanes nkv = read(next);
+    int nn = count_keys(nkv);
+    if (nn + n - 1 > dsize) {  // the successor cannot take our keys: split it first
+      const split_result sp = split_chunk(next);
+      if (sp.st != status::ok) {
+        unlock(next);
+        unlock(c);
+        return sp.st;
+      }
+      unlock(sp.fresh);
+      add_to_level_count(level, 1);
+      update_down_ptrs(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
+      nkv = read(next);
+      nn = count_keys(nkv);
+    }
+    execute_remove_merge(kv, next, nkv, k);
+    mark_zombie(c);
+    add_to_level_count(level, -1);
+    if (nn + n - 1 == 1 && is_final(nkv) && key_at(kv, 0) == key_neg_inf) {
+      add_to_level_count(level, -1);  // the level now holds nothing but -inf
+    }
+    unlock(next);
+    ++t_.stats().merges;
+    update_down_ptrs(level, kv, 0, n, k, next);
+    return status::ok;
+  }
+
+  // executeRemoveNoMerge (4.2.3, Fig. 4.6): when k is the chunk's largest key
+  // the max field drops first, so no reader sees a max that is not in the
+  // chunk; then the larger keys shift left, from k's index upwards, so that no
+  // key is ever absent; the last key's old entry becomes EMPTY (the NEXT
+  // lane's job in the thesis when the chunk was full).
+  GFSL_FN void execute_remove_no_merge(chunk_index c, const lanes& kv, key_type k) {
+    const int n = count_keys(kv);
+    const int idx = tid_with_key(kv, k);
+    if (idx == n - 1 && !is_final(kv) && n >= 2) {
+      store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+    }
+    for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
+  }
+
+  // executeRemoveMerge (4.2.3, Fig. 4.5c): the successor receives our keys
+  // (all but k) in its low entries and its own keys move right; written from
+  // the highest index down, so that every key stays visible at some index and
+  // readers, taking the highest lane, ignore the transiently unsorted part.
+  GFSL_FN void execute_remove_merge(const lanes& kv, chunk_index next, const lanes& nkv, key_type k) {
+    const int n = count_keys(kv);
+    const int idx = tid_with_key(kv, k);
+    const int m = n - 1;
+    const int total = m + count_keys(nkv);
+    for (int i = total - 1; i >= 0; --i) {
+      const entry_type e = i < m ? t_.shfl(kv, i < idx ? i : i + 1) : t_.shfl(nkv, i - m);
+      if (e != t_.shfl(nkv, i)) store_entry(next, i, e);
+    }
+  }
+};
+
+// Threshold for the p_chunk coin: p in [0, 1] -> random_u32() < threshold.
+inline constexpr std::uint64_t p_chunk_threshold_of(double p) {
+  if (!(p > 0.0)) return 0;
+  if (p >= 1.0) return 1ull << 32;
+  return static_cast<std::uint64_t>(p * 4294967296.0);
+}
+
+}  // namespace gfsl

@@ -1,0 +1,169 @@
+// CPU backend of the team interface: one emulated warp run by one CPU thread.
+//
+// Per-lane values are an array of N words. Every per-lane access to shared
+// memory is a real atomic (std::atomic_ref on the structure's words, so teams on
+// several OS threads are correct) and passes the access hook first: the one
+// point where a scheduler may interleave teams, and a tracer may watch.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "team.hpp"
+#include "types.hpp"
+
+namespace gfsl {
+
+enum class access_kind : std::uint8_t { load, store, cas, fetch_add };
+
+// One shared-memory access by one lane, as the hook sees it.
+struct access {
+  team_id team = 0;
+  access_kind kind = access_kind::load;
+  mem_order order = mem_order::relaxed;
+  std::uint8_t lane = 0;
+  // A chunk or array read by a whole team is `group_size` accesses; this is the
+  // `group_index`th of them (a scheduler decides how many steps that makes).
+  std::uint8_t group_index = 0;
+  std::uint8_t group_size = 1;
+  std::uint64_t word = 0;   // offset of the word from the structure's base
+  std::uint64_t value = 0;  // store: value written; cas: desired; fetch_add: delta
+  std::uint64_t expected = 0;  // cas only
+};
+
+// The hook. `before` runs before the access takes effect (a scheduling point);
+// `after` runs once it has, with the value it returned (load: value read; cas:
+// the value found, equal to `expected` on success; fetch_add: the old value;
+// store: the value written). `lock_wait` says that the team found `chunk` locked
+// and will read it again.
+class access_hook {
+ public:
+  virtual ~access_hook() = default;
+  virtual void before(const access& a) = 0;
+  virtual void after(const access& /*a*/, std::uint64_t /*result*/) {}
+  virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
+};
+
+namespace detail {
+constexpr std::memory_order to_std(mem_order o) {
+  switch (o) {
+    case mem_order::relaxed: return std::memory_order_relaxed;
+    case mem_order::acquire: return std::memory_order_acquire;
+    case mem_order::release: return std::memory_order_release;
+    case mem_order::acq_rel: return std::memory_order_acq_rel;
+  }
+  return std::memory_order_seq_cst;
+}
+}  // namespace detail
+
+template <int N>
+class host_team {
+ public:
+  static constexpr int width = N;
+  using lanes = std::array<std::uint64_t, N>;
+
+  // `base` is the structure's first word (access offsets are relative to it);
+  // `hook` may be null: no hook, plain atomics.
+  host_team(team_id id, std::uint64_t seed, std::uint64_t* base, access_hook* hook = nullptr,
+            bool yield_on_lock_wait = false)
+      : id_(id), rng_(team_seed(seed, id)), base_(base), hook_(hook), yield_(yield_on_lock_wait) {}
+
+  team_id id() const { return id_; }
+  path_stats& stats() { return stats_; }
+  const path_stats& stats() const { return stats_; }
+  void set_hook(access_hook* hook) { hook_ = hook; }
+
+  // Lane i loads p[i]. Acquire: a reader that sees a published pointer or
+  // entry also sees what was written before it was published.
+  lanes load_lanes(const std::uint64_t* p) {
+    lanes out{};
+    for (int lane = 0; lane < N; ++lane) {
+      access a = make(access_kind::load, mem_order::acquire, lane, p + lane);
+      a.group_index = static_cast<std::uint8_t>(lane);
+      a.group_size = static_cast<std::uint8_t>(N);
+      if (hook_) hook_->before(a);
+      out[lane] = ref(p + lane).load(std::memory_order_acquire);
+      if (hook_) hook_->after(a, out[lane]);
+    }
+    return out;
+  }
+
+  template <class Pred>
+  std::uint32_t ballot(const lanes& x, Pred&& pred) const {
+    std::uint32_t bits = 0;
+    for (int lane = 0; lane < N; ++lane) {
+      if (pred(lane, x[lane])) bits |= 1u << lane;
+    }
+    return bits;
+  }
+  std::uint64_t shfl(const lanes& x, int src) const { return x[src]; }
+  void set_lane(lanes& x, int lane, std::uint64_t v) const { x[lane] = v; }
+
+  std::uint64_t load(const std::uint64_t* p, int lane) {
+    const access a = make(access_kind::load, mem_order::acquire, lane, p);
+    if (hook_) hook_->before(a);
+    const std::uint64_t v = ref(p).load(std::memory_order_acquire);
+    if (hook_) hook_->after(a, v);
+    return v;
+  }
+  void store(std::uint64_t* p, int lane, std::uint64_t v, mem_order o) {
+    access a = make(access_kind::store, o, lane, p);
+    a.value = v;
+    if (hook_) hook_->before(a);
+    ref(p).store(v, detail::to_std(o));
+    if (hook_) hook_->after(a, v);
+  }
+  // Strong CAS, acq_rel on success and acquire on failure; `expected` gets the
+  // value found.
+  bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired) {
+    access a = make(access_kind::cas, mem_order::acq_rel, lane, p);
+    a.value = desired;
+    a.expected = expected;
+    if (hook_) hook_->before(a);
+    const bool ok =
+        ref(p).compare_exchange_strong(expected, desired, std::memory_order_acq_rel, std::memory_order_acquire);
+    if (hook_) hook_->after(a, expected);
+    return ok;
+  }
+  std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta) {
+    access a = make(access_kind::fetch_add, mem_order::acq_rel, lane, p);
+    a.value = delta;
+    if (hook_) hook_->before(a);
+    const std::uint64_t old = ref(p).fetch_add(delta, std::memory_order_acq_rel);
+    if (hook_) hook_->after(a, old);
+    return old;
+  }
+  void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
+    if (hook_) hook_->lock_wait(id_, chunk, lock_word);
+    if (yield_) std::this_thread::yield();
+  }
+  std::uint32_t random_u32() { return static_cast<std::uint32_t>(rng_.next() >> 32); }
+
+ private:
+  static std::atomic_ref<std::uint64_t> ref(const std::uint64_t* p) {
+    return std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(p));
+  }
+  access make(access_kind k, mem_order o, int lane, const std::uint64_t* p) const {
+    access a;
+    a.team = id_;
+    a.kind = k;
+    a.order = o;
+    a.lane = static_cast<std::uint8_t>(lane);
+    a.word = static_cast<std::uint64_t>(p - base_);
+    return a;
+  }
+
+  team_id id_;
+  team_rng rng_;
+  std::uint64_t* base_;
+  access_hook* hook_;
+  bool yield_;
+  path_stats stats_{};
+};
+
+static_assert(team<host_team<16>>);
+static_assert(team<host_team<32>>);
+
+}  // namespace gfsl

@@ -1,0 +1,36 @@
+// Compilation-target glue shared by every core header. The algorithm is compiled
+// twice from one source: by the host compiler for the CPU backend and by nvcc for
+// the device backend; GFSL_FN marks functions that must exist in the target's
+// code space.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define GFSL_FN __host__ __device__ __forceinline__
+#else
+#define GFSL_FN inline
+#endif
+
+namespace gfsl {
+
+GFSL_FN int popcount32(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
+// Index of the highest set bit; -1 for zero. Ballots give precedence to the
+// highest lane (thesis 4.2.1), so this is the one reduction every step uses.
+GFSL_FN int highest_bit(std::uint32_t x) {
+  if (x == 0) return -1;
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(x);
+#else
+  return 31 - __builtin_clz(x);
+#endif
+}
+
+}  // namespace gfsl

@@ -1,0 +1,69 @@
+// The team interface: the only way the algorithm touches lanes or shared memory.
+//
+// A team is the N lanes that execute one operation together (thesis 3: one team
+// per warp, one lane per chunk entry). Per-lane values live in `Team::lanes`,
+// one register on the GPU (each lane holds its own) and an array of N values on
+// the CPU (one emulated warp holds them all). Everything the algorithm decides
+// is made uniform through ballot and shfl, exactly as on a warp, so one source
+// serves both backends.
+//
+// Every access to shared memory goes through the team: `load_lanes` (lane i
+// loads word base[i]), `load`, `store`, `cas` and `fetch_add` (performed by the
+// named lane, result broadcast). On the CPU each per-lane access passes one
+// hook (core/host_team.hpp), the point where a scheduler interleaves teams.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+
+#include "stats.hpp"
+#include "types.hpp"
+
+namespace gfsl {
+
+// Memory orders the algorithm asks for; each backend maps them onto its atomics.
+enum class mem_order : std::uint8_t { relaxed, acquire, release, acq_rel };
+
+#if !defined(__CUDACC__)
+// The interface, spelled out for the host compiler (nvcc's device pass checks
+// the same calls by instantiation).
+template <class T>
+concept team = requires(T t, const T ct, typename T::lanes& l, const typename T::lanes& cl, std::uint64_t* p,
+                        std::uint64_t& expected) {
+  { T::width } -> std::convertible_to<int>;
+  { ct.id() } -> std::convertible_to<team_id>;
+  { t.load_lanes(p) } -> std::same_as<typename T::lanes>;
+  { ct.ballot(cl, [](int, std::uint64_t) { return true; }) } -> std::same_as<std::uint32_t>;
+  { ct.shfl(cl, 0) } -> std::same_as<std::uint64_t>;
+  { ct.set_lane(l, 0, std::uint64_t{}) };
+  { t.load(p, 0) } -> std::same_as<std::uint64_t>;
+  { t.store(p, 0, std::uint64_t{}, mem_order::release) };
+  { t.cas(p, 0, expected, std::uint64_t{}) } -> std::same_as<bool>;
+  { t.fetch_add(p, 0, std::uint64_t{}) } -> std::same_as<std::uint64_t>;
+  { t.lock_wait(chunk_index{}, std::uint64_t{}) };
+  { t.random_u32() } -> std::same_as<std::uint32_t>;
+  { t.stats() } -> std::same_as<path_stats&>;
+};
+#endif
+
+// Per-team generator for the p_chunk coin (thesis 4.2.2: "randomly generated
+// on-device"): splitmix64, small enough to live in a register on every lane,
+// and every lane draws the same number so the decision stays uniform.
+struct team_rng {
+  std::uint64_t state = 0;
+  GFSL_FN explicit team_rng(std::uint64_t seed = 0) : state(seed) {}
+  GFSL_FN std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+
+// Seed of team `t` in a run seeded with `seed`: distinct streams per team.
+GFSL_FN std::uint64_t team_seed(std::uint64_t seed, team_id t) {
+  team_rng mix(seed ^ (0xD1B54A32D192ED03ull * (static_cast<std::uint64_t>(t) + 1)));
+  return mix.next();
+}
+
+}  // namespace gfsl
