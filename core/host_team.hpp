@@ -163,7 +163,9 @@ class host_team {
   path_stats stats_{};
 };
 
+#if !defined(__CUDACC__)
 static_assert(team<host_team<16>>);
 static_assert(team<host_team<32>>);
+#endif
 
 }  // namespace gfsl

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
-#define GFSL_FN __host__ __device__ __forceinline__
+#define GFSL_FN __host__ __device__ inline
 #else
 #define GFSL_FN inline
 #endif

@@ -1,0 +1,58 @@
+// Executes a workload on the CPU backend: emulated teams either taking turns on
+// one thread (sequential, deterministic) or each on its own OS thread (real
+// concurrency, not replayable).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../model/final_state.hpp"
+#include "../model/workload.hpp"
+#include "stats.hpp"
+#include "types.hpp"
+
+namespace gfsl {
+
+enum class host_mode { sequential, threads };
+
+// Operations by kind (insert, delete, contains) and answer (false, true).
+struct op_counts {
+  std::uint64_t by_kind[3][2] = {};
+  std::uint64_t errors = 0;  // operations that did not end with status::ok
+  void add(op_kind k, const op_result& r) {
+    if (r.st != status::ok) ++errors;
+    else ++by_kind[static_cast<int>(k)][r.ok ? 1 : 0];
+  }
+};
+
+struct run_report {
+  op_counts counts;
+  path_stats paths;
+  double seconds = 0;              // the concurrent phase only
+  status first_error = status::ok; // first operation error, if any
+  std::string error_detail;        // one line on that error
+  std::uint64_t chunks_allocated = 0;
+  std::uint32_t pool_chunks = 0;
+  int height = 0;                  // highest non-empty level at the end
+};
+
+struct host_run {
+  run_report report;
+  std::vector<model::operation> prefill;
+  // The concurrent phase: in execution order for sequential runs, team by
+  // team for threaded runs.
+  std::vector<model::op_record> records;
+  std::vector<std::pair<key_type, value_type>> final_entries;  // level 0 at the end
+  std::vector<std::string> structural_problems;
+};
+
+// A pool large enough for the workload: every split is caused by an insert or
+// by a merge, and merged chunks are never reused.
+std::uint32_t default_pool_chunks(const model::workload& w);
+
+// Runs prefill then the concurrent phase. `pool_chunks` 0 means the default.
+host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks = 0, bool keep_records = true);
+
+}  // namespace gfsl

@@ -1,0 +1,67 @@
+// A workload: what a run does, independent of the backend that executes it.
+// Operation j of a run is a pure function of (workload, j), so every backend
+// (sequential, OS threads, CUDA) executes the same operations, and the same
+// seed gives the same workload anywhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../core/platform.hpp"
+#include "../core/types.hpp"
+#include "sequential_map.hpp"
+
+namespace gfsl::model {
+
+struct workload {
+  std::uint64_t ops = 100000;       // operations in the concurrent phase, over all teams
+  int insert_pct = 10;              // the thesis' [i, d, c] mix
+  int delete_pct = 10;
+  int contains_pct = 80;
+  std::uint32_t range = 100000;     // keys uniform in [1, range]
+  double prefill = 0.5;             // fraction of the range inserted before the concurrent phase (thesis 5.1)
+  std::uint32_t teams = 1;
+  int chunk = 32;                   // N: 16 or 32
+  double p_chunk = 1.0;             // thesis 5.2: p_chunk ~ 1 gave the best results
+  std::uint64_t seed = 1;
+
+  // One line naming every field, e.g. for a replay string.
+  std::string describe() const;
+  // Empty when valid; otherwise one line naming the bad field.
+  std::string validate() const;
+};
+
+// splitmix64 finaliser: the stateless hash that turns (seed, index) into an operation.
+GFSL_FN constexpr std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Operation j (0-based) of the concurrent phase. Inline so that the device
+// generates the same operations as the host.
+GFSL_FN operation operation_at(const workload& w, std::uint64_t j) {
+  const std::uint64_t h1 = mix64(w.seed * 0x9E3779B97F4A7C15ull + 2 * j + 1);
+  const std::uint64_t h2 = mix64(h1 ^ 0xA0761D6478BD642Full);
+  operation op;
+  const int pct = static_cast<int>(h1 % 100);
+  op.kind = pct < w.insert_pct ? op_kind::insert : pct < w.insert_pct + w.delete_pct ? op_kind::remove : op_kind::contains;
+  op.key = static_cast<key_type>(1 + (h1 >> 8) % w.range);
+  op.value = op.kind == op_kind::insert ? static_cast<value_type>(h2) : 0;
+  return op;
+}
+
+// First operation of `count` dealt to team t of `teams` in contiguous blocks,
+// as evenly as possible; team t runs [first(t), first(t+1)).
+GFSL_FN std::uint64_t block_first(std::uint64_t count, std::uint32_t teams, std::uint32_t t) {
+  const std::uint64_t base = count / teams, extra = count % teams;
+  return t * base + (t < extra ? t : extra);
+}
+GFSL_FN std::uint64_t team_first_op(const workload& w, std::uint32_t t) { return block_first(w.ops, w.teams, t); }
+
+// The prefill: round(prefill * range) distinct keys, a uniform random subset of
+// the range in random order, each with its value.
+std::vector<operation> prefill_operations(const workload& w);
+
+}  // namespace gfsl::model

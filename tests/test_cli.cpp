@@ -1,0 +1,67 @@
+// The gfsl program as users meet it: summaries, checks and exit codes.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct result {
+  int code;
+  std::string out;
+};
+
+result run(const std::string& args) {
+  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  result r{-1, {}};
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(Cli, HostRunPrintsASummaryAndPassesItsChecks) {
+  const result r = run("run --backend host --teams 4 --ops 20000 --mix 30,30,40 --range 500 --chunk 16 --seed 3");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* line : {"operations:", "insert", "splits", "merges", "zombie", "restarts", "elapsed:",
+                           "final structure well-formed", "every answer matches the sequential model", "replay:"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << r.out;
+  }
+}
+
+TEST(Cli, ThreadsRunSaysItCannotBeReplayed) {
+  const result r = run("run --backend threads --teams 4 --ops 20000 --range 500 --chunk 32");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not the same schedule"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadOptionsGetOneLineAndExitCode2) {
+  for (const char* args : {"run --mix 10,10", "run --mix 50,50,50", "run --chunk 64", "run --backend gpu",
+                           "run --p-chunk 2", "run --teams 0", "run --range 0", "run --frobnicate", ""}) {
+    const result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << ":\n" << r.out;
+    EXPECT_FALSE(r.out.empty()) << args;
+  }
+}
+
+TEST(Cli, PoolExhaustionIsReportedWithExitCode4) {
+  const result r = run("run --backend host --ops 5000 --mix 100,0,0 --range 100000 --prefill 0 --chunk 16 --pool 40");
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("chunk pool exhausted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("final structure well-formed"), std::string::npos) << r.out;
+}
+
+TEST(Cli, CudaWithoutADeviceIsACleanExitCode2) {
+  const result r = run("run --backend cuda --ops 1000 --range 100");
+  if (r.code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(r.out.find("no CUDA device") != std::string::npos || r.out.find("not available in this build") != std::string::npos)
+      << r.out;
+}
+
+}  // namespace

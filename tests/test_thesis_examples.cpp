@@ -1,0 +1,932 @@
+// The worked examples of thesis chapter 4 (Fig. 4.1-4.6), replayed on one host
+// team against structures laid out word by word, so that each case starts from
+// exactly the shape the figure describes and checks the resulting chunks, not
+// only the operation's answer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/algorithm.hpp"
+#include "core/host_structure.hpp"
+#include "core/host_team.hpp"
+#include "core/layout.hpp"
+#include "core/types.hpp"
+
+namespace {
+
+using gfsl::chunk_index;
+using gfsl::entry_type;
+using gfsl::key_type;
+using gfsl::op_result;
+using gfsl::status;
+using gfsl::value_type;
+
+using kv = std::pair<key_type, std::uint32_t>;
+using kvs = std::vector<kv>;
+
+constexpr key_type neg_inf = gfsl::key_neg_inf;
+constexpr key_type empty_key = gfsl::key_empty;
+
+// Value stored with a level-0 key: distinct from the key so that a test can
+// tell a value from a down pointer or a key.
+constexpr value_type val(key_type k) { return k + 100000u; }
+
+struct chunk_spec {
+  chunk_index index;
+  kvs entries;  // in lane order; a level's first chunk starts with -inf
+};
+
+struct store_event {
+  chunk_index chunk;
+  int lane;
+  std::uint64_t value;
+};
+
+// Watches one team: which chunks it read whole (in order), and every store it
+// made to the pool. A sequential team that waits for a lock waits for itself
+// and would spin forever, so a lock wait fails the test instead.
+template <int N>
+class recorder final : public gfsl::access_hook {
+ public:
+  std::vector<chunk_index> chunk_reads;
+  std::vector<store_event> stores;
+  std::function<void(chunk_index)> on_chunk_read;  // after a whole chunk was read
+
+  void clear() {
+    chunk_reads.clear();
+    stores.clear();
+  }
+  void before(const gfsl::access&) override {}
+  void after(const gfsl::access& a, std::uint64_t) override {
+    if (a.word < gfsl::header_offsets::pool) return;
+    const std::uint64_t rel = a.word - gfsl::header_offsets::pool;
+    const auto c = static_cast<chunk_index>(rel / N);
+    const int lane = static_cast<int>(rel % N);
+    if (a.kind == gfsl::access_kind::load && a.group_size == N && a.group_index == N - 1) {
+      chunk_reads.push_back(c);
+      if (on_chunk_read) on_chunk_read(c);
+    } else if (a.kind == gfsl::access_kind::store) {
+      stores.push_back({c, lane, a.value});
+    }
+  }
+  void lock_wait(gfsl::team_id team, chunk_index chunk, std::uint64_t word) override {
+    throw std::logic_error("team " + std::to_string(team) + " waited for chunk " + std::to_string(chunk) +
+                           " (lock word " + std::to_string(word) + ") with no other team running");
+  }
+
+  // Stores to chunk c's DATA lanes, in order.
+  std::vector<std::pair<int, std::uint64_t>> data_stores_to(chunk_index c) const {
+    std::vector<std::pair<int, std::uint64_t>> out;
+    for (const store_event& e : stores) {
+      if (e.chunk == c && e.lane < gfsl::chunk_shape<N>::dsize) out.emplace_back(e.lane, e.value);
+    }
+    return out;
+  }
+  // Position of the first store matching, or -1.
+  long find_store(chunk_index c, int lane, std::uint64_t value) const {
+    for (std::size_t i = 0; i < stores.size(); ++i) {
+      if (stores[i].chunk == c && stores[i].lane == lane && stores[i].value == value) return static_cast<long>(i);
+    }
+    return -1;
+  }
+};
+
+template <int N>
+class world {
+ public:
+  using shape = gfsl::chunk_shape<N>;
+  static constexpr int dsize = shape::dsize;
+  static constexpr int next_lane = shape::next_lane;
+  static constexpr int lock_lane = shape::lock_lane;
+
+  explicit world(std::uint32_t capacity = 64, gfsl::team_id id = 0)
+      : s_(capacity), team_(id, 7, s_.words(), &hook_) {}
+
+  gfsl::structure_view<N> view() const { return s_.view(); }
+  std::uint64_t* words() const { return s_.words(); }
+  gfsl::host_team<N>& team() { return team_; }
+  gfsl::path_stats& stats() { return team_.stats(); }
+  recorder<N>& hook() { return hook_; }
+  gfsl::algorithm<gfsl::host_team<N>> alg(double p) {
+    return gfsl::algorithm<gfsl::host_team<N>>(team_, view(), gfsl::p_chunk_threshold_of(p));
+  }
+  void reset_observation() {
+    team_.stats() = {};
+    hook_.clear();
+  }
+
+  // Writes a whole level: DATA entries, NEXT (max = last key, or +inf and no
+  // successor for the final chunk), free locks, the head and the level
+  // counter; raises the allocation counter past the chunks used.
+  void lay(int level, const std::vector<chunk_spec>& chunks) {
+    ASSERT_FALSE(chunks.empty());
+    ASSERT_EQ(chunks.front().index, static_cast<chunk_index>(level))
+        << "level heads stay the initial chunks so that the -inf down pointers of the levels above hold";
+    bool has_keys = false;
+    std::uint64_t top = 0;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      const chunk_spec& c = chunks[i];
+      ASSERT_LE(c.entries.size(), static_cast<std::size_t>(dsize));
+      ASSERT_LT(c.index, s_.capacity());
+      std::uint64_t* w = view().chunk(c.index);
+      for (int lane = 0; lane < dsize; ++lane) {
+        w[lane] = lane < static_cast<int>(c.entries.size())
+                      ? gfsl::make_entry(c.entries[lane].first, c.entries[lane].second)
+                      : gfsl::empty_entry;
+      }
+      const bool final_chunk = i + 1 == chunks.size();
+      if (!final_chunk) {
+        ASSERT_FALSE(c.entries.empty()) << "a non-final chunk needs a max key";
+      }
+      w[next_lane] = final_chunk ? gfsl::final_next_entry
+                                 : gfsl::make_entry(c.entries.back().first, chunks[i + 1].index);
+      w[lock_lane] = gfsl::lock_free_word;
+      for (const kv& e : c.entries) has_keys = has_keys || e.first != neg_inf;
+      top = std::max<std::uint64_t>(top, c.index + 1);
+    }
+    view().heads()[level] = chunks.front().index;
+    view().level_counts()[level] = has_keys ? chunks.size() : 0;
+    view().alloc_counter()[0] = std::max(view().alloc_counter()[0], top);
+  }
+
+  gfsl::chunk_image<N> image(chunk_index c) const { return gfsl::read_chunk_image(view(), c); }
+  // DATA entries up to the last non-EMPTY lane (an EMPTY in between shows as
+  // key 0xFFFFFFFF).
+  kvs contents(chunk_index c) const {
+    const gfsl::chunk_image<N> img = image(c);
+    int last = -1;
+    for (int i = 0; i < dsize; ++i) {
+      if (gfsl::entry_key(img.data[i]) != empty_key) last = i;
+    }
+    kvs out;
+    for (int i = 0; i <= last; ++i) out.emplace_back(gfsl::entry_key(img.data[i]), gfsl::entry_value(img.data[i]));
+    return out;
+  }
+  std::int64_t level_count(int level) const { return static_cast<std::int64_t>(view().level_counts()[level]); }
+  std::uint64_t alloc_counter() const { return view().alloc_counter()[0]; }
+  chunk_index head(int level) const { return static_cast<chunk_index>(view().heads()[level]); }
+
+ private:
+  gfsl::host_structure<N> s_;
+  recorder<N> hook_;
+  gfsl::host_team<N> team_;
+};
+
+template <int N>
+void expect_well_formed(const world<N>& w) {
+  const std::vector<std::string> problems = gfsl::structural_problems(w.view());
+  std::string all;
+  for (const std::string& p : problems) all += "\n  " + p;
+  EXPECT_TRUE(problems.empty()) << "structural problems:" << all;
+}
+
+void expect_result(const op_result& r, status st, bool ok, value_type value) {
+  EXPECT_EQ(gfsl::status_name(r.st), std::string(gfsl::status_name(st)));
+  EXPECT_EQ(r.ok, ok);
+  EXPECT_EQ(r.value, value);
+}
+
+kvs level0(std::initializer_list<key_type> keys) {
+  kvs out;
+  for (key_type k : keys) out.emplace_back(k, k == neg_inf ? 0u : val(k));
+  return out;
+}
+
+template <class Width>
+class ThesisExamples : public ::testing::Test {};
+using Widths = ::testing::Types<std::integral_constant<int, 16>, std::integral_constant<int, 32>>;
+TYPED_TEST_SUITE(ThesisExamples, Widths);
+
+// Fig. 4.1, three levels:
+//   level 2  A=2: [-inf->1, 59->20]
+//   level 1  B=1: [-inf->0, 24->16, 47->16]  ->  C=20: [59->18, 68->18, 75->19]
+//   level 0  0: [-inf 5 9 13 17 21] -> 16: [24 26 30 35 47] -> 17: [50 52 55]
+//            -> 18: [59 62 68] -> 19: [70 75 80]
+template <int N>
+void lay_fig41(world<N>& w) {
+  w.lay(0, {{0, level0({neg_inf, 5, 9, 13, 17, 21})},
+            {16, level0({24, 26, 30, 35, 47})},
+            {17, level0({50, 52, 55})},
+            {18, level0({59, 62, 68})},
+            {19, level0({70, 75, 80})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {24, 16}, {47, 16}}}, {20, {{59, 18}, {68, 18}, {75, 19}}}});
+  w.lay(2, {{2, {{neg_inf, 1}, {59, 20}}}});
+}
+
+TYPED_TEST(ThesisExamples, Fig41LayoutIsWellFormed) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  lay_fig41(w);
+  expect_well_formed(w);
+  EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{24, 16}, {47, 16}, {59, 18}, {68, 18}, {75, 19}}));
+}
+
+// Fig. 4.1a: down steps only (A -> B -> the chunk holding 17).
+TYPED_TEST(ThesisExamples, Fig41aContainsTakesDownSteps) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  lay_fig41(w);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.contains(17), status::ok, true, val(17));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 1, 0}));
+  EXPECT_EQ(w.stats().backtracks, 0u);
+  EXPECT_EQ(w.stats().restarts, 0u);
+
+  // A down step from the top level straight past B: 75 is the largest key of
+  // level 1 at or below 80, reached through C.
+  w.reset_observation();
+  expect_result(a.contains(80), status::ok, true, val(80));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 20, 19}));
+  EXPECT_EQ(w.stats().backtracks, 0u);
+  EXPECT_TRUE(w.hook().stores.empty()) << "contains never writes";
+  expect_well_formed(w);
+}
+
+// Fig. 4.1b: searching 52 goes lateral from B to C, finds every key of C
+// above 52, backtracks through B's 47 and walks level 0 laterally.
+TYPED_TEST(ThesisExamples, Fig41bContainsBacktracksOnce) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  lay_fig41(w);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.contains(52), status::ok, true, val(52));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 1, 20, 16, 17}));
+  EXPECT_EQ(w.stats().backtracks, 1u);
+  EXPECT_EQ(w.stats().restarts, 0u);
+
+  // Same path for an absent key of the same range: the enclosing chunk is
+  // reached and does not hold it.
+  w.reset_observation();
+  expect_result(a.contains(53), status::ok, false, 0);
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 1, 20, 16, 17}));
+  EXPECT_EQ(w.stats().backtracks, 1u);
+  EXPECT_TRUE(w.hook().stores.empty());
+  expect_well_formed(w);
+}
+
+// 4.2.1 "Lock-Freedom": a team searching 70 reads A and stalls; another team
+// deletes 59 and 68; the stalled team steps down through A's stale 59 into C,
+// which now holds only 75. It has no previous chunk in level 1, so it
+// restarts from the head array, and this time backtracks through B's 47.
+TYPED_TEST(ThesisExamples, Fig41ContainsRestartsAfterConcurrentDelete) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  lay_fig41(w);
+  gfsl::host_team<N> other(1, 99, w.words());
+  gfsl::algorithm<gfsl::host_team<N>> deleter(other, w.view(), gfsl::p_chunk_threshold_of(0.5));
+
+  bool fired = false;
+  op_result del59{}, del68{};
+  w.hook().on_chunk_read = [&](chunk_index c) {
+    if (c != 2 || fired) return;
+    fired = true;
+    del59 = deleter.remove(59);
+    del68 = deleter.remove(68);
+  };
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  const op_result r = a.contains(70);
+  w.hook().on_chunk_read = nullptr;
+
+  ASSERT_TRUE(fired);
+  expect_result(del59, status::ok, true, val(59));
+  expect_result(del68, status::ok, true, val(68));
+  EXPECT_EQ(w.contents(20), (kvs{{75, 19}})) << "C keeps only keys above 70";
+  EXPECT_EQ(w.level_count(2), 0) << "level 2 held only 59";
+
+  expect_result(r, status::ok, true, val(70));
+  EXPECT_EQ(w.stats().restarts, 1u);
+  EXPECT_EQ(w.stats().backtracks, 1u);
+  // 18 became a zombie when deleting 59 merged it into 19; contains skips it
+  // without unlinking.
+  EXPECT_TRUE(w.image(18).zombie());
+  EXPECT_EQ(w.stats().zombies_skipped, 1u);
+  EXPECT_EQ(w.stats().zombie_unlinks, 0u);
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 20, 1, 20, 16, 17, 18, 19}));
+  expect_well_formed(w);
+}
+
+// Fig. 4.2/4.3: 15 goes into the chunk enclosing it; the larger keys shift one
+// entry right, written from the last key down to the insertion index.
+TYPED_TEST(ThesisExamples, Fig42InsertWithoutSplitShiftsRight) {
+  constexpr int N = TypeParam::value;
+  using W = world<N>;
+  W w;
+  lay_fig41(w);
+  const auto level1_before = gfsl::level_entries(w.view(), 1);
+  const auto level2_before = gfsl::level_entries(w.view(), 2);
+  auto a = w.alg(1.0);
+  w.reset_observation();
+  expect_result(a.insert(15, val(15)), status::ok, true, 0);
+
+  EXPECT_EQ(w.hook().chunk_reads.front(), 2u);
+  EXPECT_EQ(w.contents(0), level0({neg_inf, 5, 9, 13, 15, 17, 21}));
+  const auto img = w.image(0);
+  EXPECT_EQ(img.max, 21u) << "an insert never changes the max field";
+  EXPECT_EQ(img.next, 16u);
+  EXPECT_EQ(img.lock, gfsl::lock_free_word);
+  const std::vector<std::pair<int, std::uint64_t>> expected_order{
+      {6, gfsl::make_entry(21, val(21))}, {5, gfsl::make_entry(17, val(17))}, {4, gfsl::make_entry(15, val(15))}};
+  EXPECT_EQ(w.hook().data_stores_to(0), expected_order);
+  EXPECT_EQ(w.stats().splits, 0u);
+  EXPECT_EQ(w.stats().raised_keys, 0u);
+  EXPECT_EQ(w.level_count(0), 5);
+  EXPECT_EQ(gfsl::level_entries(w.view(), 1), level1_before);
+  EXPECT_EQ(gfsl::level_entries(w.view(), 2), level2_before);
+
+  // Insert-if-absent: a second insert of 15 fails and keeps the first value.
+  expect_result(a.insert(15, 7), status::ok, false, 0);
+  expect_result(a.contains(15), status::ok, true, val(15));
+  // At the front and at the back of a chunk.
+  expect_result(a.insert(1, val(1)), status::ok, true, 0);
+  expect_result(a.insert(48, val(48)), status::ok, true, 0);
+  EXPECT_EQ(w.contents(0), level0({neg_inf, 1, 5, 9, 13, 15, 17, 21}));
+  EXPECT_EQ(w.contents(17), level0({48, 50, 52, 55})) << "48 is above 16's max 47, so 17 encloses it";
+  expect_well_formed(w);
+}
+
+// Fig. 4.4 layout: chunk 0 is full ([-inf 10 20 .. 10*(D-1)]) and is followed
+// by 16 = [1000 1010]; level 1 holds 10*(F+1), one of the keys a split moves
+// (F = D - D/2 is the first moved lane), pointing at chunk 0.
+template <int N>
+void lay_fig44(world<N>& w) {
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int F = D - gfsl::chunk_shape<N>::split_moved;
+  kvs full{{neg_inf, 0}};
+  for (int i = 1; i < D; ++i) full.emplace_back(10 * i, val(10 * i));
+  w.lay(0, {{0, full}, {16, level0({1000, 1010})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {10 * (F + 1), 0}, {1000, 16}}}});
+}
+
+template <int N>
+kvs tens(int from, int to) {  // level-0 keys 10*from .. 10*(to-1)
+  kvs out;
+  for (int i = from; i < to; ++i) out.emplace_back(10 * i, val(10 * i));
+  return out;
+}
+
+// Fig. 4.4: the key lands above the split point, in the new chunk.
+TYPED_TEST(ThesisExamples, Fig44SplitMovesTopHalfAndRaisesNewKey) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int M = gfsl::chunk_shape<N>::split_moved;
+  constexpr int F = D - M;
+  constexpr int next_lane = gfsl::chunk_shape<N>::next_lane;
+  constexpr int lock_lane = gfsl::chunk_shape<N>::lock_lane;
+  world<N> w;
+  lay_fig44(w);
+  expect_well_formed(w);
+  const chunk_index fresh = static_cast<chunk_index>(w.alloc_counter());
+  ASSERT_EQ(fresh, 17u);
+  const key_type k = 10 * F + 5;
+  auto a = w.alg(1.0);
+  w.reset_observation();
+  expect_result(a.insert(k, val(k)), status::ok, true, 0);
+
+  kvs kept{{neg_inf, 0}};
+  for (const kv& e : tens<N>(1, F)) kept.push_back(e);
+  EXPECT_EQ(w.contents(0), kept);
+  EXPECT_EQ(w.image(0).max, 10u * (F - 1)) << "max lowered to the largest key kept";
+  EXPECT_EQ(w.image(0).next, fresh);
+  kvs moved = tens<N>(F, D);
+  moved.insert(moved.begin() + 1, {k, val(k)});
+  EXPECT_EQ(w.contents(fresh), moved);
+  EXPECT_EQ(w.image(fresh).max, 10u * (D - 1)) << "the new chunk takes over the old max";
+  EXPECT_EQ(w.image(fresh).next, 16u) << "and points at the old successor";
+  EXPECT_EQ(w.image(fresh).lock, gfsl::lock_free_word);
+  EXPECT_EQ(w.alloc_counter(), fresh + 1u);
+  EXPECT_EQ(w.level_count(0), 3);
+
+  // Raised key max(k, minK) = k, pointing at the new chunk; 10*(F+1) moved,
+  // so its level-1 entry now points at the new chunk too.
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {k, fresh}, {10 * (F + 1), fresh}, {1000, 16}}));
+  EXPECT_EQ(w.level_count(1), 1);
+  EXPECT_EQ(w.stats().splits, 1u);
+  EXPECT_EQ(w.stats().raised_keys, 1u);
+  EXPECT_EQ(w.stats().down_ptr_updates, 1u);
+
+  // Alg. 4.9 order: the new chunk is written before the single store that
+  // lowers 0's max and links it; the moved entries of 0 are emptied after.
+  const auto& rec = w.hook();
+  const long link = rec.find_store(0, next_lane, gfsl::make_entry(10 * (F - 1), fresh));
+  ASSERT_GE(link, 0);
+  int fresh_writes_before_link = 0;
+  for (long i = 0; i < link; ++i) fresh_writes_before_link += rec.stores[i].chunk == fresh;
+  EXPECT_EQ(fresh_writes_before_link, M + 2) << "lock, NEXT and the moved entries";
+  for (int lane = F; lane < D; ++lane) {
+    EXPECT_GT(rec.find_store(0, lane, gfsl::empty_entry), link) << "lane " << lane;
+  }
+  EXPECT_GT(rec.find_store(16, lock_lane, gfsl::lock_free_word), link) << "the successor is locked across the link";
+  expect_well_formed(w);
+  for (int i = 1; i < D; ++i) expect_result(a.contains(10 * i), status::ok, true, val(10 * i));
+}
+
+// The key stays below the split point: minK, the smallest moved key, is
+// raised, pointing at the new chunk.
+TYPED_TEST(ThesisExamples, Fig44SplitKeepsKeyAndRaisesMinMoved) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int F = D - gfsl::chunk_shape<N>::split_moved;
+  world<N> w;
+  lay_fig44(w);
+  const chunk_index fresh = 17;
+  auto a = w.alg(1.0);
+  w.reset_observation();
+  expect_result(a.insert(35, val(35)), status::ok, true, 0);
+
+  kvs kept{{neg_inf, 0}};
+  for (const kv& e : tens<N>(1, F)) kept.push_back(e);
+  kept.insert(kept.begin() + 4, {35, val(35)});
+  EXPECT_EQ(w.contents(0), kept);
+  EXPECT_EQ(w.image(0).max, 10u * (F - 1));
+  EXPECT_EQ(w.image(0).next, fresh);
+  EXPECT_EQ(w.contents(fresh), tens<N>(F, D));
+  EXPECT_EQ(w.image(fresh).next, 16u);
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {10 * F, fresh}, {10 * (F + 1), fresh}, {1000, 16}}));
+  EXPECT_EQ(w.stats().raised_keys, 1u);
+  EXPECT_EQ(w.stats().down_ptr_updates, 1u);
+  expect_well_formed(w);
+}
+
+// p_chunk = 0: the split still happens and the moved key's pointer is still
+// repaired, but nothing is raised.
+TYPED_TEST(ThesisExamples, Fig44SplitWithoutRaise) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int F = D - gfsl::chunk_shape<N>::split_moved;
+  world<N> w;
+  lay_fig44(w);
+  auto a = w.alg(0.0);
+  w.reset_observation();
+  const key_type k = 10 * F + 5;
+  expect_result(a.insert(k, val(k)), status::ok, true, 0);
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {10 * (F + 1), 17}, {1000, 16}}));
+  EXPECT_EQ(w.stats().splits, 1u);
+  EXPECT_EQ(w.stats().raised_keys, 0u);
+  EXPECT_EQ(w.stats().down_ptr_updates, 1u);
+  expect_well_formed(w);
+}
+
+// Splitting a level's final chunk: the new chunk becomes the final one.
+TYPED_TEST(ThesisExamples, Fig44SplitOfFinalChunk) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int F = D - gfsl::chunk_shape<N>::split_moved;
+  world<N> w;
+  kvs full{{neg_inf, 0}};
+  for (const kv& e : tens<N>(1, D)) full.push_back(e);
+  w.lay(0, {{0, full}});
+  auto a = w.alg(0.0);
+  const key_type k = 10 * D + 5;
+  expect_result(a.insert(k, val(k)), status::ok, true, 0);
+  const chunk_index fresh = N;  // the first chunk after the level heads
+  EXPECT_EQ(w.image(0).max, 10u * (F - 1));
+  EXPECT_EQ(w.image(0).next, fresh);
+  kvs moved = tens<N>(F, D);
+  moved.emplace_back(k, val(k));
+  EXPECT_EQ(w.contents(fresh), moved);
+  EXPECT_EQ(w.image(fresh).max, empty_key);
+  EXPECT_EQ(w.image(fresh).next, gfsl::no_chunk);
+  EXPECT_EQ(w.level_count(0), 2);
+  EXPECT_EQ(w.level_count(1), 0);
+  expect_well_formed(w);
+}
+
+// A split in level 0 raises k into a full level-1 chunk, which splits in turn
+// and raises k itself (upper levels raise the key that caused the split) into
+// the empty level 2, pointing at the level-1 chunk that now holds k.
+TYPED_TEST(ThesisExamples, Fig44SplitCascadesUpward) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int M = gfsl::chunk_shape<N>::split_moved;
+  constexpr int F = D - M;
+  world<N> w;
+  kvs full0{{neg_inf, 0}};
+  kvs full1{{neg_inf, 0}};
+  for (int i = 1; i < D; ++i) {
+    full0.emplace_back(10 * i, val(10 * i));
+    full1.emplace_back(10 * i, 0);
+  }
+  w.lay(0, {{0, full0}});
+  w.lay(1, {{1, full1}});
+  expect_well_formed(w);
+  auto a = w.alg(1.0);
+  w.reset_observation();
+  const key_type k = 10 * (D - 1) + 5;
+  expect_result(a.insert(k, val(k)), status::ok, true, 0);
+
+  const chunk_index fresh0 = N, fresh1 = N + 1;
+  kvs top0 = tens<N>(F, D);
+  top0.emplace_back(k, val(k));
+  EXPECT_EQ(w.contents(fresh0), top0);
+  EXPECT_EQ(w.image(0).next, fresh0);
+  kvs low1{{neg_inf, 0}};
+  for (int i = 1; i < F; ++i) low1.emplace_back(10 * i, 0);
+  EXPECT_EQ(w.contents(1), low1);
+  EXPECT_EQ(w.image(1).max, 10u * (F - 1));
+  EXPECT_EQ(w.image(1).next, fresh1);
+  kvs top1;
+  for (int i = F; i < D; ++i) top1.emplace_back(10 * i, fresh0);  // repointed by the level-0 split
+  top1.emplace_back(k, fresh0);
+  EXPECT_EQ(w.contents(fresh1), top1);
+  EXPECT_EQ(w.contents(2), (kvs{{neg_inf, 1}, {k, fresh1}}));
+  EXPECT_EQ(w.level_count(0), 2);
+  EXPECT_EQ(w.level_count(1), 2);
+  EXPECT_EQ(w.level_count(2), 1);
+  EXPECT_EQ(w.stats().splits, 2u);
+  EXPECT_EQ(w.stats().raised_keys, 2u);
+  EXPECT_EQ(w.stats().down_ptr_updates, static_cast<std::uint64_t>(M));
+  expect_well_formed(w);
+  w.reset_observation();
+  expect_result(a.contains(k), status::ok, true, val(k));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, fresh1, fresh0}));
+}
+
+// Fig. 4.5a/4.5b/4.6 layout. E = 16 holds T+2 keys 11, 13, .. (T = DSIZE/3,
+// so a single delete does not merge it); level 1 holds E's keys, level 2 only
+// 17, so deleting 13 skips A and removes 13 from B and E.
+template <int N>
+kvs e_keys() {
+  constexpr int T = gfsl::chunk_shape<N>::merge_threshold;
+  kvs out;
+  for (int i = 0; i < T + 2; ++i) out.emplace_back(11 + 2 * i, val(11 + 2 * i));
+  return out;
+}
+
+template <int N>
+void lay_fig45(world<N>& w) {
+  w.lay(0, {{0, level0({neg_inf, 1, 3, 5, 7, 9})}, {16, e_keys<N>()}, {17, level0({100, 110})}});
+  kvs b{{neg_inf, 0}};
+  for (const kv& e : e_keys<N>()) b.emplace_back(e.first, 16);
+  w.lay(1, {{1, b}});
+  w.lay(2, {{2, {{neg_inf, 1}, {17, 1}}}});
+}
+
+TYPED_TEST(ThesisExamples, Fig45Fig46DeleteWithoutMergeShiftsLeft) {
+  constexpr int N = TypeParam::value;
+  constexpr int T = gfsl::chunk_shape<N>::merge_threshold;
+  constexpr int next_lane = gfsl::chunk_shape<N>::next_lane;
+  world<N> w;
+  lay_fig45(w);
+  expect_well_formed(w);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(13), status::ok, true, val(13));
+
+  kvs e = e_keys<N>();
+  e.erase(e.begin() + 1);
+  EXPECT_EQ(w.contents(16), e);
+  EXPECT_EQ(w.image(16).max, e.back().first);
+  kvs b{{neg_inf, 0}};
+  for (const kv& x : e) b.emplace_back(x.first, 16);
+  EXPECT_EQ(w.contents(1), b);
+  EXPECT_EQ(w.contents(2), (kvs{{neg_inf, 1}, {17, 1}}));
+  // Fig. 4.6: from 13's index upwards, each entry takes its right neighbour;
+  // the old last entry becomes EMPTY.
+  std::vector<std::pair<int, std::uint64_t>> order;
+  for (int i = 1; i < T + 2; ++i) order.emplace_back(i, i + 1 < T + 2 ? gfsl::make_entry(e[i].first, e[i].second) : gfsl::empty_entry);
+  EXPECT_EQ(w.hook().data_stores_to(16), order);
+  EXPECT_EQ(w.stats().merges, 0u);
+  EXPECT_EQ(w.level_count(0), 3);
+  EXPECT_EQ(w.level_count(1), 1);
+  EXPECT_EQ(w.level_count(2), 1);
+  expect_well_formed(w);
+  expect_result(a.contains(13), status::ok, false, 0);
+
+  // Deleting the largest key of a non-final chunk lowers its max field first,
+  // so that no reader sees a max the chunk does not hold.
+  const key_type last = e.back().first;
+  const key_type second_last = e[e.size() - 2].first;
+  w.reset_observation();
+  expect_result(a.remove(last), status::ok, true, val(last));
+  e.pop_back();
+  EXPECT_EQ(w.contents(16), e);
+  EXPECT_EQ(w.image(16).max, second_last);
+  EXPECT_EQ(w.image(16).next, 17u);
+  const std::vector<store_event>& st = w.hook().stores;
+  const auto first_to_e = std::find_if(st.begin(), st.end(), [](const store_event& x) { return x.chunk == 16; });
+  ASSERT_NE(first_to_e, st.end());
+  EXPECT_EQ(first_to_e->lane, next_lane);
+  EXPECT_EQ(first_to_e->value, gfsl::make_entry(second_last, 17));
+  EXPECT_EQ(w.hook().data_stores_to(16), (std::vector<std::pair<int, std::uint64_t>>{{T, gfsl::empty_entry}}));
+  EXPECT_EQ(w.stats().merges, 0u);
+  expect_result(a.contains(last), status::ok, false, 0);
+  expect_result(a.contains(second_last), status::ok, true, val(second_last));
+  expect_well_formed(w);
+}
+
+// Fig. 4.5c layout: E = 16 [13 17 21] is at the merge threshold, F = 17
+// [24 26] has room for E's keys.
+template <int N>
+void lay_fig45c(world<N>& w) {
+  w.lay(0, {{0, level0({neg_inf, 5, 9})},
+            {16, level0({13, 17, 21})},
+            {17, level0({24, 26})},
+            {18, level0({30, 40})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {13, 16}, {17, 16}, {24, 17}, {30, 18}}}});
+  w.lay(2, {{2, {{neg_inf, 1}, {24, 1}}}});
+}
+
+TYPED_TEST(ThesisExamples, Fig45cDeleteMergesIntoSuccessor) {
+  constexpr int N = TypeParam::value;
+  constexpr int lock_lane = gfsl::chunk_shape<N>::lock_lane;
+  world<N> w;
+  lay_fig45c(w);
+  expect_well_formed(w);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(13), status::ok, true, val(13));
+
+  // F receives E's keys but 13 in its low entries, its own keys after them.
+  EXPECT_EQ(w.contents(17), level0({17, 21, 24, 26}));
+  EXPECT_EQ(w.image(17).max, 26u);
+  EXPECT_EQ(w.image(17).next, 18u);
+  EXPECT_EQ(w.image(17).lock, gfsl::lock_free_word);
+  // E is a zombie, left as it was (13 included) and still pointing at F.
+  const auto e = w.image(16);
+  EXPECT_TRUE(e.zombie());
+  EXPECT_EQ(e.lock, gfsl::zombie_word_of(w.team().id()));
+  EXPECT_EQ(w.contents(16), level0({13, 17, 21}));
+  EXPECT_EQ(e.next, 17u);
+  EXPECT_EQ(w.image(0).next, 16u) << "the predecessor is redirected lazily, not by the delete";
+  // 13 left level 1; 17's down pointer moved from the zombie to F.
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {17, 17}, {24, 17}, {30, 18}}));
+  EXPECT_EQ(w.contents(2), (kvs{{neg_inf, 1}, {24, 1}}));
+  EXPECT_EQ(w.level_count(0), 3);
+  EXPECT_EQ(w.stats().merges, 1u);
+  EXPECT_EQ(w.stats().down_ptr_updates, 1u);
+  // Right to left into F (26 first, then 24, 21, 17); the zombie mark comes
+  // after the last of them and before F is unlocked.
+  const std::vector<std::pair<int, std::uint64_t>> order{{3, gfsl::make_entry(26, val(26))},
+                                                         {2, gfsl::make_entry(24, val(24))},
+                                                         {1, gfsl::make_entry(21, val(21))},
+                                                         {0, gfsl::make_entry(17, val(17))}};
+  EXPECT_EQ(w.hook().data_stores_to(17), order);
+  const auto& rec = w.hook();
+  const long mark = rec.find_store(16, lock_lane, gfsl::zombie_word_of(w.team().id()));
+  ASSERT_GE(mark, 0);
+  EXPECT_GT(mark, rec.find_store(17, 0, gfsl::make_entry(17, val(17))));
+  EXPECT_GT(rec.find_store(17, lock_lane, gfsl::lock_free_word), mark);
+  expect_well_formed(w);
+
+  // contains walks over the zombie and leaves it linked.
+  w.reset_observation();
+  expect_result(a.contains(10), status::ok, false, 0);
+  expect_result(a.contains(21), status::ok, true, val(21));
+  expect_result(a.contains(13), status::ok, false, 0);
+  EXPECT_GE(w.stats().zombies_skipped, 1u);
+  EXPECT_EQ(w.stats().zombie_unlinks, 0u);
+  EXPECT_EQ(w.image(0).next, 16u);
+
+  // An insert that walks past the zombie unlinks it.
+  w.reset_observation();
+  expect_result(a.insert(10, val(10)), status::ok, true, 0);
+  EXPECT_EQ(w.stats().zombie_unlinks, 1u);
+  EXPECT_EQ(w.image(0).next, 17u);
+  EXPECT_EQ(w.image(0).max, 9u);
+  EXPECT_EQ(w.contents(17), level0({10, 17, 21, 24, 26}));
+  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{0, 17, 18}));
+  expect_well_formed(w);
+}
+
+// Fig. 4.5c when F cannot take E's keys: F is split first (its top DSIZE/2
+// keys to a new chunk), then merged into.
+TYPED_TEST(ThesisExamples, Fig45cMergeSplitsFullSuccessorFirst) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int M = gfsl::chunk_shape<N>::split_moved;
+  constexpr int F = D - M;
+  world<N> w;
+  kvs full;
+  for (int i = 0; i < D; ++i) full.emplace_back(100 + i, val(100 + i));
+  w.lay(0, {{0, level0({neg_inf, 5})}, {16, level0({10, 11, 12})}, {17, full}, {18, level0({500})}});
+  const key_type top = 100 + D - 1;
+  w.lay(1, {{1, {{neg_inf, 0}, {11, 16}, {top, 17}, {500, 18}}}});
+  expect_well_formed(w);
+  const chunk_index fresh = static_cast<chunk_index>(w.alloc_counter());
+  ASSERT_EQ(fresh, 19u);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(10), status::ok, true, val(10));
+
+  EXPECT_TRUE(w.image(16).zombie());
+  kvs merged = level0({11, 12});
+  for (int i = 0; i < F; ++i) merged.emplace_back(100 + i, val(100 + i));
+  EXPECT_EQ(w.contents(17), merged);
+  EXPECT_EQ(w.image(17).max, static_cast<key_type>(100 + F - 1));
+  EXPECT_EQ(w.image(17).next, fresh);
+  kvs moved;
+  for (int i = F; i < D; ++i) moved.emplace_back(100 + i, val(100 + i));
+  EXPECT_EQ(w.contents(fresh), moved);
+  EXPECT_EQ(w.image(fresh).max, top);
+  EXPECT_EQ(w.image(fresh).next, 18u);
+  EXPECT_EQ(w.image(fresh).lock, gfsl::lock_free_word);
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {11, 17}, {top, fresh}, {500, 18}}));
+  EXPECT_EQ(w.level_count(0), 4) << "one chunk added by the split, one removed by the merge";
+  EXPECT_EQ(w.stats().splits, 1u);
+  EXPECT_EQ(w.stats().merges, 1u);
+  EXPECT_EQ(w.stats().down_ptr_updates, 2u);
+  expect_well_formed(w);
+  for (int i = 0; i < D; ++i) expect_result(a.contains(100 + i), status::ok, true, val(100 + i));
+  expect_result(a.contains(11), status::ok, true, val(11));
+}
+
+// 4.2.3 "Deleting From Last Chunk in Level": the final chunk never merges; a
+// level whose final chunk keeps only -inf has its counter back at 0.
+TYPED_TEST(ThesisExamples, LastChunkNeverMergesAndLevelEmpties) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  w.lay(0, {{0, level0({neg_inf, 5, 9, 13})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {9, 0}}}});
+  expect_well_formed(w);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(13), status::ok, true, val(13));
+  EXPECT_EQ(w.contents(0), level0({neg_inf, 5, 9}));
+  EXPECT_EQ(w.level_count(0), 1);
+  expect_result(a.remove(9), status::ok, true, val(9));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}}));
+  EXPECT_EQ(w.level_count(1), 0);
+  expect_result(a.remove(5), status::ok, true, val(5));
+  EXPECT_EQ(w.contents(0), (kvs{{neg_inf, 0}}));
+  EXPECT_EQ(w.level_count(0), 0);
+  EXPECT_FALSE(w.image(0).zombie());
+  EXPECT_EQ(w.image(0).lock, gfsl::lock_free_word);
+  EXPECT_EQ(w.stats().merges, 0u);
+  EXPECT_EQ(w.alloc_counter(), static_cast<std::uint64_t>(N));
+  expect_well_formed(w);
+  expect_result(a.remove(5), status::ok, false, 0);
+  expect_result(a.contains(5), status::ok, false, 0);
+  expect_result(a.insert(7, val(7)), status::ok, true, 0);
+  EXPECT_EQ(w.level_count(0), 1) << "the first key of an empty level counts its chunk again";
+  EXPECT_EQ(w.contents(0), level0({neg_inf, 7}));
+  expect_well_formed(w);
+}
+
+// A final chunk that is not the level's first may empty out completely; it
+// stays live and linked, and takes new keys again.
+TYPED_TEST(ThesisExamples, LastChunkMayBecomeEmpty) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  w.lay(0, {{0, level0({neg_inf, 5, 9, 13, 17, 21, 25})}, {16, level0({50, 60})}});
+  expect_well_formed(w);
+  auto a = w.alg(0.5);
+  expect_result(a.remove(60), status::ok, true, val(60));
+  expect_result(a.remove(50), status::ok, true, val(50));
+  EXPECT_TRUE(w.contents(16).empty());
+  EXPECT_FALSE(w.image(16).zombie());
+  EXPECT_EQ(w.image(16).max, empty_key);
+  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{0, 16}));
+  EXPECT_EQ(w.level_count(0), 2);
+  EXPECT_EQ(w.stats().merges, 0u);
+  expect_well_formed(w);
+  expect_result(a.insert(70, val(70)), status::ok, true, 0);
+  expect_result(a.insert(30, val(30)), status::ok, true, 0);
+  EXPECT_EQ(w.contents(16), level0({30, 70}));
+  EXPECT_EQ(w.contents(0), level0({neg_inf, 5, 9, 13, 17, 21, 25}));
+  expect_well_formed(w);
+}
+
+// Merging a level's first chunk moves -inf into its successor; the head array
+// still names the zombie until an update walks past it and moves the head.
+TYPED_TEST(ThesisExamples, MergeOfFirstChunkMovesHeadLazily) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {16, level0({50, 60})}});
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(5), status::ok, true, val(5));
+  EXPECT_TRUE(w.image(0).zombie());
+  EXPECT_EQ(w.contents(16), level0({neg_inf, 9, 50, 60}));
+  EXPECT_EQ(w.level_count(0), 1);
+  EXPECT_EQ(w.head(0), 0u);
+  // Level 1's -inf pointed at the zombie; it now points at the chunk that
+  // holds -inf.
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 16}}));
+  EXPECT_EQ(w.stats().down_ptr_updates, 1u);
+  expect_well_formed(w);
+
+  w.reset_observation();
+  expect_result(a.insert(7, val(7)), status::ok, true, 0);
+  EXPECT_EQ(w.stats().head_unlinks, 1u);
+  EXPECT_EQ(w.head(0), 16u);
+  EXPECT_EQ(w.contents(16), level0({neg_inf, 7, 9, 50, 60}));
+  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{16}));
+  expect_well_formed(w);
+}
+
+// Keys 0 (-inf) and 0xFFFFFFFF (EMPTY) are refused before anything is read
+// or written; the extreme user keys are accepted.
+TYPED_TEST(ThesisExamples, SentinelKeysAreRefused) {
+  constexpr int N = TypeParam::value;
+  world<N> w;
+  lay_fig41(w);
+  const std::vector<std::uint64_t> before(w.words(), w.words() + gfsl::structure_view<N>::word_count(64));
+  auto a = w.alg(1.0);
+  w.reset_observation();
+  for (key_type k : {gfsl::key_neg_inf, gfsl::key_empty}) {
+    expect_result(a.insert(k, 1), status::key_out_of_range, false, 0);
+    expect_result(a.remove(k), status::key_out_of_range, false, 0);
+    expect_result(a.contains(k), status::key_out_of_range, false, 0);
+  }
+  EXPECT_TRUE(w.hook().chunk_reads.empty());
+  EXPECT_TRUE(w.hook().stores.empty());
+  EXPECT_EQ(std::vector<std::uint64_t>(w.words(), w.words() + before.size()), before);
+
+  for (key_type k : {gfsl::min_user_key, gfsl::max_user_key}) {
+    expect_result(a.insert(k, 5), status::ok, true, 0);
+    expect_result(a.contains(k), status::ok, true, 5);
+  }
+  EXPECT_EQ(w.contents(0).at(1), (kv{1, 5}));
+  EXPECT_EQ(w.contents(19).back(), (kv{gfsl::max_user_key, 5}));
+  expect_well_formed(w);
+  for (key_type k : {gfsl::min_user_key, gfsl::max_user_key}) expect_result(a.remove(k), status::ok, true, 5);
+  expect_well_formed(w);
+}
+
+// Checks what a stopped structure holds: every key whose insert said ok is
+// there with its value, nothing else, and the structure is well formed.
+template <int N>
+void expect_stopped_with(world<N>& w, const std::map<key_type, value_type>& inserted) {
+  EXPECT_EQ(w.view().error_word()[0], gfsl::error_pool_exhausted);
+  const std::vector<kv> expected(inserted.begin(), inserted.end());
+  EXPECT_EQ(gfsl::level_entries(w.view(), 0), expected);
+  expect_well_formed(w);
+  auto a = w.alg(1.0);
+  expect_result(a.insert(999999, 1), status::stopped, false, 0);
+  expect_result(a.remove(inserted.begin()->first), status::stopped, false, 0);
+  expect_result(a.contains(inserted.begin()->first), status::stopped, false, 0);
+  EXPECT_EQ(gfsl::level_entries(w.view(), 0), expected) << "a stopped structure is left alone";
+}
+
+// Two spare chunks: the third level-0 split finds the pool empty. The insert
+// that needed it fails without inserting, and the structure stops.
+TYPED_TEST(ThesisExamples, PoolExhaustedInBottomSplit) {
+  constexpr int N = TypeParam::value;
+  world<N> w(N + 2);
+  auto a = w.alg(0.0);
+  std::map<key_type, value_type> inserted;
+  op_result failed{};
+  key_type failed_key = 0;
+  for (key_type k = 1; k < 10000; ++k) {
+    const op_result r = a.insert(k, val(k));
+    if (r.ok) inserted.emplace(k, val(k));
+    if (r.st != status::ok) {
+      failed = r;
+      failed_key = k;
+      break;
+    }
+  }
+  ASSERT_NE(failed_key, 0u) << "the pool never ran out";
+  expect_result(failed, status::pool_exhausted, false, 0);
+  EXPECT_EQ(w.stats().splits, 2u);
+  EXPECT_EQ(inserted.size(), failed_key - 1u);
+  EXPECT_EQ(inserted.count(failed_key), 0u);
+  EXPECT_GT(w.alloc_counter(), static_cast<std::uint64_t>(N + 2));
+  expect_stopped_with(w, inserted);
+}
+
+// With p_chunk = 1 every level-0 split raises a key. After DSIZE-1 raises
+// level 1's only chunk is full; with DSIZE spare chunks the next level-0 split
+// takes the last one and the raise that follows cannot split level 1. The key
+// is in the set (level 0) but not raised: ok with pool_exhausted.
+TYPED_TEST(ThesisExamples, PoolExhaustedInUpperLevelSplit) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  world<N> w(N + D);
+  auto a = w.alg(1.0);
+  std::map<key_type, value_type> inserted;
+  op_result failed{};
+  key_type failed_key = 0;
+  for (key_type k = 1; k < 100000; ++k) {
+    const op_result r = a.insert(k, val(k));
+    if (r.ok) inserted.emplace(k, val(k));
+    if (r.st != status::ok) {
+      failed = r;
+      failed_key = k;
+      break;
+    }
+  }
+  ASSERT_NE(failed_key, 0u) << "the pool never ran out";
+  expect_result(failed, status::pool_exhausted, true, 0);
+  EXPECT_EQ(w.stats().splits, static_cast<std::uint64_t>(D));
+  EXPECT_EQ(w.stats().raised_keys, static_cast<std::uint64_t>(D - 1));
+  EXPECT_EQ(inserted.count(failed_key), 1u);
+  const auto level1 = gfsl::level_entries(w.view(), 1);
+  EXPECT_EQ(level1.size(), static_cast<std::size_t>(D - 1));
+  EXPECT_TRUE(std::none_of(level1.begin(), level1.end(), [&](const kv& e) { return e.first == failed_key; }));
+  expect_stopped_with(w, inserted);
+}
+
+}  // namespace

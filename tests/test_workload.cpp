@@ -1,0 +1,156 @@
+// Workloads are a pure function of their description; the final-state oracle
+// rejects every kind of disagreement it claims to catch.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "model/final_state.hpp"
+#include "model/workload.hpp"
+
+namespace {
+
+using gfsl::op_kind;
+using gfsl::status;
+using gfsl::model::op_record;
+using gfsl::model::operation;
+
+gfsl::model::workload small() {
+  gfsl::model::workload w;
+  w.ops = 10000;
+  w.range = 1000;
+  w.teams = 7;
+  w.seed = 42;
+  return w;
+}
+
+TEST(Workload, SameSeedSameOperationsAndMixIsRespected) {
+  const auto w = small();
+  int counts[3] = {};
+  for (std::uint64_t j = 0; j < w.ops; ++j) {
+    const operation a = gfsl::model::operation_at(w, j), b = gfsl::model::operation_at(w, j);
+    ASSERT_EQ(a.kind, b.kind);
+    ASSERT_EQ(a.key, b.key);
+    ASSERT_EQ(a.value, b.value);
+    ASSERT_GE(a.key, 1u);
+    ASSERT_LE(a.key, w.range);
+    ++counts[static_cast<int>(a.kind)];
+  }
+  EXPECT_NEAR(counts[0], 1000, 150);
+  EXPECT_NEAR(counts[1], 1000, 150);
+  EXPECT_NEAR(counts[2], 8000, 300);
+  auto other = w;
+  other.seed = 43;
+  int same = 0;
+  for (std::uint64_t j = 0; j < 100; ++j) same += gfsl::model::operation_at(other, j).key == gfsl::model::operation_at(w, j).key;
+  EXPECT_LT(same, 10);
+}
+
+TEST(Workload, OperationsAreDealtToTeamsWithoutGapOrOverlap) {
+  auto w = small();
+  for (std::uint32_t teams : {1u, 3u, 7u, 10000u, 20000u}) {
+    w.teams = teams;
+    EXPECT_EQ(gfsl::model::team_first_op(w, 0), 0u);
+    EXPECT_EQ(gfsl::model::team_first_op(w, teams), w.ops);
+    for (std::uint32_t t = 0; t < teams; ++t) {
+      const auto size = gfsl::model::team_first_op(w, t + 1) - gfsl::model::team_first_op(w, t);
+      EXPECT_LE(size, w.ops / teams + 1);
+      EXPECT_GE(size, w.ops / teams);
+    }
+  }
+}
+
+TEST(Workload, PrefillIsHalfTheRangeOfDistinctKeys) {
+  auto w = small();
+  const auto ops = gfsl::model::prefill_operations(w);
+  ASSERT_EQ(ops.size(), 500u);
+  std::set<gfsl::key_type> keys;
+  for (const auto& op : ops) {
+    EXPECT_EQ(op.kind, op_kind::insert);
+    EXPECT_GE(op.key, 1u);
+    EXPECT_LE(op.key, w.range);
+    keys.insert(op.key);
+  }
+  EXPECT_EQ(keys.size(), ops.size());
+  w.prefill = 1.0;
+  EXPECT_EQ(gfsl::model::prefill_operations(w).size(), 1000u);
+  w.range = 4000000000u;
+  w.prefill = 0.000001;
+  EXPECT_EQ(gfsl::model::prefill_operations(w).size(), 4000u);
+}
+
+TEST(Workload, ValidationNamesTheBadField) {
+  auto w = small();
+  EXPECT_EQ(w.validate(), "");
+  w.contains_pct = 70;
+  EXPECT_NE(w.validate().find("mix"), std::string::npos);
+  w = small();
+  w.chunk = 64;
+  EXPECT_NE(w.validate().find("chunk"), std::string::npos);
+  w = small();
+  w.p_chunk = 1.5;
+  EXPECT_NE(w.validate().find("p-chunk"), std::string::npos);
+  w = small();
+  w.prefill = -0.1;
+  EXPECT_NE(w.validate().find("prefill"), std::string::npos);
+}
+
+op_record rec(op_kind k, gfsl::key_type key, bool ok, gfsl::value_type v = 0, gfsl::value_type arg = 0) {
+  op_record r;
+  r.op.kind = k;
+  r.op.key = key;
+  r.op.value = arg;
+  r.ok = ok;
+  r.value = v;
+  return r;
+}
+
+TEST(ImpliedFinalState, AcceptsAConsistentEnding) {
+  const std::vector<operation> prefill{{op_kind::insert, 5, 50}};
+  const std::vector<op_record> records{rec(op_kind::insert, 1, true, 0, 10), rec(op_kind::remove, 1, true, 10),
+                                       rec(op_kind::insert, 1, true, 0, 11), rec(op_kind::contains, 5, true, 50),
+                                       rec(op_kind::insert, 5, false, 0, 51)};
+  EXPECT_TRUE(gfsl::model::check_implied_final_state(prefill, records, {{1, 11}, {5, 50}}).empty());
+}
+
+TEST(ImpliedFinalState, RejectsEveryDisagreement) {
+  const std::vector<operation> prefill{{op_kind::insert, 5, 50}};
+  auto problems = [&](const std::vector<op_record>& r, std::vector<std::pair<gfsl::key_type, gfsl::value_type>> f) {
+    return gfsl::model::check_implied_final_state(prefill, r, f);
+  };
+  // A key that should be present is missing.
+  EXPECT_FALSE(problems({rec(op_kind::insert, 1, true, 0, 10)}, {{5, 50}}).empty());
+  // A deleted key is still present.
+  EXPECT_FALSE(problems({rec(op_kind::remove, 5, true, 50)}, {{5, 50}}).empty());
+  // Two successful inserts without a delete between them.
+  EXPECT_FALSE(problems({rec(op_kind::insert, 1, true, 0, 1), rec(op_kind::insert, 1, true, 0, 2)}, {{1, 1}, {5, 50}}).empty());
+  // A value nobody wrote.
+  EXPECT_FALSE(problems({}, {{5, 51}}).empty());
+  // A key nobody inserted.
+  EXPECT_FALSE(problems({}, {{5, 50}, {9, 1}}).empty());
+  // A contains that returned a value nobody wrote.
+  EXPECT_FALSE(problems({rec(op_kind::contains, 5, true, 49)}, {{5, 50}}).empty());
+  // A key listed twice.
+  EXPECT_FALSE(problems({}, {{5, 50}, {5, 50}}).empty());
+}
+
+TEST(ImpliedFinalState, AKeyWithAFailedOperationIsNotJudged) {
+  auto r = rec(op_kind::insert, 1, false, 0, 10);
+  r.st = status::pool_exhausted;
+  EXPECT_TRUE(gfsl::model::check_implied_final_state({}, {r}, {{1, 10}}).empty());
+  EXPECT_TRUE(gfsl::model::check_implied_final_state({}, {r}, {}).empty());
+}
+
+TEST(SequentialMismatch, FindsTheFirstWrongAnswer) {
+  const std::vector<op_record> good{rec(op_kind::insert, 1, true, 0, 10), rec(op_kind::contains, 1, true, 10),
+                                    rec(op_kind::remove, 1, true, 10), rec(op_kind::remove, 1, false)};
+  EXPECT_EQ(gfsl::model::first_sequential_mismatch({}, good), "");
+  auto bad = good;
+  bad[1].value = 11;
+  const std::string m = gfsl::model::first_sequential_mismatch({}, bad);
+  EXPECT_NE(m.find("operation 1"), std::string::npos) << m;
+  bad = good;
+  bad[3].ok = true;
+  EXPECT_NE(gfsl::model::first_sequential_mismatch({}, bad).find("operation 3"), std::string::npos);
+}
+
+}  // namespace
