@@ -24,7 +24,6 @@
 namespace {
 
 using gfsl::chunk_index;
-using gfsl::entry_type;
 using gfsl::key_type;
 using gfsl::op_result;
 using gfsl::status;
@@ -49,11 +48,13 @@ struct store_event {
   chunk_index chunk;
   int lane;
   std::uint64_t value;
+  bool cas = false;  // a successful CAS (taking a lock) rather than a store
 };
 
-// Watches one team: which chunks it read whole (in order), and every store it
-// made to the pool. A sequential team that waits for a lock waits for itself
-// and would spin forever, so a lock wait fails the test instead.
+// Watches one team: which chunks it read whole (in order), and every write it
+// made to the pool (stores, and CASes that succeeded). A sequential team that
+// waits for a lock waits for itself and would spin forever, so a lock wait
+// fails the test instead.
 template <int N>
 class recorder final : public gfsl::access_hook {
  public:
@@ -66,16 +67,21 @@ class recorder final : public gfsl::access_hook {
     stores.clear();
   }
   void before(const gfsl::access&) override {}
-  void after(const gfsl::access& a, std::uint64_t) override {
+  void after(const gfsl::access& a, std::uint64_t result) override {
     if (a.word < gfsl::header_offsets::pool) return;
     const std::uint64_t rel = a.word - gfsl::header_offsets::pool;
     const auto c = static_cast<chunk_index>(rel / N);
     const int lane = static_cast<int>(rel % N);
     if (a.kind == gfsl::access_kind::load && a.group_size == N && a.group_index == N - 1) {
+      // No case here comes near this many reads; a traversal that does is
+      // looping, and failing beats hanging.
+      if (++reads_ > 1000000) throw std::logic_error("a team read over a million chunks");
       chunk_reads.push_back(c);
       if (on_chunk_read) on_chunk_read(c);
     } else if (a.kind == gfsl::access_kind::store) {
       stores.push_back({c, lane, a.value});
+    } else if (a.kind == gfsl::access_kind::cas && result == a.expected) {
+      stores.push_back({c, lane, a.value, true});
     }
   }
   void lock_wait(gfsl::team_id team, chunk_index chunk, std::uint64_t word) override {
@@ -87,17 +93,20 @@ class recorder final : public gfsl::access_hook {
   std::vector<std::pair<int, std::uint64_t>> data_stores_to(chunk_index c) const {
     std::vector<std::pair<int, std::uint64_t>> out;
     for (const store_event& e : stores) {
-      if (e.chunk == c && e.lane < gfsl::chunk_shape<N>::dsize) out.emplace_back(e.lane, e.value);
+      if (e.chunk == c && e.lane < gfsl::chunk_shape<N>::dsize && !e.cas) out.emplace_back(e.lane, e.value);
     }
     return out;
   }
-  // Position of the first store matching, or -1.
+  // Position of the first write matching, or -1.
   long find_store(chunk_index c, int lane, std::uint64_t value) const {
     for (std::size_t i = 0; i < stores.size(); ++i) {
       if (stores[i].chunk == c && stores[i].lane == lane && stores[i].value == value) return static_cast<long>(i);
     }
     return -1;
   }
+
+ private:
+  std::uint64_t reads_ = 0;
 };
 
 template <int N>
@@ -201,25 +210,38 @@ kvs level0(std::initializer_list<key_type> keys) {
   return out;
 }
 
+// Chunks 0..N-1 head the levels; the chunks a layout adds are numbered from N.
+template <int N>
+constexpr chunk_index spare(int i) {
+  return static_cast<chunk_index>(N + i);
+}
+
 template <class Width>
 class ThesisExamples : public ::testing::Test {};
 using Widths = ::testing::Types<std::integral_constant<int, 16>, std::integral_constant<int, 32>>;
 TYPED_TEST_SUITE(ThesisExamples, Widths);
 
-// Fig. 4.1, three levels:
-//   level 2  A=2: [-inf->1, 59->20]
-//   level 1  B=1: [-inf->0, 24->16, 47->16]  ->  C=20: [59->18, 68->18, 75->19]
-//   level 0  0: [-inf 5 9 13 17 21] -> 16: [24 26 30 35 47] -> 17: [50 52 55]
-//            -> 18: [59 62 68] -> 19: [70 75 80]
+// Fig. 4.1, three levels (x_i = spare chunk i):
+//   level 2  A=2: [-inf->1, 59->C]
+//   level 1  B=1: [-inf->0, 24->x0, 47->x0]  ->  C=x4: [59->x2, 68->x2, 75->x3]
+//   level 0  0: [-inf 5 9 13 17 21] -> x0: [24 26 30 35 47] -> x1: [50 52 55]
+//            -> x2: [59 62 68] -> x3: [70 75 80]
+template <int N>
+struct fig41 {
+  static constexpr chunk_index a = 2, b = 1, x0 = spare<N>(0), x1 = spare<N>(1), x2 = spare<N>(2),
+                               x3 = spare<N>(3), c = spare<N>(4);
+};
+
 template <int N>
 void lay_fig41(world<N>& w) {
+  using f = fig41<N>;
   w.lay(0, {{0, level0({neg_inf, 5, 9, 13, 17, 21})},
-            {16, level0({24, 26, 30, 35, 47})},
-            {17, level0({50, 52, 55})},
-            {18, level0({59, 62, 68})},
-            {19, level0({70, 75, 80})}});
-  w.lay(1, {{1, {{neg_inf, 0}, {24, 16}, {47, 16}}}, {20, {{59, 18}, {68, 18}, {75, 19}}}});
-  w.lay(2, {{2, {{neg_inf, 1}, {59, 20}}}});
+            {f::x0, level0({24, 26, 30, 35, 47})},
+            {f::x1, level0({50, 52, 55})},
+            {f::x2, level0({59, 62, 68})},
+            {f::x3, level0({70, 75, 80})}});
+  w.lay(1, {{f::b, {{neg_inf, 0}, {24, f::x0}, {47, f::x0}}}, {f::c, {{59, f::x2}, {68, f::x2}, {75, f::x3}}}});
+  w.lay(2, {{f::a, {{neg_inf, 1}, {59, f::c}}}});
 }
 
 TYPED_TEST(ThesisExamples, Fig41LayoutIsWellFormed) {
@@ -227,7 +249,8 @@ TYPED_TEST(ThesisExamples, Fig41LayoutIsWellFormed) {
   world<N> w;
   lay_fig41(w);
   expect_well_formed(w);
-  EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{24, 16}, {47, 16}, {59, 18}, {68, 18}, {75, 19}}));
+  using f = fig41<N>;
+  EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{24, f::x0}, {47, f::x0}, {59, f::x2}, {68, f::x2}, {75, f::x3}}));
 }
 
 // Fig. 4.1a: down steps only (A -> B -> the chunk holding 17).
@@ -238,7 +261,8 @@ TYPED_TEST(ThesisExamples, Fig41aContainsTakesDownSteps) {
   auto a = w.alg(0.5);
   w.reset_observation();
   expect_result(a.contains(17), status::ok, true, val(17));
-  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 1, 0}));
+  using f = fig41<N>;
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{f::a, f::b, 0}));
   EXPECT_EQ(w.stats().backtracks, 0u);
   EXPECT_EQ(w.stats().restarts, 0u);
 
@@ -246,7 +270,7 @@ TYPED_TEST(ThesisExamples, Fig41aContainsTakesDownSteps) {
   // level 1 at or below 80, reached through C.
   w.reset_observation();
   expect_result(a.contains(80), status::ok, true, val(80));
-  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 20, 19}));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{f::a, f::c, f::x3}));
   EXPECT_EQ(w.stats().backtracks, 0u);
   EXPECT_TRUE(w.hook().stores.empty()) << "contains never writes";
   expect_well_formed(w);
@@ -261,7 +285,8 @@ TYPED_TEST(ThesisExamples, Fig41bContainsBacktracksOnce) {
   auto a = w.alg(0.5);
   w.reset_observation();
   expect_result(a.contains(52), status::ok, true, val(52));
-  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 1, 20, 16, 17}));
+  using f = fig41<N>;
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{f::a, f::b, f::c, f::x0, f::x1}));
   EXPECT_EQ(w.stats().backtracks, 1u);
   EXPECT_EQ(w.stats().restarts, 0u);
 
@@ -269,7 +294,7 @@ TYPED_TEST(ThesisExamples, Fig41bContainsBacktracksOnce) {
   // reached and does not hold it.
   w.reset_observation();
   expect_result(a.contains(53), status::ok, false, 0);
-  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 1, 20, 16, 17}));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{f::a, f::b, f::c, f::x0, f::x1}));
   EXPECT_EQ(w.stats().backtracks, 1u);
   EXPECT_TRUE(w.hook().stores.empty());
   expect_well_formed(w);
@@ -289,7 +314,7 @@ TYPED_TEST(ThesisExamples, Fig41ContainsRestartsAfterConcurrentDelete) {
   bool fired = false;
   op_result del59{}, del68{};
   w.hook().on_chunk_read = [&](chunk_index c) {
-    if (c != 2 || fired) return;
+    if (c != fig41<N>::a || fired) return;
     fired = true;
     del59 = deleter.remove(59);
     del68 = deleter.remove(68);
@@ -302,18 +327,19 @@ TYPED_TEST(ThesisExamples, Fig41ContainsRestartsAfterConcurrentDelete) {
   ASSERT_TRUE(fired);
   expect_result(del59, status::ok, true, val(59));
   expect_result(del68, status::ok, true, val(68));
-  EXPECT_EQ(w.contents(20), (kvs{{75, 19}})) << "C keeps only keys above 70";
+  using f = fig41<N>;
+  EXPECT_EQ(w.contents(f::c), (kvs{{75, f::x3}})) << "C keeps only keys above 70";
   EXPECT_EQ(w.level_count(2), 0) << "level 2 held only 59";
 
   expect_result(r, status::ok, true, val(70));
   EXPECT_EQ(w.stats().restarts, 1u);
   EXPECT_EQ(w.stats().backtracks, 1u);
-  // 18 became a zombie when deleting 59 merged it into 19; contains skips it
+  // x2 became a zombie when deleting 59 merged it into x3; contains skips it
   // without unlinking.
-  EXPECT_TRUE(w.image(18).zombie());
+  EXPECT_TRUE(w.image(f::x2).zombie());
   EXPECT_EQ(w.stats().zombies_skipped, 1u);
   EXPECT_EQ(w.stats().zombie_unlinks, 0u);
-  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, 20, 1, 20, 16, 17, 18, 19}));
+  EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{f::a, f::c, f::b, f::c, f::x0, f::x1, f::x2, f::x3}));
   expect_well_formed(w);
 }
 
@@ -334,7 +360,7 @@ TYPED_TEST(ThesisExamples, Fig42InsertWithoutSplitShiftsRight) {
   EXPECT_EQ(w.contents(0), level0({neg_inf, 5, 9, 13, 15, 17, 21}));
   const auto img = w.image(0);
   EXPECT_EQ(img.max, 21u) << "an insert never changes the max field";
-  EXPECT_EQ(img.next, 16u);
+  EXPECT_EQ(img.next, fig41<N>::x0);
   EXPECT_EQ(img.lock, gfsl::lock_free_word);
   const std::vector<std::pair<int, std::uint64_t>> expected_order{
       {6, gfsl::make_entry(21, val(21))}, {5, gfsl::make_entry(17, val(17))}, {4, gfsl::make_entry(15, val(15))}};
@@ -352,21 +378,22 @@ TYPED_TEST(ThesisExamples, Fig42InsertWithoutSplitShiftsRight) {
   expect_result(a.insert(1, val(1)), status::ok, true, 0);
   expect_result(a.insert(48, val(48)), status::ok, true, 0);
   EXPECT_EQ(w.contents(0), level0({neg_inf, 1, 5, 9, 13, 15, 17, 21}));
-  EXPECT_EQ(w.contents(17), level0({48, 50, 52, 55})) << "48 is above 16's max 47, so 17 encloses it";
+  EXPECT_EQ(w.contents(fig41<N>::x1), level0({48, 50, 52, 55})) << "48 is above x0's max 47, so x1 encloses it";
   expect_well_formed(w);
 }
 
 // Fig. 4.4 layout: chunk 0 is full ([-inf 10 20 .. 10*(D-1)]) and is followed
-// by 16 = [1000 1010]; level 1 holds 10*(F+1), one of the keys a split moves
-// (F = D - D/2 is the first moved lane), pointing at chunk 0.
+// by x0 = [1000 1010]; level 1 holds 10*(F+1), one of the keys a split moves
+// (F = D - D/2 is the first moved lane), pointing at chunk 0. The split's new
+// chunk will be x1.
 template <int N>
 void lay_fig44(world<N>& w) {
   constexpr int D = gfsl::chunk_shape<N>::dsize;
   constexpr int F = D - gfsl::chunk_shape<N>::split_moved;
   kvs full{{neg_inf, 0}};
   for (int i = 1; i < D; ++i) full.emplace_back(10 * i, val(10 * i));
-  w.lay(0, {{0, full}, {16, level0({1000, 1010})}});
-  w.lay(1, {{1, {{neg_inf, 0}, {10 * (F + 1), 0}, {1000, 16}}}});
+  w.lay(0, {{0, full}, {spare<N>(0), level0({1000, 1010})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {10 * (F + 1), 0}, {1000, spare<N>(0)}}}});
 }
 
 template <int N>
@@ -387,8 +414,9 @@ TYPED_TEST(ThesisExamples, Fig44SplitMovesTopHalfAndRaisesNewKey) {
   world<N> w;
   lay_fig44(w);
   expect_well_formed(w);
+  const chunk_index succ = spare<N>(0);
   const chunk_index fresh = static_cast<chunk_index>(w.alloc_counter());
-  ASSERT_EQ(fresh, 17u);
+  ASSERT_EQ(fresh, spare<N>(1));
   const key_type k = 10 * F + 5;
   auto a = w.alg(1.0);
   w.reset_observation();
@@ -403,14 +431,14 @@ TYPED_TEST(ThesisExamples, Fig44SplitMovesTopHalfAndRaisesNewKey) {
   moved.insert(moved.begin() + 1, {k, val(k)});
   EXPECT_EQ(w.contents(fresh), moved);
   EXPECT_EQ(w.image(fresh).max, 10u * (D - 1)) << "the new chunk takes over the old max";
-  EXPECT_EQ(w.image(fresh).next, 16u) << "and points at the old successor";
+  EXPECT_EQ(w.image(fresh).next, succ) << "and points at the old successor";
   EXPECT_EQ(w.image(fresh).lock, gfsl::lock_free_word);
   EXPECT_EQ(w.alloc_counter(), fresh + 1u);
   EXPECT_EQ(w.level_count(0), 3);
 
   // Raised key max(k, minK) = k, pointing at the new chunk; 10*(F+1) moved,
   // so its level-1 entry now points at the new chunk too.
-  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {k, fresh}, {10 * (F + 1), fresh}, {1000, 16}}));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {k, fresh}, {10 * (F + 1), fresh}, {1000, succ}}));
   EXPECT_EQ(w.level_count(1), 1);
   EXPECT_EQ(w.stats().splits, 1u);
   EXPECT_EQ(w.stats().raised_keys, 1u);
@@ -427,7 +455,11 @@ TYPED_TEST(ThesisExamples, Fig44SplitMovesTopHalfAndRaisesNewKey) {
   for (int lane = F; lane < D; ++lane) {
     EXPECT_GT(rec.find_store(0, lane, gfsl::empty_entry), link) << "lane " << lane;
   }
-  EXPECT_GT(rec.find_store(16, lock_lane, gfsl::lock_free_word), link) << "the successor is locked across the link";
+  // preSplit locks the successor (Alg. 4.9 line 17) and holds it across the link.
+  const long succ_locked = rec.find_store(succ, lock_lane, gfsl::lock_word_of(w.team().id()));
+  ASSERT_GE(succ_locked, 0);
+  EXPECT_LT(succ_locked, link);
+  EXPECT_GT(rec.find_store(succ, lock_lane, gfsl::lock_free_word), link);
   expect_well_formed(w);
   for (int i = 1; i < D; ++i) expect_result(a.contains(10 * i), status::ok, true, val(10 * i));
 }
@@ -440,7 +472,7 @@ TYPED_TEST(ThesisExamples, Fig44SplitKeepsKeyAndRaisesMinMoved) {
   constexpr int F = D - gfsl::chunk_shape<N>::split_moved;
   world<N> w;
   lay_fig44(w);
-  const chunk_index fresh = 17;
+  const chunk_index succ = spare<N>(0), fresh = spare<N>(1);
   auto a = w.alg(1.0);
   w.reset_observation();
   expect_result(a.insert(35, val(35)), status::ok, true, 0);
@@ -452,8 +484,8 @@ TYPED_TEST(ThesisExamples, Fig44SplitKeepsKeyAndRaisesMinMoved) {
   EXPECT_EQ(w.image(0).max, 10u * (F - 1));
   EXPECT_EQ(w.image(0).next, fresh);
   EXPECT_EQ(w.contents(fresh), tens<N>(F, D));
-  EXPECT_EQ(w.image(fresh).next, 16u);
-  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {10 * F, fresh}, {10 * (F + 1), fresh}, {1000, 16}}));
+  EXPECT_EQ(w.image(fresh).next, succ);
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {10 * F, fresh}, {10 * (F + 1), fresh}, {1000, succ}}));
   EXPECT_EQ(w.stats().raised_keys, 1u);
   EXPECT_EQ(w.stats().down_ptr_updates, 1u);
   expect_well_formed(w);
@@ -471,7 +503,7 @@ TYPED_TEST(ThesisExamples, Fig44SplitWithoutRaise) {
   w.reset_observation();
   const key_type k = 10 * F + 5;
   expect_result(a.insert(k, val(k)), status::ok, true, 0);
-  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {10 * (F + 1), 17}, {1000, 16}}));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {10 * (F + 1), spare<N>(1)}, {1000, spare<N>(0)}}));
   EXPECT_EQ(w.stats().splits, 1u);
   EXPECT_EQ(w.stats().raised_keys, 0u);
   EXPECT_EQ(w.stats().down_ptr_updates, 1u);
@@ -553,7 +585,7 @@ TYPED_TEST(ThesisExamples, Fig44SplitCascadesUpward) {
   EXPECT_EQ(w.hook().chunk_reads, (std::vector<chunk_index>{2, fresh1, fresh0}));
 }
 
-// Fig. 4.5a/4.5b/4.6 layout. E = 16 holds T+2 keys 11, 13, .. (T = DSIZE/3,
+// Fig. 4.5a/4.5b/4.6 layout. E = x0 holds T+2 keys 11, 13, .. (T = DSIZE/3,
 // so a single delete does not merge it); level 1 holds E's keys, level 2 only
 // 17, so deleting 13 skips A and removes 13 from B and E.
 template <int N>
@@ -566,9 +598,9 @@ kvs e_keys() {
 
 template <int N>
 void lay_fig45(world<N>& w) {
-  w.lay(0, {{0, level0({neg_inf, 1, 3, 5, 7, 9})}, {16, e_keys<N>()}, {17, level0({100, 110})}});
+  w.lay(0, {{0, level0({neg_inf, 1, 3, 5, 7, 9})}, {spare<N>(0), e_keys<N>()}, {spare<N>(1), level0({100, 110})}});
   kvs b{{neg_inf, 0}};
-  for (const kv& e : e_keys<N>()) b.emplace_back(e.first, 16);
+  for (const kv& e : e_keys<N>()) b.emplace_back(e.first, spare<N>(0));
   w.lay(1, {{1, b}});
   w.lay(2, {{2, {{neg_inf, 1}, {17, 1}}}});
 }
@@ -580,23 +612,26 @@ TYPED_TEST(ThesisExamples, Fig45Fig46DeleteWithoutMergeShiftsLeft) {
   world<N> w;
   lay_fig45(w);
   expect_well_formed(w);
+  const chunk_index ce = spare<N>(0), cf = spare<N>(1);
   auto a = w.alg(0.5);
   w.reset_observation();
   expect_result(a.remove(13), status::ok, true, val(13));
 
   kvs e = e_keys<N>();
   e.erase(e.begin() + 1);
-  EXPECT_EQ(w.contents(16), e);
-  EXPECT_EQ(w.image(16).max, e.back().first);
+  EXPECT_EQ(w.contents(ce), e);
+  EXPECT_EQ(w.image(ce).max, e.back().first);
   kvs b{{neg_inf, 0}};
-  for (const kv& x : e) b.emplace_back(x.first, 16);
+  for (const kv& x : e) b.emplace_back(x.first, ce);
   EXPECT_EQ(w.contents(1), b);
   EXPECT_EQ(w.contents(2), (kvs{{neg_inf, 1}, {17, 1}}));
   // Fig. 4.6: from 13's index upwards, each entry takes its right neighbour;
   // the old last entry becomes EMPTY.
   std::vector<std::pair<int, std::uint64_t>> order;
-  for (int i = 1; i < T + 2; ++i) order.emplace_back(i, i + 1 < T + 2 ? gfsl::make_entry(e[i].first, e[i].second) : gfsl::empty_entry);
-  EXPECT_EQ(w.hook().data_stores_to(16), order);
+  for (int i = 1; i < T + 2; ++i) {
+    order.emplace_back(i, i + 1 < T + 2 ? gfsl::make_entry(e[i].first, e[i].second) : gfsl::empty_entry);
+  }
+  EXPECT_EQ(w.hook().data_stores_to(ce), order);
   EXPECT_EQ(w.stats().merges, 0u);
   EXPECT_EQ(w.level_count(0), 3);
   EXPECT_EQ(w.level_count(1), 1);
@@ -611,36 +646,84 @@ TYPED_TEST(ThesisExamples, Fig45Fig46DeleteWithoutMergeShiftsLeft) {
   w.reset_observation();
   expect_result(a.remove(last), status::ok, true, val(last));
   e.pop_back();
-  EXPECT_EQ(w.contents(16), e);
-  EXPECT_EQ(w.image(16).max, second_last);
-  EXPECT_EQ(w.image(16).next, 17u);
+  EXPECT_EQ(w.contents(ce), e);
+  EXPECT_EQ(w.image(ce).max, second_last);
+  EXPECT_EQ(w.image(ce).next, cf);
   const std::vector<store_event>& st = w.hook().stores;
-  const auto first_to_e = std::find_if(st.begin(), st.end(), [](const store_event& x) { return x.chunk == 16; });
+  const auto first_to_e =
+      std::find_if(st.begin(), st.end(), [&](const store_event& x) { return x.chunk == ce && !x.cas; });
   ASSERT_NE(first_to_e, st.end());
   EXPECT_EQ(first_to_e->lane, next_lane);
-  EXPECT_EQ(first_to_e->value, gfsl::make_entry(second_last, 17));
-  EXPECT_EQ(w.hook().data_stores_to(16), (std::vector<std::pair<int, std::uint64_t>>{{T, gfsl::empty_entry}}));
+  EXPECT_EQ(first_to_e->value, gfsl::make_entry(second_last, cf));
+  EXPECT_EQ(w.hook().data_stores_to(ce), (std::vector<std::pair<int, std::uint64_t>>{{T, gfsl::empty_entry}}));
   EXPECT_EQ(w.stats().merges, 0u);
   expect_result(a.contains(last), status::ok, false, 0);
   expect_result(a.contains(second_last), status::ok, true, val(second_last));
   expect_well_formed(w);
 }
 
-// Fig. 4.5c layout: E = 16 [13 17 21] is at the merge threshold, F = 17
-// [24 26] has room for E's keys.
+// Fig. 4.5a: with 13 in every level, the bottom chunk is locked first and
+// stays locked while 13 leaves level 2, then level 1 (lock-delete-unlock
+// each), and is the last one written and unlocked.
+TYPED_TEST(ThesisExamples, Fig45aDeleteTopDownWithBottomLocked) {
+  constexpr int N = TypeParam::value;
+  constexpr int lock_lane = gfsl::chunk_shape<N>::lock_lane;
+  world<N> w;
+  lay_fig45(w);
+  w.lay(2, {{2, {{neg_inf, 1}, {13, 1}, {17, 1}}}});
+  expect_well_formed(w);
+  const chunk_index ce = spare<N>(0);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(13), status::ok, true, val(13));
+  EXPECT_EQ(w.contents(2), (kvs{{neg_inf, 1}, {17, 1}}));
+
+  const auto& rec = w.hook();
+  const std::uint64_t mine = gfsl::lock_word_of(w.team().id());
+  const long lock_e = rec.find_store(ce, lock_lane, mine);
+  const long lock_a = rec.find_store(2, lock_lane, mine);
+  const long unlock_a = rec.find_store(2, lock_lane, gfsl::lock_free_word);
+  const long lock_b = rec.find_store(1, lock_lane, mine);
+  const long unlock_b = rec.find_store(1, lock_lane, gfsl::lock_free_word);
+  long first_e_data = -1;
+  for (std::size_t i = 0; i < rec.stores.size() && first_e_data < 0; ++i) {
+    if (rec.stores[i].chunk == ce && rec.stores[i].lane != lock_lane) first_e_data = static_cast<long>(i);
+  }
+  ASSERT_GE(lock_e, 0);
+  EXPECT_LT(lock_e, lock_a);
+  EXPECT_LT(lock_a, unlock_a);
+  EXPECT_LT(unlock_a, lock_b);
+  EXPECT_LT(lock_b, unlock_b);
+  EXPECT_LT(unlock_b, first_e_data);
+  ASSERT_FALSE(rec.stores.empty());
+  EXPECT_EQ(rec.stores.back().chunk, ce);
+  EXPECT_EQ(rec.stores.back().lane, lock_lane);
+  EXPECT_EQ(rec.stores.back().value, gfsl::lock_free_word);
+  expect_well_formed(w);
+}
+
+// Fig. 4.5c layout: E = x0 [13 17 21] is at the merge threshold, F = x1
+// [24 26] has room for E's keys; G = x2 [30 40] is the final chunk.
+template <int N>
+struct fig45c {
+  static constexpr chunk_index e = spare<N>(0), f = spare<N>(1), g = spare<N>(2);
+};
+
 template <int N>
 void lay_fig45c(world<N>& w) {
+  using c = fig45c<N>;
   w.lay(0, {{0, level0({neg_inf, 5, 9})},
-            {16, level0({13, 17, 21})},
-            {17, level0({24, 26})},
-            {18, level0({30, 40})}});
-  w.lay(1, {{1, {{neg_inf, 0}, {13, 16}, {17, 16}, {24, 17}, {30, 18}}}});
+            {c::e, level0({13, 17, 21})},
+            {c::f, level0({24, 26})},
+            {c::g, level0({30, 40})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {13, c::e}, {17, c::e}, {24, c::f}, {30, c::g}}}});
   w.lay(2, {{2, {{neg_inf, 1}, {24, 1}}}});
 }
 
 TYPED_TEST(ThesisExamples, Fig45cDeleteMergesIntoSuccessor) {
   constexpr int N = TypeParam::value;
   constexpr int lock_lane = gfsl::chunk_shape<N>::lock_lane;
+  using c = fig45c<N>;
   world<N> w;
   lay_fig45c(w);
   expect_well_formed(w);
@@ -649,19 +732,19 @@ TYPED_TEST(ThesisExamples, Fig45cDeleteMergesIntoSuccessor) {
   expect_result(a.remove(13), status::ok, true, val(13));
 
   // F receives E's keys but 13 in its low entries, its own keys after them.
-  EXPECT_EQ(w.contents(17), level0({17, 21, 24, 26}));
-  EXPECT_EQ(w.image(17).max, 26u);
-  EXPECT_EQ(w.image(17).next, 18u);
-  EXPECT_EQ(w.image(17).lock, gfsl::lock_free_word);
+  EXPECT_EQ(w.contents(c::f), level0({17, 21, 24, 26}));
+  EXPECT_EQ(w.image(c::f).max, 26u);
+  EXPECT_EQ(w.image(c::f).next, c::g);
+  EXPECT_EQ(w.image(c::f).lock, gfsl::lock_free_word);
   // E is a zombie, left as it was (13 included) and still pointing at F.
-  const auto e = w.image(16);
+  const auto e = w.image(c::e);
   EXPECT_TRUE(e.zombie());
   EXPECT_EQ(e.lock, gfsl::zombie_word_of(w.team().id()));
-  EXPECT_EQ(w.contents(16), level0({13, 17, 21}));
-  EXPECT_EQ(e.next, 17u);
-  EXPECT_EQ(w.image(0).next, 16u) << "the predecessor is redirected lazily, not by the delete";
+  EXPECT_EQ(w.contents(c::e), level0({13, 17, 21}));
+  EXPECT_EQ(e.next, c::f);
+  EXPECT_EQ(w.image(0).next, c::e) << "the predecessor is redirected lazily, not by the delete";
   // 13 left level 1; 17's down pointer moved from the zombie to F.
-  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {17, 17}, {24, 17}, {30, 18}}));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {17, c::f}, {24, c::f}, {30, c::g}}));
   EXPECT_EQ(w.contents(2), (kvs{{neg_inf, 1}, {24, 1}}));
   EXPECT_EQ(w.level_count(0), 3);
   EXPECT_EQ(w.stats().merges, 1u);
@@ -672,12 +755,12 @@ TYPED_TEST(ThesisExamples, Fig45cDeleteMergesIntoSuccessor) {
                                                          {2, gfsl::make_entry(24, val(24))},
                                                          {1, gfsl::make_entry(21, val(21))},
                                                          {0, gfsl::make_entry(17, val(17))}};
-  EXPECT_EQ(w.hook().data_stores_to(17), order);
+  EXPECT_EQ(w.hook().data_stores_to(c::f), order);
   const auto& rec = w.hook();
-  const long mark = rec.find_store(16, lock_lane, gfsl::zombie_word_of(w.team().id()));
+  const long mark = rec.find_store(c::e, lock_lane, gfsl::zombie_word_of(w.team().id()));
   ASSERT_GE(mark, 0);
-  EXPECT_GT(mark, rec.find_store(17, 0, gfsl::make_entry(17, val(17))));
-  EXPECT_GT(rec.find_store(17, lock_lane, gfsl::lock_free_word), mark);
+  EXPECT_GT(mark, rec.find_store(c::f, 0, gfsl::make_entry(17, val(17))));
+  EXPECT_GT(rec.find_store(c::f, lock_lane, gfsl::lock_free_word), mark);
   expect_well_formed(w);
 
   // contains walks over the zombie and leaves it linked.
@@ -687,16 +770,16 @@ TYPED_TEST(ThesisExamples, Fig45cDeleteMergesIntoSuccessor) {
   expect_result(a.contains(13), status::ok, false, 0);
   EXPECT_GE(w.stats().zombies_skipped, 1u);
   EXPECT_EQ(w.stats().zombie_unlinks, 0u);
-  EXPECT_EQ(w.image(0).next, 16u);
+  EXPECT_EQ(w.image(0).next, c::e);
 
   // An insert that walks past the zombie unlinks it.
   w.reset_observation();
   expect_result(a.insert(10, val(10)), status::ok, true, 0);
   EXPECT_EQ(w.stats().zombie_unlinks, 1u);
-  EXPECT_EQ(w.image(0).next, 17u);
+  EXPECT_EQ(w.image(0).next, c::f);
   EXPECT_EQ(w.image(0).max, 9u);
-  EXPECT_EQ(w.contents(17), level0({10, 17, 21, 24, 26}));
-  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{0, 17, 18}));
+  EXPECT_EQ(w.contents(c::f), level0({10, 17, 21, 24, 26}));
+  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{0, c::f, c::g}));
   expect_well_formed(w);
 }
 
@@ -707,32 +790,33 @@ TYPED_TEST(ThesisExamples, Fig45cMergeSplitsFullSuccessorFirst) {
   constexpr int D = gfsl::chunk_shape<N>::dsize;
   constexpr int M = gfsl::chunk_shape<N>::split_moved;
   constexpr int F = D - M;
+  const chunk_index ce = spare<N>(0), cf = spare<N>(1), cg = spare<N>(2);
   world<N> w;
   kvs full;
   for (int i = 0; i < D; ++i) full.emplace_back(100 + i, val(100 + i));
-  w.lay(0, {{0, level0({neg_inf, 5})}, {16, level0({10, 11, 12})}, {17, full}, {18, level0({500})}});
+  w.lay(0, {{0, level0({neg_inf, 5})}, {ce, level0({10, 11, 12})}, {cf, full}, {cg, level0({500})}});
   const key_type top = 100 + D - 1;
-  w.lay(1, {{1, {{neg_inf, 0}, {11, 16}, {top, 17}, {500, 18}}}});
+  w.lay(1, {{1, {{neg_inf, 0}, {11, ce}, {top, cf}, {500, cg}}}});
   expect_well_formed(w);
   const chunk_index fresh = static_cast<chunk_index>(w.alloc_counter());
-  ASSERT_EQ(fresh, 19u);
+  ASSERT_EQ(fresh, spare<N>(3));
   auto a = w.alg(0.5);
   w.reset_observation();
   expect_result(a.remove(10), status::ok, true, val(10));
 
-  EXPECT_TRUE(w.image(16).zombie());
+  EXPECT_TRUE(w.image(ce).zombie());
   kvs merged = level0({11, 12});
   for (int i = 0; i < F; ++i) merged.emplace_back(100 + i, val(100 + i));
-  EXPECT_EQ(w.contents(17), merged);
-  EXPECT_EQ(w.image(17).max, static_cast<key_type>(100 + F - 1));
-  EXPECT_EQ(w.image(17).next, fresh);
+  EXPECT_EQ(w.contents(cf), merged);
+  EXPECT_EQ(w.image(cf).max, static_cast<key_type>(100 + F - 1));
+  EXPECT_EQ(w.image(cf).next, fresh);
   kvs moved;
   for (int i = F; i < D; ++i) moved.emplace_back(100 + i, val(100 + i));
   EXPECT_EQ(w.contents(fresh), moved);
   EXPECT_EQ(w.image(fresh).max, top);
-  EXPECT_EQ(w.image(fresh).next, 18u);
+  EXPECT_EQ(w.image(fresh).next, cg);
   EXPECT_EQ(w.image(fresh).lock, gfsl::lock_free_word);
-  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {11, 17}, {top, fresh}, {500, 18}}));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {11, cf}, {top, fresh}, {500, cg}}));
   EXPECT_EQ(w.level_count(0), 4) << "one chunk added by the split, one removed by the merge";
   EXPECT_EQ(w.stats().splits, 1u);
   EXPECT_EQ(w.stats().merges, 1u);
@@ -778,22 +862,23 @@ TYPED_TEST(ThesisExamples, LastChunkNeverMergesAndLevelEmpties) {
 // stays live and linked, and takes new keys again.
 TYPED_TEST(ThesisExamples, LastChunkMayBecomeEmpty) {
   constexpr int N = TypeParam::value;
+  const chunk_index last = spare<N>(0);
   world<N> w;
-  w.lay(0, {{0, level0({neg_inf, 5, 9, 13, 17, 21, 25})}, {16, level0({50, 60})}});
+  w.lay(0, {{0, level0({neg_inf, 5, 9, 13, 17, 21, 25})}, {last, level0({50, 60})}});
   expect_well_formed(w);
   auto a = w.alg(0.5);
   expect_result(a.remove(60), status::ok, true, val(60));
   expect_result(a.remove(50), status::ok, true, val(50));
-  EXPECT_TRUE(w.contents(16).empty());
-  EXPECT_FALSE(w.image(16).zombie());
-  EXPECT_EQ(w.image(16).max, empty_key);
-  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{0, 16}));
+  EXPECT_TRUE(w.contents(last).empty());
+  EXPECT_FALSE(w.image(last).zombie());
+  EXPECT_EQ(w.image(last).max, empty_key);
+  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{0, last}));
   EXPECT_EQ(w.level_count(0), 2);
   EXPECT_EQ(w.stats().merges, 0u);
   expect_well_formed(w);
   expect_result(a.insert(70, val(70)), status::ok, true, 0);
   expect_result(a.insert(30, val(30)), status::ok, true, 0);
-  EXPECT_EQ(w.contents(16), level0({30, 70}));
+  EXPECT_EQ(w.contents(last), level0({30, 70}));
   EXPECT_EQ(w.contents(0), level0({neg_inf, 5, 9, 13, 17, 21, 25}));
   expect_well_formed(w);
 }
@@ -802,27 +887,28 @@ TYPED_TEST(ThesisExamples, LastChunkMayBecomeEmpty) {
 // still names the zombie until an update walks past it and moves the head.
 TYPED_TEST(ThesisExamples, MergeOfFirstChunkMovesHeadLazily) {
   constexpr int N = TypeParam::value;
+  const chunk_index next = spare<N>(0);
   world<N> w;
-  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {16, level0({50, 60})}});
+  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {next, level0({50, 60})}});
   auto a = w.alg(0.5);
   w.reset_observation();
   expect_result(a.remove(5), status::ok, true, val(5));
   EXPECT_TRUE(w.image(0).zombie());
-  EXPECT_EQ(w.contents(16), level0({neg_inf, 9, 50, 60}));
+  EXPECT_EQ(w.contents(next), level0({neg_inf, 9, 50, 60}));
   EXPECT_EQ(w.level_count(0), 1);
   EXPECT_EQ(w.head(0), 0u);
   // Level 1's -inf pointed at the zombie; it now points at the chunk that
   // holds -inf.
-  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 16}}));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, next}}));
   EXPECT_EQ(w.stats().down_ptr_updates, 1u);
   expect_well_formed(w);
 
   w.reset_observation();
   expect_result(a.insert(7, val(7)), status::ok, true, 0);
   EXPECT_EQ(w.stats().head_unlinks, 1u);
-  EXPECT_EQ(w.head(0), 16u);
-  EXPECT_EQ(w.contents(16), level0({neg_inf, 7, 9, 50, 60}));
-  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{16}));
+  EXPECT_EQ(w.head(0), next);
+  EXPECT_EQ(w.contents(next), level0({neg_inf, 7, 9, 50, 60}));
+  EXPECT_EQ(gfsl::level_chunks(w.view(), 0), (std::vector<chunk_index>{next}));
   expect_well_formed(w);
 }
 
@@ -849,7 +935,7 @@ TYPED_TEST(ThesisExamples, SentinelKeysAreRefused) {
     expect_result(a.contains(k), status::ok, true, 5);
   }
   EXPECT_EQ(w.contents(0).at(1), (kv{1, 5}));
-  EXPECT_EQ(w.contents(19).back(), (kv{gfsl::max_user_key, 5}));
+  EXPECT_EQ(w.contents(fig41<N>::x3).back(), (kv{gfsl::max_user_key, 5}));
   expect_well_formed(w);
   for (key_type k : {gfsl::min_user_key, gfsl::max_user_key}) expect_result(a.remove(k), status::ok, true, 5);
   expect_well_formed(w);
@@ -868,6 +954,35 @@ void expect_stopped_with(world<N>& w, const std::map<key_type, value_type>& inse
   expect_result(a.remove(inserted.begin()->first), status::stopped, false, 0);
   expect_result(a.contains(inserted.begin()->first), status::stopped, false, 0);
   EXPECT_EQ(gfsl::level_entries(w.view(), 0), expected) << "a stopped structure is left alone";
+}
+
+// The merge needs a split of the full successor and the pool is empty: the
+// delete stops with pool_exhausted before touching level 0, so the key stays
+// in the set (it has already left level 1, which keeps level 1 a subset of
+// level 0), E is not a zombie, and nothing stays locked.
+TYPED_TEST(ThesisExamples, MergeSplitWithEmptyPoolLeavesKey) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  const chunk_index ce = spare<N>(0), cf = spare<N>(1), cg = spare<N>(2);
+  world<N> w(N + 3);
+  kvs full;
+  for (int i = 0; i < D; ++i) full.emplace_back(100 + i, val(100 + i));
+  w.lay(0, {{0, level0({neg_inf, 5})}, {ce, level0({10, 11, 12})}, {cf, full}, {cg, level0({500})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {10, ce}, {11, ce}, {500, cg}}}});
+  ASSERT_EQ(w.alloc_counter(), static_cast<std::uint64_t>(N + 3));
+  expect_well_formed(w);
+  auto a = w.alg(0.5);
+  w.reset_observation();
+  expect_result(a.remove(10), status::pool_exhausted, false, 0);
+  EXPECT_EQ(w.contents(ce), level0({10, 11, 12}));
+  EXPECT_FALSE(w.image(ce).zombie());
+  EXPECT_EQ(w.contents(cf), full);
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {11, ce}, {500, cg}}));
+  EXPECT_EQ(w.stats().merges, 0u);
+  EXPECT_EQ(w.stats().splits, 0u);
+  std::map<key_type, value_type> present{{5, val(5)}, {10, val(10)}, {11, val(11)}, {12, val(12)}, {500, val(500)}};
+  for (const kv& e : full) present.insert(e);
+  expect_stopped_with(w, present);
 }
 
 // Two spare chunks: the third level-0 split finds the pool empty. The insert
