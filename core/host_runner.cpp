@@ -1,6 +1,7 @@
 #include "host_runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -71,15 +72,20 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), nullptr, mode == host_mode::threads));
     if (keep_records) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
+  // The run's clock: read before the operation's first shared access and after
+  // its last, so that real-time order implies stamp order (model/history.hpp).
+  std::atomic<std::uint64_t> clock{model::first_free_stamp(out.prefill.size())};
   auto step = [&](std::uint32_t t, algorithm<host_team<N>>& a, std::uint64_t j) {
     const model::operation op = model::operation_at(w, j);
+    const std::uint64_t call = clock.fetch_add(1, std::memory_order_seq_cst);
     const op_result r = apply_op(a, op);
+    const std::uint64_t ret = clock.fetch_add(1, std::memory_order_seq_cst);
     counts[t].add(op.kind, r);
     if (keep_records) {
       // Sequential runs keep the records in execution order: that order is a
       // linearization, checked exactly against the model.
       auto& into = mode == host_mode::sequential ? out.records : per_team[t];
-      into.push_back({t, op, r.st, r.ok, r.value});
+      into.push_back({t, op, r.st, r.ok, r.value, call, ret});
     }
     return r;
   };

@@ -12,18 +12,10 @@
 #include <vector>
 
 #include "../core/types.hpp"
+#include "history.hpp"
 #include "sequential_map.hpp"
 
 namespace gfsl::model {
-
-// One operation of a run and what it returned.
-struct op_record {
-  team_id team = 0;
-  operation op;
-  status st = status::ok;
-  bool ok = false;
-  value_type value = 0;
-};
 
 // Problems found (empty when the final contents agree with the records).
 // `final_entries` must be sorted by key. At most `max_problems` are listed.

@@ -84,11 +84,11 @@ __global__ void run_ops(structure_view<N> s, model::workload w, const model::ope
   for (std::uint64_t j = first; j < last; ++j) {
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
     const op_result r = apply_op(a, op);
-    if (records && team.lane() == 0) records[j] = model::op_record{t, op, r.st, r.ok, r.value};
+    if (records && team.lane() == 0) records[j] = model::op_record{t, op, r.st, r.ok, r.value, 0, 0};
     if (r.st != status::ok) {
       // Mark the operations this team never ran as not run.
       for (std::uint64_t rest = j + 1; records && team.lane() == 0 && rest < last; ++rest) {
-        records[rest] = model::op_record{t, listed ? listed[rest] : model::operation_at(w, rest), status::stopped, false, 0};
+        records[rest] = model::op_record{t, listed ? listed[rest] : model::operation_at(w, rest), status::stopped, false, 0, 0, 0};
       }
       break;
     }

@@ -1,0 +1,29 @@
+// The subcommands of the gfsl program. Each adds itself to the root app and
+// returns the function that runs it once parsing is done.
+//
+// Exit codes, for every command: 0 fine; 1 a violation found; 2 bad usage, bad
+// input or missing environment (no CUDA device, unreadable file); 3 an answer
+// that could not be decided (a checker's time limit); 4 the run stopped on an
+// error of its own (chunk pool exhausted, a kernel watchdog).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace gfsl::cli {
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_violation = 1;
+inline constexpr int exit_usage = 2;
+inline constexpr int exit_undecided = 3;
+inline constexpr int exit_run_error = 4;
+
+struct command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+command add_run_command(CLI::App& root);
+
+}  // namespace gfsl::cli
