@@ -25,5 +25,6 @@ struct command {
 };
 
 command add_run_command(CLI::App& root);
+command add_replay_command(CLI::App& root);
 
 }  // namespace gfsl::cli

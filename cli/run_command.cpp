@@ -1,5 +1,5 @@
-// gfsl run: executes a workload on a backend and prints a summary with the
-// checks the run allows.
+// gfsl run / gfsl replay: execute a workload on a backend and print a summary
+// with the checks the run allows and the line that replays it.
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/run_options.hpp"
 #include "core/host_runner.hpp"
 #include "model/final_state.hpp"
 #include "model/workload.hpp"
@@ -19,34 +20,8 @@ namespace gfsl::cli {
 
 namespace {
 
-struct run_options {
-  gfsl::model::workload w;
-  std::string backend = "host";
-  std::string mix = "10,10,80";
-  std::uint32_t pool = 0;
-  double watchdog = 120.0;
-};
-
-bool parse_mix(const std::string& text, gfsl::model::workload& w) {
-  int i = -1, d = -1, c = -1;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%d,%d,%d%c", &i, &d, &c, &extra) != 3) return false;
-  w.insert_pct = i;
-  w.delete_pct = d;
-  w.contains_pct = c;
-  return true;
-}
-
-std::string replay_line(const run_options& o) {
-  std::ostringstream s;
-  s << "gfsl run --backend " << o.backend << " --teams " << o.w.teams << " --ops " << o.w.ops << " --mix " << o.w.insert_pct
-    << "," << o.w.delete_pct << "," << o.w.contains_pct << " --range " << o.w.range << " --prefill " << o.w.prefill
-    << " --chunk " << o.w.chunk << " --p-chunk " << o.w.p_chunk << " --seed " << o.w.seed;
-  if (o.pool) s << " --pool " << o.pool;
-  return s.str();
-}
-
-int report(const run_options& o, const gfsl::host_run& r, const std::string& device) {
+int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
+           const gfsl::sched::outcome* schedule) {
   using gfsl::op_kind;
   const auto& c = r.report.counts;
   auto kind = [&](const char* name, op_kind k) {
@@ -55,6 +30,16 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                 static_cast<unsigned long long>(b[1]), static_cast<unsigned long long>(b[0]));
   };
   std::printf("gfsl run: backend %s%s%s\n", o.backend.c_str(), device.empty() ? "" : " on ", device.c_str());
+  if (o.backend == "host") {
+    if (schedule) {
+      std::printf("schedule: %s, depth %d, granularity %s, seed %llu: %llu scheduling points, %llu switches, %s\n",
+                  o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
+                  (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
+                  gfsl::sched::name(schedule->reason));
+    } else {
+      std::printf("schedule: turns: teams take turns, one whole operation each\n");
+    }
+  }
   std::printf("workload: %s\n", o.w.describe().c_str());
   std::printf("prefill:  %zu keys\n", r.prefill.size());
   std::printf("operations:\n");
@@ -94,7 +79,17 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   } else {
     std::printf("check:    final contents agree, key by key, with the successful operations\n");
   }
-  if (o.backend == "host") {
+  if (schedule && schedule->reason != gfsl::sched::stop_reason::completed) {
+    std::printf("stopped:  %s after %llu scheduling points; %zu teams unfinished, their operations in flight kept as pending\n",
+                gfsl::sched::name(schedule->reason), (unsigned long long)schedule->steps, schedule->unfinished.size());
+    std::istringstream lines(schedule->report);
+    for (std::string line; std::getline(lines, line);) std::printf("          %s\n", line.c_str());
+    const bool found = schedule->reason == gfsl::sched::stop_reason::deadlock ||
+                       schedule->reason == gfsl::sched::stop_reason::livelock;
+    if (found) rc = exit_violation;
+    else if (rc == exit_ok) rc = exit_undecided;
+  }
+  if (o.backend == "host" && !schedule) {
     const std::string mismatch = gfsl::model::first_sequential_mismatch(r.prefill, r.records);
     if (!mismatch.empty()) {
       std::printf("check:    FAILED: %s\n", mismatch.c_str());
@@ -105,16 +100,16 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   } else {
     std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
   }
-  std::printf("replay:   %s%s\n", replay_line(o).c_str(),
-              o.backend == "host" ? "" : "   (threads and cuda runs interleave freely: the same workload, not the same schedule)");
+  if (o.backend == "host") {
+    std::printf("replay:   gfsl replay %s\n", encode_replay(o).c_str());
+  } else {
+    std::printf("replay:   gfsl replay %s   (cannot be replayed: %s runs interleave freely; this repeats the workload, not the schedule)\n",
+                encode_replay(o).c_str(), o.backend.c_str());
+  }
   return rc;
 }
 
-int run_command(run_options& o) {
-  if (!parse_mix(o.mix, o.w)) {
-    std::fprintf(stderr, "gfsl run: --mix %s: expected three percentages I,D,C such as 10,10,80\n", o.mix.c_str());
-    return exit_usage;
-  }
+int execute(run_options& o) {
   if (const std::string bad = o.w.validate(); !bad.empty()) {
     std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
     return exit_usage;
@@ -132,43 +127,95 @@ int run_command(run_options& o) {
       std::fflush(stderr);
       std::_Exit(exit_run_error);  // the kernel still holds the device; the process must go
     }
-    return report(o, d.run, d.device_name);
+    return report(o, d.run, d.device_name, nullptr);
 #else
     std::fprintf(stderr, "gfsl run: --backend cuda: not available in this build (configured without nvcc)\n");
     return exit_usage;
 #endif
   }
-  const auto mode = o.backend == "threads" ? gfsl::host_mode::threads : gfsl::host_mode::sequential;
-  return report(o, gfsl::run_on_host(o.w, mode, o.pool, true), "");
+  if (o.backend == "threads") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true), "", nullptr);
+  if (o.sched == "turns") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true), "", nullptr);
+  resolve_defaults(o);
+  const gfsl::scheduled_run r = gfsl::run_scheduled(o.w, o.so, o.pool, true);
+  return report(o, r.run, "", &r.outcome);
 }
 
 }  // namespace
 
 command add_run_command(CLI::App& root) {
-  auto o = std::make_shared<run_options>();
+  struct state {
+    run_options opts;
+    std::string mix = "10,10,80";
+    std::string granularity = "lane";
+  };
+  auto st = std::make_shared<state>();
+  run_options& o = st->opts;
   CLI::App* run = root.add_subcommand("run", "execute a workload on a backend and check what the run allows");
-  run->add_option("--backend", o->backend, "host (emulated teams taking turns), threads (one OS thread per team), cuda")
+  run->add_option("--backend", o.backend,
+                  "host (emulated teams under the deterministic scheduler), threads (one OS thread per team), cuda")
       ->check(CLI::IsMember({"host", "threads", "cuda"}))
       ->capture_default_str();
-  run->add_option("--teams", o->w.teams, "teams (emulated warps / warps)")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
-  run->add_option("--ops", o->w.ops, "operations in the concurrent phase, over all teams")->capture_default_str();
-  run->add_option("--mix", o->mix, "percentages of insert, delete, contains")->capture_default_str();
-  run->add_option("--range", o->w.range, "keys uniform in [1, R]")->check(CLI::Range(1u, gfsl::max_user_key))->capture_default_str();
-  run->add_option("--prefill", o->w.prefill, "fraction of the range inserted before the concurrent phase")
+  run->add_option("--teams", o.w.teams, "teams (emulated warps / warps)")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
+  run->add_option("--ops", o.w.ops, "operations in the concurrent phase, over all teams")->capture_default_str();
+  run->add_option("--mix", st->mix, "percentages of insert, delete, contains: I,D,C")->capture_default_str();
+  run->add_option("--range", o.w.range, "keys uniform in [1, R]")->check(CLI::Range(1u, gfsl::max_user_key))->capture_default_str();
+  run->add_option("--prefill", o.w.prefill, "fraction of the range inserted before the concurrent phase")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  run->add_option("--chunk", o->w.chunk, "entries per chunk (N)")->check(CLI::IsMember({16, 32}))->capture_default_str();
-  run->add_option("--p-chunk", o->w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  run->add_option("--seed", o->w.seed, "workload seed")->capture_default_str();
-  run->add_option("--pool", o->pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
-  run->add_option("--watchdog", o->watchdog, "cuda: seconds a kernel may run before the run is stopped")
+  run->add_option("--chunk", o.w.chunk, "entries per chunk (N)")->check(CLI::IsMember({16, 32}))->capture_default_str();
+  run->add_option("--p-chunk", o.w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  run->add_option("--seed", o.w.seed, "workload seed (and the scheduler's, unless --sched-seed)")->capture_default_str();
+  run->add_option("--sched", o.sched, "host: random (uniform), pct, fair-pct (PCT, then random), turns (whole operations in turn)")
+      ->check(CLI::IsMember({"random", "pct", "fair-pct", "turns"}))
+      ->capture_default_str();
+  run->add_option("--depth", o.so.depth, "pct: bug depth d (d-1 priority change points)")->check(CLI::Range(1, 1000))->capture_default_str();
+  run->add_option("--granularity", st->granularity, "host: steps of a team-wide read: chunk, line (128 bytes), lane")
+      ->check(CLI::IsMember({"chunk", "line", "lane"}))
+      ->capture_default_str();
+  CLI::Option* sched_seed = run->add_option("--sched-seed", o.so.seed, "host: scheduler seed (default: --seed)");
+  o.so.pct_steps = 0;
+  run->add_option("--pct-steps", o.so.pct_steps, "pct: k, the expected run length in steps (0: estimated)")->capture_default_str();
+  run->add_option("--fair-after", o.so.fair_after, "fair-pct: steps of PCT before random (0: half of k)")->capture_default_str();
+  run->add_option("--max-steps", o.so.max_steps, "host: stop after this many scheduling points (0: no bound)")->capture_default_str();
+  run->add_option("--livelock-steps", o.so.livelock_steps, "host: scheduling points without a completed operation that count as livelock")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return {run, [o] {
+  run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
+  run->add_option("--watchdog", o.watchdog, "cuda: seconds a kernel may run before the run is stopped")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  return {run, [st, sched_seed] {
+            run_options& o = st->opts;
+            if (!parse_mix(st->mix, o.w)) {
+              std::fprintf(stderr, "gfsl run: --mix %s: expected three percentages I,D,C such as 10,10,80\n", st->mix.c_str());
+              return exit_usage;
+            }
+            gfsl::sched::parse(st->granularity, o.so.gran);
+            if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
+            o.sched_seed_given = sched_seed->count() > 0;
             try {
-              return run_command(*o);
+              return execute(o);
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl run: %s\n", e.what());
+              return exit_run_error;
+            }
+          }};
+}
+
+command add_replay_command(CLI::App& root) {
+  auto text = std::make_shared<std::string>();
+  CLI::App* replay = root.add_subcommand("replay", "run again the run a replay string describes (printed by every run)");
+  replay->add_option("replay-string", *text, "the string after 'gfsl replay' in a run's summary")->required();
+  return {replay, [text] {
+            run_options o;
+            if (const std::string bad = decode_replay(*text, o); !bad.empty()) {
+              std::fprintf(stderr, "gfsl replay: %s\n", bad.c_str());
+              return exit_usage;
+            }
+            try {
+              return execute(o);
+            } catch (const std::exception& e) {
+              std::fprintf(stderr, "gfsl replay: %s\n", e.what());
               return exit_run_error;
             }
           }};

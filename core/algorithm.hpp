@@ -651,6 +651,17 @@ class algorithm {
   }
 };
 
+// One operation by kind, for executors that replay a list of operations.
+template <class Algo>
+GFSL_FN op_result apply_operation(Algo& a, op_kind kind, key_type k, value_type v) {
+  switch (kind) {
+    case op_kind::insert: return a.insert(k, v);
+    case op_kind::remove: return a.remove(k);
+    case op_kind::contains: return a.contains(k);
+  }
+  return {status::key_out_of_range, false, 0};
+}
+
 // Threshold for the p_chunk coin: p in [0, 1] -> random_u32() < threshold.
 inline constexpr std::uint64_t p_chunk_threshold_of(double p) {
   if (!(p > 0.0)) return 0;

@@ -5,7 +5,10 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "algorithm.hpp"
@@ -27,16 +30,12 @@ namespace {
 
 template <class Algo>
 op_result apply_op(Algo& a, const model::operation& op) {
-  switch (op.kind) {
-    case op_kind::insert: return a.insert(op.key, op.value);
-    case op_kind::remove: return a.remove(op.key);
-    case op_kind::contains: return a.contains(op.key);
-  }
-  return {};
+  return apply_operation(a, op.kind, op.key, op.value);
 }
 
 template <int N>
-host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records) {
+host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
+             const sched::options* sched_options, sched::outcome* sched_outcome) {
   host_run out;
   const std::uint32_t pool = pool_chunks ? pool_chunks : default_pool_chunks(w);
   host_structure<N> s(pool);
@@ -44,7 +43,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   out.report.pool_chunks = pool;
 
   auto note_error = [&](const op_result& r, const model::operation& op, team_id t) {
-    if (r.st == status::ok || out.report.first_error != status::ok) return;
+    if (r.st == status::ok || r.st == status::stopped || out.report.first_error != status::ok) return;
     out.report.first_error = r.st;
     out.report.error_detail = std::string(status_name(r.st)) + " during " + model::describe(op) + " by team " +
                               std::to_string(t) + " (pool of " + std::to_string(pool) + " chunks)";
@@ -64,40 +63,61 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     }
   }
 
+  std::unique_ptr<sched::scheduler> scheduler;
+  if (mode == host_mode::scheduled) scheduler = std::make_unique<sched::scheduler>(*sched_options);
   std::vector<std::vector<model::op_record>> per_team(w.teams);
   std::vector<op_counts> counts(w.teams);
-  std::vector<path_stats> paths(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
+  std::vector<std::unique_ptr<algorithm<host_team<N>>>> algos;
   for (std::uint32_t t = 0; t < w.teams; ++t) {
-    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), nullptr, mode == host_mode::threads));
-    if (keep_records) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
+    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), scheduler.get(), mode == host_mode::threads));
+    algos.push_back(std::make_unique<algorithm<host_team<N>>>(*teams[t], s.view(), threshold));
+    if (keep_records && mode != host_mode::sequential) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
   // The run's clock: read before the operation's first shared access and after
   // its last, so that real-time order implies stamp order (model/history.hpp).
+  // Reading it is not a scheduling point: it is the observer, not the program.
   std::atomic<std::uint64_t> clock{model::first_free_stamp(out.prefill.size())};
-  auto step = [&](std::uint32_t t, algorithm<host_team<N>>& a, std::uint64_t j) {
+  // Runs operation j as team t. The record goes in before the operation starts,
+  // pending, so that an operation a stopped run leaves in flight stays in the
+  // history as pending. Sequential runs keep one list in execution order: that
+  // order is a linearization, checked exactly against the model.
+  auto step = [&](std::uint32_t t, std::uint64_t j) {
     const model::operation op = model::operation_at(w, j);
-    const std::uint64_t call = clock.fetch_add(1, std::memory_order_seq_cst);
-    const op_result r = apply_op(a, op);
-    const std::uint64_t ret = clock.fetch_add(1, std::memory_order_seq_cst);
-    counts[t].add(op.kind, r);
+    auto& into = mode == host_mode::sequential ? out.records : per_team[t];
+    std::size_t slot = 0;
     if (keep_records) {
-      // Sequential runs keep the records in execution order: that order is a
-      // linearization, checked exactly against the model.
-      auto& into = mode == host_mode::sequential ? out.records : per_team[t];
-      into.push_back({t, op, r.st, r.ok, r.value, call, ret});
+      slot = into.size();
+      into.push_back({t, op, status::ok, false, 0, clock.fetch_add(1, std::memory_order_seq_cst), model::no_stamp});
     }
+    const op_result r = apply_op(*algos[t], op);
+    const std::uint64_t ret = clock.fetch_add(1, std::memory_order_seq_cst);
+    if (keep_records) {
+      model::op_record& rec = into[slot];
+      rec.st = r.st;
+      rec.ok = r.ok;
+      rec.value = r.value;
+      rec.ret = ret;
+    }
+    counts[t].add(op.kind, r);
+    if (r.st != status::ok) note_error(r, op, t);
     return r;
+  };
+  // A team's whole share of the concurrent phase; it stops at its first error
+  // (the error word then stops the others at their next operation).
+  auto team_body = [&](std::uint32_t t) {
+    for (std::uint64_t j = team_first_op(w, t); j < team_first_op(w, t + 1); ++j) {
+      if (step(t, j).st != status::ok) break;
+      if (scheduler) scheduler->completed_operation();
+    }
   };
 
   const auto start = std::chrono::steady_clock::now();
   if (out.report.first_error == status::ok) {
     if (mode == host_mode::sequential) {
       // Teams take turns, one operation each, until all are done.
-      std::vector<algorithm<host_team<N>>> algos;
       std::vector<std::uint64_t> next(w.teams), end(w.teams);
       for (std::uint32_t t = 0; t < w.teams; ++t) {
-        algos.emplace_back(*teams[t], s.view(), threshold);
         next[t] = team_first_op(w, t);
         end[t] = team_first_op(w, t + 1);
       }
@@ -106,39 +126,24 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
         more = false;
         for (std::uint32_t t = 0; t < w.teams && !stop; ++t) {
           if (next[t] == end[t]) continue;
-          const op_result r = step(t, algos[t], next[t]++);
-          if (r.st != status::ok) {
-            note_error(r, model::operation_at(w, next[t] - 1), t);
-            stop = true;
-          }
+          stop = step(t, next[t]++).st != status::ok;
           more = true;
         }
       }
+    } else if (mode == host_mode::scheduled) {
+      std::vector<std::function<void()>> bodies;
+      for (std::uint32_t t = 0; t < w.teams; ++t) bodies.emplace_back([&team_body, t] { team_body(t); });
+      *sched_outcome = scheduler->run(std::move(bodies));
     } else {
       std::barrier sync(static_cast<std::ptrdiff_t>(w.teams));
-      std::vector<op_result> first_error(w.teams);
-      std::vector<std::uint64_t> failed_op(w.teams, 0);
       std::vector<std::thread> threads;
       for (std::uint32_t t = 0; t < w.teams; ++t) {
         threads.emplace_back([&, t] {
-          algorithm<host_team<N>> a(*teams[t], s.view(), threshold);
           sync.arrive_and_wait();
-          for (std::uint64_t j = team_first_op(w, t); j < team_first_op(w, t + 1); ++j) {
-            const op_result r = step(t, a, j);
-            if (r.st != status::ok) {  // the structure is stopped: the others see it at their next operation
-              first_error[t] = r;
-              failed_op[t] = j;
-              break;
-            }
-          }
+          team_body(t);
         });
       }
       for (std::thread& th : threads) th.join();
-      for (std::uint32_t t = 0; t < w.teams; ++t) {
-        if (first_error[t].st != status::ok && first_error[t].st != status::stopped) {
-          note_error(first_error[t], model::operation_at(w, failed_op[t]), t);
-        }
-      }
     }
   }
   out.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -148,24 +153,35 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       for (int b = 0; b < 2; ++b) out.report.counts.by_kind[k][b] += counts[t].by_kind[k][b];
     out.report.counts.errors += counts[t].errors;
     out.report.paths += teams[t]->stats();
-    if (keep_records && mode == host_mode::threads) {
+    if (keep_records && mode != host_mode::sequential) {
       out.records.insert(out.records.end(), per_team[t].begin(), per_team[t].end());
     }
   }
-  const structure_view<N> v = s.view();
-  out.report.chunks_allocated = std::min<std::uint64_t>(v.alloc_counter()[0], pool);
-  for (int level = 1; level < N; ++level) {
-    if (static_cast<std::int64_t>(v.level_counts()[level]) > 0) out.report.height = level;
-  }
-  out.final_entries = level_entries(v, 0);
-  out.structural_problems = structural_problems(v);
+  take_final_state(out, inspect_final_state(s.view()));
   return out;
 }
 
 }  // namespace
 
+void take_final_state(host_run& run, final_state&& f) {
+  run.report.chunks_allocated = f.chunks_allocated;
+  run.report.height = f.height;
+  run.final_entries = std::move(f.entries);
+  run.structural_problems = std::move(f.problems);
+}
+
 host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records) {
-  return w.chunk == 16 ? run<16>(w, mode, pool_chunks, keep_records) : run<32>(w, mode, pool_chunks, keep_records);
+  if (mode == host_mode::scheduled) throw std::invalid_argument("scheduled runs take scheduler options: run_scheduled()");
+  return w.chunk == 16 ? run<16>(w, mode, pool_chunks, keep_records, nullptr, nullptr)
+                       : run<32>(w, mode, pool_chunks, keep_records, nullptr, nullptr);
+}
+
+scheduled_run run_scheduled(const model::workload& w, const sched::options& o, std::uint32_t pool_chunks,
+                            bool keep_records) {
+  scheduled_run out;
+  out.run = w.chunk == 16 ? run<16>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome)
+                          : run<32>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome);
+  return out;
 }
 
 }  // namespace gfsl

@@ -10,12 +10,16 @@
 
 #include "../model/final_state.hpp"
 #include "../model/workload.hpp"
+#include "sched/scheduler.hpp"
 #include "stats.hpp"
 #include "types.hpp"
 
 namespace gfsl {
 
-enum class host_mode { sequential, threads };
+// sequential: teams take turns, one whole operation each (every answer can be
+// checked against the model); scheduled: teams interleave at every shared
+// access under the deterministic scheduler; threads: one OS thread per team.
+enum class host_mode { sequential, scheduled, threads };
 
 // Operations by kind (insert, delete, contains) and answer (false, true).
 struct op_counts {
@@ -52,7 +56,22 @@ struct host_run {
 // by a merge, and merged chunks are never reused.
 std::uint32_t default_pool_chunks(const model::workload& w);
 
+// Copies what an executor learnt of the final structure into the run.
+struct final_state;
+void take_final_state(host_run& run, final_state&& f);
+
 // Runs prefill then the concurrent phase. `pool_chunks` 0 means the default.
 host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks = 0, bool keep_records = true);
+
+struct scheduled_run {
+  host_run run;
+  sched::outcome outcome;
+};
+
+// Runs prefill, then the concurrent phase under the deterministic scheduler.
+// A run the scheduler stops (deadlock, livelock, step limit) keeps every
+// record, with the operations in flight pending.
+scheduled_run run_scheduled(const model::workload& w, const sched::options& o, std::uint32_t pool_chunks = 0,
+                            bool keep_records = true);
 
 }  // namespace gfsl

@@ -225,4 +225,24 @@ std::vector<std::string> structural_problems(const structure_view<N>& s) {
   return problems;
 }
 
+// What every executor reports about the structure it leaves behind.
+struct final_state {
+  std::uint64_t chunks_allocated = 0;
+  int height = 0;  // highest non-empty level
+  std::vector<std::pair<key_type, std::uint32_t>> entries;  // level 0, in key order
+  std::vector<std::string> problems;                        // structural_problems()
+};
+
+template <int N>
+final_state inspect_final_state(const structure_view<N>& v) {
+  final_state f;
+  f.chunks_allocated = v.alloc_counter()[0] < v.capacity ? v.alloc_counter()[0] : v.capacity;
+  for (int level = 1; level < N; ++level) {
+    if (static_cast<std::int64_t>(v.level_counts()[level]) > 0) f.height = level;
+  }
+  f.entries = level_entries(v, 0);
+  f.problems = structural_problems(v);
+  return f;
+}
+
 }  // namespace gfsl

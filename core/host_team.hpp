@@ -44,6 +44,10 @@ class access_hook {
   virtual void before(const access& a) = 0;
   virtual void after(const access& /*a*/, std::uint64_t /*result*/) {}
   virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
+  // The order in which the lanes of a team-wide read load their words: the
+  // identity when left alone. A warp's lanes have no order among themselves,
+  // so a scheduler may pick any.
+  virtual void lane_order(team_id /*team*/, int /*lanes*/, std::uint8_t* /*order*/) {}
 };
 
 namespace detail {
@@ -79,9 +83,13 @@ class host_team {
   // entry also sees what was written before it was published.
   lanes load_lanes(const std::uint64_t* p) {
     lanes out{};
-    for (int lane = 0; lane < N; ++lane) {
+    std::array<std::uint8_t, N> order;
+    for (int i = 0; i < N; ++i) order[i] = static_cast<std::uint8_t>(i);
+    if (hook_) hook_->lane_order(id_, N, order.data());
+    for (int i = 0; i < N; ++i) {
+      const int lane = order[i];
       access a = make(access_kind::load, mem_order::acquire, lane, p + lane);
-      a.group_index = static_cast<std::uint8_t>(lane);
+      a.group_index = static_cast<std::uint8_t>(i);
       a.group_size = static_cast<std::uint8_t>(N);
       if (hook_) hook_->before(a);
       out[lane] = ref(p + lane).load(std::memory_order_acquire);

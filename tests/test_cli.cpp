@@ -25,8 +25,8 @@ result run(const std::string& args) {
   return r;
 }
 
-TEST(Cli, HostRunPrintsASummaryAndPassesItsChecks) {
-  const result r = run("run --backend host --teams 4 --ops 20000 --mix 30,30,40 --range 500 --chunk 16 --seed 3");
+TEST(Cli, TurnsRunPrintsASummaryAndPassesItsChecks) {
+  const result r = run("run --backend host --sched turns --teams 4 --ops 20000 --mix 30,30,40 --range 500 --chunk 16 --seed 3");
   EXPECT_EQ(r.code, 0) << r.out;
   for (const char* line : {"operations:", "insert", "splits", "merges", "zombie", "restarts", "elapsed:",
                            "final structure well-formed", "every answer matches the sequential model", "replay:"}) {
@@ -34,15 +34,57 @@ TEST(Cli, HostRunPrintsASummaryAndPassesItsChecks) {
   }
 }
 
+std::string replay_string(const std::string& out) {
+  const std::string tag = "replay:   gfsl replay ";
+  const auto at = out.find(tag);
+  if (at == std::string::npos) return {};
+  const auto end = out.find_first_of(" \n", at + tag.size());
+  return out.substr(at + tag.size(), end - at - tag.size());
+}
+
+std::string without_timing(std::string out) {
+  const auto at = out.find("elapsed:");
+  if (at != std::string::npos) out.erase(at, out.find('\n', at) - at);
+  return out;
+}
+
+TEST(Cli, ScheduledRunReplaysFromItsOneLine) {
+  for (const char* sched : {"random --granularity lane", "pct --depth 3 --granularity line", "fair-pct --granularity chunk"}) {
+    const result first = run(std::string("run --teams 6 --ops 3000 --mix 40,40,20 --range 200 --chunk 16 --seed 9 --sched ") + sched);
+    ASSERT_EQ(first.code, 0) << first.out;
+    EXPECT_NE(first.out.find("scheduling points"), std::string::npos) << first.out;
+    const std::string line = replay_string(first.out);
+    ASSERT_FALSE(line.empty()) << first.out;
+    const result again = run("replay " + line);
+    EXPECT_EQ(again.code, 0) << again.out;
+    EXPECT_EQ(without_timing(first.out), without_timing(again.out));
+  }
+}
+
+TEST(Cli, StepLimitStopsTheRunUndecidedWithPendingOperations) {
+  const result r = run("run --teams 4 --ops 3000 --range 100 --chunk 16 --max-steps 5000");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("stopped:  step limit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kept as pending"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadReplayStringsGetOneLineAndExitCode2) {
+  for (const char* s : {"nonsense", "gfsl1:backend=host", "gfsl1:backend=host:teams=x", "gfsl1:teams=1:teams=2"}) {
+    const result r = run(std::string("replay ") + s);
+    EXPECT_EQ(r.code, 2) << s << ":\n" << r.out;
+    EXPECT_NE(r.out.find("gfsl replay: replay string"), std::string::npos) << r.out;
+  }
+}
+
 TEST(Cli, ThreadsRunSaysItCannotBeReplayed) {
   const result r = run("run --backend threads --teams 4 --ops 20000 --range 500 --chunk 32");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("not the same schedule"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cannot be replayed"), std::string::npos) << r.out;
 }
 
 TEST(Cli, BadOptionsGetOneLineAndExitCode2) {
   for (const char* args : {"run --mix 10,10", "run --mix 50,50,50", "run --chunk 64", "run --backend gpu",
-                           "run --p-chunk 2", "run --teams 0", "run --range 0", "run --frobnicate", ""}) {
+                           "run --p-chunk 2", "run --teams 0", "run --sched fifo", "run --granularity word", "run --depth 0", "run --range 0", "run --frobnicate", ""}) {
     const result r = run(args);
     EXPECT_EQ(r.code, 2) << args << ":\n" << r.out;
     EXPECT_FALSE(r.out.empty()) << args;
@@ -50,7 +92,7 @@ TEST(Cli, BadOptionsGetOneLineAndExitCode2) {
 }
 
 TEST(Cli, PoolExhaustionIsReportedWithExitCode4) {
-  const result r = run("run --backend host --ops 5000 --mix 100,0,0 --range 100000 --prefill 0 --chunk 16 --pool 40");
+  const result r = run("run --backend host --sched turns --ops 5000 --mix 100,0,0 --range 100000 --prefill 0 --chunk 16 --pool 40");
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_NE(r.out.find("chunk pool exhausted"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("final structure well-formed"), std::string::npos) << r.out;

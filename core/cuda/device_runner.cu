@@ -43,16 +43,6 @@ __global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_
   }
 }
 
-template <class Algo>
-__device__ op_result apply_op(Algo& a, const model::operation& op) {
-  switch (op.kind) {
-    case op_kind::insert: return a.insert(op.key, op.value);
-    case op_kind::remove: return a.remove(op.key);
-    case op_kind::contains: return a.contains(op.key);
-  }
-  return {};
-}
-
 __device__ void add_stats(path_stats* into, const path_stats& s) {
   auto add = [](std::uint64_t* p, std::uint64_t v) {
     if (v) atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
@@ -83,7 +73,7 @@ __global__ void run_ops(structure_view<N> s, model::workload w, const model::ope
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   for (std::uint64_t j = first; j < last; ++j) {
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
-    const op_result r = apply_op(a, op);
+    const op_result r = apply_operation(a, op.kind, op.key, op.value);
     if (records && team.lane() == 0) records[j] = model::op_record{t, op, r.st, r.ok, r.value, 0, 0};
     if (r.st != status::ok) {
       // Mark the operations this team never ran as not run.
@@ -208,13 +198,7 @@ device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_re
   // that inspects CPU runs.
   host_structure<N> snapshot(pool);
   GFSL_CUDA_CHECK(cudaMemcpy(snapshot.words(), words.ptr, word_count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-  const structure_view<N> v = snapshot.view();
-  hr.report.chunks_allocated = std::min<std::uint64_t>(v.alloc_counter()[0], pool);
-  for (int level = 1; level < N; ++level) {
-    if (static_cast<std::int64_t>(v.level_counts()[level]) > 0) hr.report.height = level;
-  }
-  hr.final_entries = level_entries(v, 0);
-  hr.structural_problems = structural_problems(v);
+  take_final_state(hr, inspect_final_state(snapshot.view()));
   cudaEventDestroy(begin);
   cudaEventDestroy(end);
   cudaEventDestroy(prefilled);

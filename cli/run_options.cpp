@@ -1,0 +1,119 @@
+#include "cli/run_options.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace gfsl::cli {
+
+bool parse_mix(const std::string& text, model::workload& w) {
+  int i = -1, d = -1, c = -1;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%d,%d,%d%c", &i, &d, &c, &extra) != 3) return false;
+  w.insert_pct = i;
+  w.delete_pct = d;
+  w.contains_pct = c;
+  return true;
+}
+
+void resolve_defaults(run_options& o) {
+  if (!o.sched_seed_given) o.so.seed = o.w.seed;
+  if (o.so.pct_steps == 0) {
+    // Steps per operation, measured on mixed workloads: about 17 team-wide
+    // reads and writes per operation; a lane-granular read is N steps.
+    const std::uint64_t per_op = o.so.gran == sched::granularity::lane   ? 12ull * o.w.chunk
+                                 : o.so.gran == sched::granularity::line ? 30ull
+                                                                         : 17ull;
+    o.so.pct_steps = std::max<std::uint64_t>(1, o.w.ops * per_op);
+  }
+  if (o.so.strat == sched::strategy::fair_pct && o.so.fair_after == 0) o.so.fair_after = o.so.pct_steps / 2;
+}
+
+namespace {
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+}  // namespace
+
+std::string encode_replay(const run_options& o) {
+  std::ostringstream s;
+  s << "gfsl1:backend=" << o.backend << ":teams=" << o.w.teams << ":ops=" << o.w.ops << ":mix=" << o.w.insert_pct << ","
+    << o.w.delete_pct << "," << o.w.contains_pct << ":range=" << o.w.range << ":prefill=" << fmt_double(o.w.prefill)
+    << ":chunk=" << o.w.chunk << ":p-chunk=" << fmt_double(o.w.p_chunk) << ":seed=" << o.w.seed << ":pool=" << o.pool;
+  if (o.backend == "host") {
+    s << ":sched=" << o.sched;
+    if (o.sched != "turns") {
+      s << ":depth=" << o.so.depth << ":granularity=" << sched::name(o.so.gran) << ":sched-seed=" << o.so.seed
+        << ":pct-steps=" << o.so.pct_steps << ":fair-after=" << o.so.fair_after << ":livelock-steps=" << o.so.livelock_steps
+        << ":max-steps=" << o.so.max_steps;
+    }
+  }
+  return s.str();
+}
+
+std::string decode_replay(const std::string& text, run_options& o) {
+  const std::string magic = "gfsl1:";
+  if (text.rfind(magic, 0) != 0) return "replay string must start with '" + magic + "'";
+  std::map<std::string, std::string> fields;
+  std::stringstream in(text.substr(magic.size()));
+  std::string item;
+  while (std::getline(in, item, ':')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) return "replay string: field '" + item + "' is not name=value";
+    if (!fields.emplace(item.substr(0, eq), item.substr(eq + 1)).second) return "replay string: field '" + item.substr(0, eq) + "' given twice";
+  }
+  run_options r;
+  auto take = [&](const char* name, auto& into) -> std::string {
+    const auto it = fields.find(name);
+    if (it == fields.end()) return std::string("replay string: field '") + name + "' is missing";
+    const std::string v = it->second;
+    fields.erase(it);
+    char* end = nullptr;
+    if constexpr (std::is_same_v<std::decay_t<decltype(into)>, double>) {
+      into = std::strtod(v.c_str(), &end);
+    } else if constexpr (std::is_same_v<std::decay_t<decltype(into)>, std::string>) {
+      into = v;
+      return {};
+    } else {
+      const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+      into = static_cast<std::decay_t<decltype(into)>>(x);
+      if (static_cast<unsigned long long>(into) != x || v.empty() || v[0] == '-') end = nullptr;
+    }
+    if (end == nullptr || *end != '\0' || v.empty()) return std::string("replay string: field '") + name + "' has a bad value '" + v + "'";
+    return {};
+  };
+  std::string mix, gran;
+  for (std::string e : {take("backend", r.backend), take("teams", r.w.teams), take("ops", r.w.ops), take("mix", mix),
+                        take("range", r.w.range), take("prefill", r.w.prefill), take("chunk", r.w.chunk),
+                        take("p-chunk", r.w.p_chunk), take("seed", r.w.seed), take("pool", r.pool)}) {
+    if (!e.empty()) return e;
+  }
+  if (!parse_mix(mix, r.w)) return "replay string: field 'mix' has a bad value '" + mix + "'";
+  if (r.backend == "host") {
+    if (std::string e = take("sched", r.sched); !e.empty()) return e;
+    if (r.sched != "turns") {
+      for (std::string e : {take("depth", r.so.depth), take("granularity", gran), take("sched-seed", r.so.seed),
+                            take("pct-steps", r.so.pct_steps), take("fair-after", r.so.fair_after),
+                            take("livelock-steps", r.so.livelock_steps), take("max-steps", r.so.max_steps)}) {
+        if (!e.empty()) return e;
+      }
+      if (!sched::parse(r.sched, r.so.strat)) return "replay string: field 'sched' has a bad value '" + r.sched + "'";
+      if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
+      r.sched_seed_given = true;
+    }
+  } else if (r.backend != "threads" && r.backend != "cuda") {
+    return "replay string: field 'backend' has a bad value '" + r.backend + "'";
+  }
+  if (!fields.empty()) return "replay string: unknown field '" + fields.begin()->first + "'";
+  if (const std::string bad = r.w.validate(); !bad.empty()) return "replay string: " + bad;
+  r.trace = o.trace;
+  r.watchdog = o.watchdog;
+  o = r;
+  return {};
+}
+
+}  // namespace gfsl::cli

@@ -1,0 +1,36 @@
+// Everything that defines a run of `gfsl run`, and its one-line replay form:
+// `gfsl replay STRING` runs it again, bit for bit on the scheduled backend.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/sched/scheduler.hpp"
+#include "model/workload.hpp"
+
+namespace gfsl::cli {
+
+struct run_options {
+  model::workload w;
+  std::string backend = "host";     // host | threads | cuda
+  std::string sched = "random";     // host: random | pct | fair-pct | turns
+  sched::options so;                // strategy, depth, granularity, seed, k, fair-after, bounds
+  bool sched_seed_given = false;
+  std::uint32_t pool = 0;           // 0: sized from the workload
+  double watchdog = 120.0;          // cuda: seconds per kernel
+  std::string trace;                // where to write the history ("" : nowhere)
+};
+
+// Fills what the user left to defaults: the scheduler's seed (the workload's),
+// PCT's k (an estimate of the run's length in steps) and fair-pct's bound.
+void resolve_defaults(run_options& o);
+
+// "gfsl1:backend=host:teams=4:..." — every field that shapes the run.
+std::string encode_replay(const run_options& o);
+// Empty on success; otherwise one line naming the bad field.
+std::string decode_replay(const std::string& text, run_options& o);
+
+// Parses "I,D,C" into the workload's mix; false when malformed.
+bool parse_mix(const std::string& text, model::workload& w);
+
+}  // namespace gfsl::cli

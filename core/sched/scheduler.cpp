@@ -1,0 +1,329 @@
+#include "scheduler.hpp"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/fixedsize_stack.hpp>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <utility>
+
+namespace gfsl::sched {
+
+namespace ctx = boost::context;
+
+const char* name(strategy s) {
+  switch (s) {
+    case strategy::random: return "random";
+    case strategy::pct: return "pct";
+    case strategy::fair_pct: return "fair-pct";
+  }
+  return "?";
+}
+const char* name(granularity g) {
+  switch (g) {
+    case granularity::chunk: return "chunk";
+    case granularity::line: return "line";
+    case granularity::lane: return "lane";
+  }
+  return "?";
+}
+const char* name(stop_reason r) {
+  switch (r) {
+    case stop_reason::completed: return "completed";
+    case stop_reason::deadlock: return "deadlock";
+    case stop_reason::livelock: return "livelock";
+    case stop_reason::step_limit: return "step limit";
+  }
+  return "?";
+}
+bool parse(const std::string& text, strategy& out) {
+  for (strategy s : {strategy::random, strategy::pct, strategy::fair_pct}) {
+    if (text == name(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+bool parse(const std::string& text, granularity& out) {
+  for (granularity g : {granularity::chunk, granularity::line, granularity::lane}) {
+    if (text == name(g)) {
+      out = g;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+constexpr team_id no_team = std::numeric_limits<team_id>::max();
+constexpr std::uint64_t fnv_prime = 0x100000001B3ull;
+
+// Thrown inside a fiber to leave it when the run stops; never escapes run().
+struct stop_signal {};
+}  // namespace
+
+struct scheduler::impl {
+  options opt;
+  team_rng rng;
+  std::size_t n = 0;
+  std::vector<ctx::fiber> fibers;
+  ctx::fiber main;  // the scheduler loop, while a team runs
+  std::vector<char> done;    // the team's body returned
+  std::vector<char> exited;  // its fiber has ended: returned, or unwound by a stop
+  std::vector<std::uint64_t> wait_epoch;  // write epoch at the team's last lock_wait (+1), 0: not waiting
+  std::vector<wait_edge> wait;
+  std::vector<std::uint32_t> boundaries;  // per team: which positions of its current team-wide read are steps
+  std::vector<std::int64_t> priority;     // PCT
+  std::vector<std::uint64_t> change_points;
+  std::size_t next_change = 0;
+  std::vector<team_id> enabled_scratch;
+
+  team_id current = no_team;
+  team_id next = no_team;
+  std::uint64_t write_epoch = 1;
+  std::uint64_t steps = 0;
+  std::uint64_t switches = 0;
+  std::uint64_t since_completion = 0;
+  std::uint64_t fingerprint = 0xCBF29CE484222325ull;
+  bool stopping = false;
+  stop_reason reason = stop_reason::completed;
+  std::vector<logged_access> log;
+
+  explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
+
+  std::uint64_t below(std::uint64_t bound) {  // uniform in [0, bound), no modulo bias worth caring for at 64 bits
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rng.next()) * bound) >> 64);
+  }
+  bool enabled(team_id t) const { return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]); }
+  bool waiting_now(team_id t) const { return !done[t] && wait_epoch[t] != 0 && write_epoch <= wait_epoch[t]; }
+
+  bool pct_now() const {
+    if (opt.strat == strategy::pct) return true;
+    if (opt.strat == strategy::fair_pct) return steps < (opt.fair_after ? opt.fair_after : opt.pct_steps);
+    return false;
+  }
+
+  team_id choose() {
+    if (pct_now()) {
+      team_id best = no_team;
+      for (team_id t = 0; t < n; ++t) {
+        if (enabled(t) && (best == no_team || priority[t] > priority[best])) best = t;
+      }
+      return best;
+    }
+    enabled_scratch.clear();
+    for (team_id t = 0; t < n; ++t) {
+      if (enabled(t)) enabled_scratch.push_back(t);
+    }
+    if (enabled_scratch.empty()) return no_team;
+    return enabled_scratch[below(enabled_scratch.size())];
+  }
+
+  void setup_pct() {
+    // Initial priorities: a random permutation of d, d+1, ..., d+n-1; change
+    // point j (1-based) lowers the running team to priority j, below them all.
+    priority.assign(n, 0);
+    std::vector<std::int64_t> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = opt.depth + static_cast<std::int64_t>(i);
+    for (std::size_t i = n; i > 1; --i) std::swap(values[i - 1], values[below(i)]);
+    priority = values;
+    change_points.clear();
+    for (int j = 1; j < opt.depth; ++j) change_points.push_back(1 + below(std::max<std::uint64_t>(opt.pct_steps, 1)));
+    std::sort(change_points.begin(), change_points.end());
+    next_change = 0;
+  }
+
+  void stop(stop_reason r) {
+    stopping = true;
+    reason = r;
+    throw stop_signal{};
+  }
+
+  // One scheduling point of the running team.
+  void step() {
+    if (stopping) throw stop_signal{};
+    ++steps;
+    ++since_completion;
+    if (opt.max_steps && steps > opt.max_steps) stop(stop_reason::step_limit);
+    if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
+    while (next_change < change_points.size() && steps >= change_points[next_change]) {
+      if (pct_now()) priority[current] = static_cast<std::int64_t>(next_change + 1);
+      ++next_change;
+    }
+    const team_id pick = choose();
+    if (pick == no_team) stop(stop_reason::deadlock);
+    if (pick == current) return;
+    next = pick;
+    ++switches;
+    main = std::move(main).resume();
+    if (stopping) throw stop_signal{};
+  }
+
+  void note(const access& a, std::uint64_t result) {
+    auto mix = [this](std::uint64_t v) { fingerprint = (fingerprint ^ v) * fnv_prime; };
+    mix(a.team);
+    mix(static_cast<std::uint64_t>(a.kind) << 8 | a.lane);
+    mix(a.word);
+    mix(a.value);
+    mix(result);
+    if (opt.record_accesses) log.push_back({a, result});
+    const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
+                       (a.kind == access_kind::cas && result == a.expected);
+    if (wrote) ++write_epoch;
+  }
+
+  std::string describe_stop() const {
+    std::string out;
+    for (team_id t = 0; t < n; ++t) {
+      if (done[t]) continue;
+      out += "team " + std::to_string(t);
+      if (waiting_now(t)) {
+        const wait_edge& e = wait[t];
+        out += " waits on chunk " + std::to_string(e.chunk);
+        if (lock_is_held(e.lock_word)) {
+          const team_id holder = lock_owner(e.lock_word);
+          out += ", held by team " + std::to_string(holder);
+          if (holder < n && done[holder]) out += ", which has finished without releasing it";
+          if (holder == t) out += " (itself)";
+        } else {
+          out += " (lock word " + std::to_string(e.lock_word) + ")";
+        }
+      } else {
+        out += " is running, not waiting on a lock";
+      }
+      out += "\n";
+    }
+    return out;
+  }
+};
+
+scheduler::scheduler(const options& o) : p_(std::make_unique<impl>(o)) {}
+scheduler::~scheduler() = default;
+
+team_id scheduler::current() const { return p_->current; }
+std::uint64_t scheduler::steps() const { return p_->steps; }
+
+void scheduler::point() { p_->step(); }
+void scheduler::completed_operation() { p_->since_completion = 0; }
+void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
+void scheduler::wrote() { ++p_->write_epoch; }
+
+void scheduler::before(const access& a) {
+  impl& s = *p_;
+  if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
+  s.step();
+}
+
+void scheduler::after(const access& a, std::uint64_t result) { p_->note(a, result); }
+
+void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) {
+  impl& s = *p_;
+  s.wait_epoch[team] = s.write_epoch;
+  s.wait[team] = {team, chunk, lock_word};
+}
+
+void scheduler::lane_order(team_id team, int lanes, std::uint8_t* order) {
+  impl& s = *p_;
+  switch (s.opt.gran) {
+    case granularity::chunk: s.boundaries[team] = 1u; break;
+    case granularity::line: {
+      // 128-byte lines of 8-byte words: 16 lanes a line.
+      const int per_line = 16;
+      const int lines = (lanes + per_line - 1) / per_line;
+      std::array<int, 4> line_order{0, 1, 2, 3};
+      for (int i = lines; i > 1; --i) std::swap(line_order[i - 1], line_order[s.below(i)]);
+      int pos = 0;
+      std::uint32_t b = 0;
+      for (int l = 0; l < lines; ++l) {
+        b |= 1u << pos;
+        for (int k = 0; k < per_line && line_order[l] * per_line + k < lanes; ++k) {
+          order[pos++] = static_cast<std::uint8_t>(line_order[l] * per_line + k);
+        }
+      }
+      s.boundaries[team] = b;
+      break;
+    }
+    case granularity::lane:
+      for (int i = lanes; i > 1; --i) std::swap(order[i - 1], order[s.below(i)]);
+      s.boundaries[team] = 0xFFFFFFFFu;
+      break;
+  }
+}
+
+outcome scheduler::run(std::vector<std::function<void()>> bodies) {
+  impl& s = *p_;
+  s.n = bodies.size();
+  s.done.assign(s.n, 0);
+  s.exited.assign(s.n, 0);
+  s.wait_epoch.assign(s.n, 0);
+  s.wait.assign(s.n, {});
+  s.boundaries.assign(s.n, 1u);
+  s.fibers.clear();
+  s.stopping = false;
+  s.reason = stop_reason::completed;
+  if (s.opt.strat != strategy::random) s.setup_pct();
+  else s.priority.assign(s.n, 0);
+
+  for (std::size_t i = 0; i < s.n; ++i) {
+    s.fibers.emplace_back(std::allocator_arg, ctx::fixedsize_stack(s.opt.stack_bytes),
+                          [&s, i, body = std::move(bodies[i])](ctx::fiber&& caller) mutable {
+                            s.main = std::move(caller);
+                            try {
+                              body();
+                              s.done[i] = 1;
+                            } catch (const stop_signal&) {
+                              // the run stopped while this team was in it
+                            }
+                            s.exited[i] = 1;
+                            return std::move(s.main);
+                          });
+  }
+
+  s.current = s.n ? s.choose() : no_team;
+  while (s.current != no_team) {
+    s.next = no_team;
+    s.fibers[s.current] = std::move(s.fibers[s.current]).resume();
+    if (s.stopping) break;
+    if (s.next != no_team) {
+      s.current = s.next;  // the running team yielded to the one it chose
+      continue;
+    }
+    // The team finished: pick among the rest.
+    s.current = s.choose();
+    if (s.current == no_team) {
+      for (std::size_t t = 0; t < s.n; ++t) {
+        if (!s.done[t]) {
+          s.stopping = true;
+          s.reason = stop_reason::deadlock;
+          break;
+        }
+      }
+    }
+  }
+
+  outcome out;
+  out.reason = s.reason;
+  out.steps = s.steps;
+  out.switches = s.switches;
+  out.fingerprint = s.fingerprint;
+  if (s.stopping) {
+    out.report = s.describe_stop();
+    for (team_id t = 0; t < s.n; ++t) {
+      if (s.done[t]) continue;
+      out.unfinished.push_back(t);
+      if (s.waiting_now(t)) out.waits.push_back(s.wait[t]);
+    }
+    // Each unfinished team is resumed once more to unwind its stack: step()
+    // throws stop_signal as soon as it returns into the team.
+    for (std::size_t t = 0; t < s.n; ++t) {
+      while (!s.exited[t] && s.fibers[t]) s.fibers[t] = std::move(s.fibers[t]).resume();
+    }
+  }
+  s.fibers.clear();
+  out.accesses = std::move(s.log);
+  return out;
+}
+
+}  // namespace gfsl::sched

@@ -1,0 +1,119 @@
+// A deterministic scheduler for emulated teams: each team is a fiber
+// (Boost.Context) and every shared-memory access it makes through the team
+// interface is a scheduling point, where the strategy picks the team that
+// makes the next step. One OS thread runs everything, and every choice comes
+// from one seeded generator, so a seed replays the same interleaving bit for
+// bit.
+//
+// A team that found a lock taken (lock_wait) is not scheduled again until some
+// other team writes shared memory: until then its re-reads would return what
+// it already saw, so skipping them loses no behaviour, and no strategy can
+// starve a lock holder with a spinning team. When every unfinished team waits
+// so, the run is deadlocked; when teams keep stepping but no operation
+// completes for a bounded number of steps, it is livelocked. Either stops the
+// run with a report of who waits on which chunk, held by whom.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../host_team.hpp"
+#include "../types.hpp"
+
+namespace gfsl::sched {
+
+enum class strategy : std::uint8_t {
+  random,    // every step: a uniformly random runnable team
+  pct,       // PCT (Burckhardt et al., ASPLOS 2010): random priorities, depth-1 change points in [1, k]
+  fair_pct,  // PCT for the first `fair_after` steps, random after
+};
+enum class granularity : std::uint8_t {
+  chunk,  // a team-wide read is one step (the thesis' idealised view)
+  line,   // one step per 128-byte line of the read, lines in random order
+  lane,   // one step per lane, lanes in random order
+};
+
+const char* name(strategy s);
+const char* name(granularity g);
+bool parse(const std::string& text, strategy& out);
+bool parse(const std::string& text, granularity& out);
+
+struct options {
+  strategy strat = strategy::random;
+  granularity gran = granularity::lane;
+  int depth = 3;                      // PCT: bug depth d (d-1 change points)
+  std::uint64_t seed = 1;
+  std::uint64_t pct_steps = 100000;   // PCT: k, the expected length of the run in steps
+  std::uint64_t fair_after = 0;       // fair-pct: steps of PCT before random (0: pct_steps)
+  std::uint64_t livelock_steps = 2000000;  // steps without a completed operation that count as livelock
+  std::uint64_t max_steps = 0;        // stop after this many steps (0: no bound)
+  bool record_accesses = false;       // keep every access (tests)
+  std::size_t stack_bytes = 256 * 1024;
+};
+
+enum class stop_reason : std::uint8_t { completed, deadlock, livelock, step_limit };
+const char* name(stop_reason r);
+
+struct wait_edge {
+  team_id team = 0;
+  chunk_index chunk = 0;
+  std::uint64_t lock_word = 0;  // the lock word it saw: names the holder
+};
+
+struct logged_access {
+  access a;
+  std::uint64_t result = 0;
+  friend bool operator==(const logged_access& x, const logged_access& y) {
+    return x.a.team == y.a.team && x.a.kind == y.a.kind && x.a.lane == y.a.lane && x.a.word == y.a.word &&
+           x.a.value == y.a.value && x.result == y.result;
+  }
+};
+
+struct outcome {
+  stop_reason reason = stop_reason::completed;
+  std::uint64_t steps = 0;        // scheduling points passed
+  std::uint64_t switches = 0;     // times the running team changed
+  std::uint64_t fingerprint = 0;  // hash of every access (team, kind, lane, word, value, result) in order
+  std::vector<wait_edge> waits;   // deadlock / livelock: what each unfinished team waits on
+  std::vector<team_id> unfinished;
+  std::string report;             // one line per unfinished team, on a stop
+  std::vector<logged_access> accesses;  // with options.record_accesses
+};
+
+class scheduler final : public access_hook {
+ public:
+  explicit scheduler(const options& o);
+  ~scheduler() override;
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+
+  // Runs body i as team i, each on its own fiber, until all finish or the run
+  // stops. A stopped run's fibers are unwound (their destructors run).
+  outcome run(std::vector<std::function<void()>> bodies);
+
+  // A scheduling point for code that does not go through the team interface
+  // (the toy programs of the tests).
+  void point();
+  // Tells the scheduler that the running team completed an operation.
+  void completed_operation();
+  // A lock a toy program wants: lets it report waits as teams do.
+  void wait_on(chunk_index what, std::uint64_t holder_word);
+  // A write by a toy program: wakes the teams waiting on locks.
+  void wrote();
+  team_id current() const;
+  std::uint64_t steps() const;
+
+  void before(const access& a) override;
+  void after(const access& a, std::uint64_t result) override;
+  void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
+  void lane_order(team_id team, int lanes, std::uint8_t* order) override;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+}  // namespace gfsl::sched
