@@ -79,6 +79,10 @@ struct scheduler::impl {
   std::vector<std::uint64_t> change_points;
   std::size_t next_change = 0;
   std::vector<team_id> enabled_scratch;
+  std::vector<team_id> unfinished;       // teams whose body has not returned, for the fast path
+  std::uint64_t latest_wait_epoch = 0;   // the largest wait epoch set: nobody waits once writes pass it
+  team_id pct_top = no_team;             // highest-priority unfinished team, valid while pct_top_valid
+  bool pct_top_valid = false;
 
   team_id current = no_team;
   team_id next = no_team;
@@ -105,7 +109,29 @@ struct scheduler::impl {
     return false;
   }
 
+  bool nobody_waits() const { return write_epoch > latest_wait_epoch; }
+
+  void finished(team_id t) {
+    done[t] = 1;
+    unfinished.erase(std::find(unfinished.begin(), unfinished.end(), t));
+    pct_top_valid = false;
+  }
+
   team_id choose() {
+    // Fast paths while no team waits on a lock: every unfinished team is
+    // enabled. They pick exactly what the full scans below would.
+    if (nobody_waits()) {
+      if (unfinished.empty()) return no_team;
+      if (!pct_now()) return unfinished[below(unfinished.size())];
+      if (!pct_top_valid) {
+        pct_top = unfinished.front();
+        for (team_id t : unfinished) {
+          if (priority[t] > priority[pct_top]) pct_top = t;
+        }
+        pct_top_valid = true;
+      }
+      return pct_top;
+    }
     if (pct_now()) {
       team_id best = no_team;
       for (team_id t = 0; t < n; ++t) {
@@ -114,7 +140,7 @@ struct scheduler::impl {
       return best;
     }
     enabled_scratch.clear();
-    for (team_id t = 0; t < n; ++t) {
+    for (team_id t : unfinished) {
       if (enabled(t)) enabled_scratch.push_back(t);
     }
     if (enabled_scratch.empty()) return no_team;
@@ -150,6 +176,7 @@ struct scheduler::impl {
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
     while (next_change < change_points.size() && steps >= change_points[next_change]) {
       if (pct_now()) priority[current] = static_cast<std::int64_t>(next_change + 1);
+      pct_top_valid = false;
       ++next_change;
     }
     const team_id pick = choose();
@@ -162,12 +189,12 @@ struct scheduler::impl {
   }
 
   void note(const access& a, std::uint64_t result) {
-    auto mix = [this](std::uint64_t v) { fingerprint = (fingerprint ^ v) * fnv_prime; };
-    mix(a.team);
-    mix(static_cast<std::uint64_t>(a.kind) << 8 | a.lane);
-    mix(a.word);
-    mix(a.value);
-    mix(result);
+    // One multiply-xorshift round per access over all its fields: cheap, and
+    // any difference in any field changes the fingerprint with near certainty.
+    std::uint64_t v = (static_cast<std::uint64_t>(a.team) << 16 | static_cast<std::uint64_t>(a.kind) << 8 | a.lane) ^
+                      (a.word * 0x9E3779B97F4A7C15ull) ^ (a.value * 0xC2B2AE3D27D4EB4Full) ^ (result * 0x165667B19E3779F9ull);
+    fingerprint = (fingerprint ^ v) * fnv_prime;
+    fingerprint ^= fingerprint >> 29;
     if (opt.record_accesses) log.push_back({a, result});
     const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
                        (a.kind == access_kind::cas && result == a.expected);
@@ -221,6 +248,7 @@ void scheduler::after(const access& a, std::uint64_t result) { p_->note(a, resul
 void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) {
   impl& s = *p_;
   s.wait_epoch[team] = s.write_epoch;
+  s.latest_wait_epoch = std::max(s.latest_wait_epoch, s.write_epoch);
   s.wait[team] = {team, chunk, lock_word};
 }
 
@@ -260,6 +288,10 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.wait_epoch.assign(s.n, 0);
   s.wait.assign(s.n, {});
   s.boundaries.assign(s.n, 1u);
+  s.unfinished.clear();
+  for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
+  s.latest_wait_epoch = 0;
+  s.pct_top_valid = false;
   s.fibers.clear();
   s.stopping = false;
   s.reason = stop_reason::completed;
@@ -272,7 +304,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
                             s.main = std::move(caller);
                             try {
                               body();
-                              s.done[i] = 1;
+                              s.finished(static_cast<team_id>(i));
                             } catch (const stop_signal&) {
                               // the run stopped while this team was in it
                             }
