@@ -120,14 +120,25 @@ int execute(run_options& o) {
       std::fprintf(stderr, "gfsl run: --backend cuda: %s\n", why.c_str());
       return exit_usage;
     }
-    const gfsl::device_run d = gfsl::run_on_device(o.w, o.pool, true, o.watchdog);
+    gfsl::device_options dopt;
+    dopt.pool_chunks = o.pool;
+    dopt.keep_records = o.clock != "off";
+    dopt.clock = o.clock == "globaltimer" ? gfsl::model::clock_kind::globaltimer : gfsl::model::clock_kind::device_counter;
+    dopt.hang_seconds = o.hang_timeout;
+    dopt.watchdog_seconds = o.watchdog;
+    const gfsl::device_run d = gfsl::run_on_device(o.w, dopt);
     if (d.timed_out) {
-      std::fprintf(stderr, "gfsl run: a kernel did not finish within %.0f s on %s: stopping (hang bound of the watchdog)\n",
-                   o.watchdog, d.device_name.c_str());
+      std::fprintf(stderr, "gfsl run: a kernel did not finish within the %.0f s watchdog on %s: stopping\n", o.watchdog,
+                   d.device_name.c_str());
       std::fflush(stderr);
       std::_Exit(exit_run_error);  // the kernel still holds the device; the process must go
     }
-    return report(o, d.run, d.device_name, nullptr);
+    int rc = report(o, d.run, d.device_name, nullptr);
+    if (d.hung) {
+      std::printf("hang:     %s\n", d.hang_detail.c_str());
+      if (rc == exit_ok || rc == exit_undecided) rc = exit_run_error;
+    }
+    return rc;
 #else
     std::fprintf(stderr, "gfsl run: --backend cuda: not available in this build (configured without nvcc)\n");
     return exit_usage;
@@ -181,7 +192,13 @@ command add_run_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
-  run->add_option("--watchdog", o.watchdog, "cuda: seconds a kernel may run before the run is stopped")
+  run->add_option("--clock", o.clock, "cuda: stamps from a device-wide counter, %globaltimer, or off (recording off)")
+      ->check(CLI::IsMember({"counter", "globaltimer", "off"}))
+      ->capture_default_str();
+  run->add_option("--hang-timeout", o.hang_timeout, "cuda: seconds a team may wait on a lock before the run is stopped on the device")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--watchdog", o.watchdog, "cuda: seconds the host waits for a kernel before it gives up on the device")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   return {run, [st, sched_seed] {

@@ -44,6 +44,7 @@ std::string encode_replay(const run_options& o) {
   s << "gfsl1:backend=" << o.backend << ":teams=" << o.w.teams << ":ops=" << o.w.ops << ":mix=" << o.w.insert_pct << ","
     << o.w.delete_pct << "," << o.w.contains_pct << ":range=" << o.w.range << ":prefill=" << fmt_double(o.w.prefill)
     << ":chunk=" << o.w.chunk << ":p-chunk=" << fmt_double(o.w.p_chunk) << ":seed=" << o.w.seed << ":pool=" << o.pool;
+  if (o.backend == "cuda") s << ":clock=" << o.clock;
   if (o.backend == "host") {
     s << ":sched=" << o.sched;
     if (o.sched != "turns") {
@@ -105,13 +106,19 @@ std::string decode_replay(const std::string& text, run_options& o) {
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
       r.sched_seed_given = true;
     }
-  } else if (r.backend != "threads" && r.backend != "cuda") {
+  } else if (r.backend == "cuda") {
+    if (std::string e = take("clock", r.clock); !e.empty()) return e;
+    if (r.clock != "counter" && r.clock != "globaltimer" && r.clock != "off") {
+      return "replay string: field 'clock' has a bad value '" + r.clock + "'";
+    }
+  } else if (r.backend != "threads") {
     return "replay string: field 'backend' has a bad value '" + r.backend + "'";
   }
   if (!fields.empty()) return "replay string: unknown field '" + fields.begin()->first + "'";
   if (const std::string bad = r.w.validate(); !bad.empty()) return "replay string: " + bad;
   r.trace = o.trace;
   r.watchdog = o.watchdog;
+  r.hang_timeout = o.hang_timeout;
   o = r;
   return {};
 }

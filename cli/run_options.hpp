@@ -17,7 +17,9 @@ struct run_options {
   sched::options so;                // strategy, depth, granularity, seed, k, fair-after, bounds
   bool sched_seed_given = false;
   std::uint32_t pool = 0;           // 0: sized from the workload
-  double watchdog = 120.0;          // cuda: seconds per kernel
+  double watchdog = 120.0;          // cuda: the host's bound on each kernel, seconds
+  double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device, seconds
+  std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::string trace;                // where to write the history ("" : nowhere)
 };
 

@@ -4,6 +4,8 @@
 // operations. Skipped, saying so, where no CUDA device is present (CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "core/cuda/device_runner.hpp"
@@ -55,11 +57,25 @@ TEST_P(CudaSmoke, FinalStructureAgreesWithTheSuccessfulOperations) {
   w.contains_pct = c.contains_pct;
   w.p_chunk = 1.0;
   w.seed = 11;
-  const gfsl::device_run d = gfsl::run_on_device(w, 0, true, 60.0);
+  gfsl::device_options o;
+  o.watchdog_seconds = 60.0;
+  const gfsl::device_run d = gfsl::run_on_device(w, o);
   ASSERT_FALSE(d.timed_out) << "kernel watchdog fired on " << d.device_name;
   const gfsl::host_run& r = d.run;
   ASSERT_EQ(r.report.first_error, gfsl::status::ok) << r.report.error_detail;
+  ASSERT_FALSE(d.hung) << d.hang_detail;
   ASSERT_EQ(r.records.size(), w.ops);
+  // Stamps from the device-wide counter: distinct, after the prefill's, and
+  // each operation's call before its return.
+  std::vector<std::uint64_t> stamps;
+  for (const auto& rec : r.records) {
+    ASSERT_LT(rec.call, rec.ret);
+    ASSERT_GE(rec.call, gfsl::model::first_free_stamp(r.prefill.size()));
+    stamps.push_back(rec.call);
+    stamps.push_back(rec.ret);
+  }
+  std::sort(stamps.begin(), stamps.end());
+  EXPECT_EQ(std::adjacent_find(stamps.begin(), stamps.end()), stamps.end()) << "two operations share a stamp";
   EXPECT_TRUE(r.structural_problems.empty()) << r.structural_problems.size() << " problems, first: " << r.structural_problems.front();
   const auto implied = gfsl::model::check_implied_final_state(r.prefill, r.records, r.final_entries);
   EXPECT_TRUE(implied.empty()) << implied.front();
@@ -83,5 +99,39 @@ INSTANTIATE_TEST_SUITE_P(
       const smoke_case& c = info.param;
       return "N" + std::to_string(c.chunk) + "_teams" + std::to_string(c.teams) + "_range" + std::to_string(c.range);
     });
+
+// A chunk locked by a team that does not exist: every insert reaching it
+// waits forever. The hang bound must end the kernel on the device, name the
+// chunk and its holder, and keep what was recorded.
+TEST(CudaHang, AStuckRunEndsWithinItsBoundAndNamesTheLockHolder) {
+  if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  gfsl::model::workload w;
+  w.chunk = 32;
+  w.teams = 2048;
+  w.ops = 100000;
+  w.range = 1000;
+  w.prefill = 0;
+  w.insert_pct = 100;
+  w.delete_pct = 0;
+  w.contains_pct = 0;
+  gfsl::device_options o;
+  o.hang_seconds = 2.0;
+  o.watchdog_seconds = 60.0;
+  o.locked_at_start = 0;  // the head chunk of level 0
+  const auto start = std::chrono::steady_clock::now();
+  const gfsl::device_run d = gfsl::run_on_device(w, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(d.timed_out) << "the host watchdog had to step in: the device-side bound did not work";
+  ASSERT_TRUE(d.hung);
+  EXPECT_LT(seconds, 30.0);
+  EXPECT_NE(d.hang_detail.find("waited on chunk 0"), std::string::npos) << d.hang_detail;
+  EXPECT_NE(d.hang_detail.find("held by team " + std::to_string(gfsl::max_team_id)), std::string::npos) << d.hang_detail;
+  std::size_t pending = 0;
+  for (const auto& rec : d.run.records) pending += rec.ret == gfsl::model::no_stamp;
+  EXPECT_GT(pending, 0u);
+  EXPECT_LE(pending, w.teams);
+  std::printf("[ hang     ] %s: stopped after %.2f s: %s; %zu records, %zu pending\n", d.device_name.c_str(), seconds,
+              d.hang_detail.c_str(), d.run.records.size(), pending);
+}
 
 }  // namespace

@@ -43,48 +43,73 @@ __global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_
   }
 }
 
-__device__ void add_stats(path_stats* into, const path_stats& s) {
-  auto add = [](std::uint64_t* p, std::uint64_t v) {
-    if (v) atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  };
-  add(&into->splits, s.splits);
-  add(&into->merges, s.merges);
-  add(&into->zombies_skipped, s.zombies_skipped);
-  add(&into->zombie_unlinks, s.zombie_unlinks);
-  add(&into->head_unlinks, s.head_unlinks);
-  add(&into->backtracks, s.backtracks);
-  add(&into->restarts, s.restarts);
-  add(&into->down_ptr_updates, s.down_ptr_updates);
-  add(&into->lock_waits, s.lock_waits);
-  add(&into->raised_keys, s.raised_keys);
+// A stamp on the run's clock, taken by lane 0 and shared with the team. The
+// warp barriers order it after every lane's earlier accesses and before every
+// lane's later ones, so real-time order of operations implies stamp order.
+template <int N>
+__device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind clock, std::uint64_t* counter) {
+  std::uint64_t v = 0;
+  __syncwarp();
+  if (team.lane() == 0) {
+    if (clock == model::clock_kind::device_counter) {
+      // seq_cst RMW on one device-wide word: all stamps are totally ordered,
+      // consistently with real time.
+      v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_seq_cst);
+    } else if (clock == model::clock_kind::globaltimer) {
+      // Fences keep the timer read from moving across the operation's
+      // accesses; equal readings count as concurrent, which stays sound.
+      __threadfence();
+      v = global_timer_ns();
+      __threadfence();
+    }
+  }
+  v = team.shfl(typename device_team<N>::lanes{v}, 0);
+  __syncwarp();
+  return v;
 }
 
 // Each team runs its block of operations: `listed` ones when given (the
 // prefill), else operation_at(w, j) of the concurrent phase. A team stops at
 // its first error; the error word stops the others at their next operation.
+// Records are pre-filled with 0xFF bytes: a record whose call stamp is still
+// no_stamp belongs to an operation that never started. A team writes its
+// record pending at the call and completes it at the return, so a team that
+// leaves a hung run keeps its operation in flight as pending.
 template <int N>
 __global__ void run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
-                        std::uint64_t threshold, std::uint64_t seed, model::op_record* records, path_stats* stats) {
+                        std::uint64_t threshold, std::uint64_t seed, model::op_record* records, model::clock_kind clock,
+                        std::uint64_t* clock_counter, run_controls controls) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;  // whole tiles only: blockDim is a multiple of 32
   const team_id t = static_cast<team_id>(t64);
-  device_team<N> team(t, seed);
+  device_team<N> team(t, seed, controls);
   algorithm<device_team<N>> a(team, s, threshold);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   for (std::uint64_t j = first; j < last; ++j) {
+    if (team.abort_raised()) break;
+    team.begin_operation();
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
-    const op_result r = apply_operation(a, op.kind, op.key, op.value);
-    if (records && team.lane() == 0) records[j] = model::op_record{t, op, r.st, r.ok, r.value, 0, 0};
-    if (r.st != status::ok) {
-      // Mark the operations this team never ran as not run.
-      for (std::uint64_t rest = j + 1; records && team.lane() == 0 && rest < last; ++rest) {
-        records[rest] = model::op_record{t, listed ? listed[rest] : model::operation_at(w, rest), status::stopped, false, 0, 0, 0};
-      }
-      break;
+    if (records) {
+      const std::uint64_t call = take_stamp(team, clock, clock_counter);
+      if (team.lane() == 0) records[j] = model::op_record{t, op, status::ok, false, 0, call, model::no_stamp};
     }
+    const op_result r = apply_operation(a, op.kind, op.key, op.value);
+    if (records) {
+      const std::uint64_t ret = take_stamp(team, clock, clock_counter);
+      if (team.lane() == 0) {
+        model::op_record& rec = records[j];
+        rec.st = r.st;
+        rec.ok = r.ok;
+        rec.value = r.value;
+        rec.ret = ret;
+      }
+    }
+    if (r.st != status::ok) break;
   }
-  if (team.lane() == 0) add_stats(stats, team.stats());
+  if (team.lane() == 0) add_stats(controls.stats, team.stats());
 }
+
+__global__ void read_timer(std::uint64_t* out) { *out = global_timer_ns(); }
 
 // Waits for `done` without ever blocking longer than the watchdog.
 bool wait_for(cudaEvent_t done, double seconds) {
@@ -99,8 +124,7 @@ bool wait_for(cudaEvent_t done, double seconds) {
 }
 
 template <int N>
-device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_records, double watchdog,
-               int threads_per_block) {
+device_run run(const model::workload& w, const device_options& o) {
   device_run out;
   host_run& hr = out.run;
   cudaDeviceProp prop{};
@@ -108,14 +132,20 @@ device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_re
   GFSL_CUDA_CHECK(cudaGetDevice(&dev));
   GFSL_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   out.device_name = prop.name;
+  out.clock = o.keep_records ? o.clock : model::clock_kind::none;
 
-  const std::uint32_t pool = pool_chunks ? pool_chunks : default_pool_chunks(w);
+  const std::uint32_t pool = o.pool_chunks ? o.pool_chunks : default_pool_chunks(w);
   hr.report.pool_chunks = pool;
   const std::size_t word_count = structure_view<N>::word_count(pool);
   device_buffer<std::uint64_t> words(word_count);
   structure_view<N> view{words.ptr, pool};
   init_words<N><<<1024, 256>>>(words.ptr, word_count, pool);
   GFSL_CUDA_CHECK(cudaGetLastError());
+  if (o.locked_at_start != no_chunk) {
+    const std::uint64_t phantom = lock_word_of(max_team_id);
+    GFSL_CUDA_CHECK(cudaMemcpy(view.chunk(o.locked_at_start) + chunk_shape<N>::lock_lane, &phantom, sizeof phantom,
+                               cudaMemcpyHostToDevice));
+  }
 
   hr.prefill = model::prefill_operations(w);
   device_buffer<model::operation> prefill_ops(hr.prefill.size());
@@ -124,26 +154,60 @@ device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_re
                                cudaMemcpyHostToDevice));
   }
   device_buffer<model::op_record> prefill_records(hr.prefill.size());
-  device_buffer<model::op_record> records(keep_records ? w.ops : 0);
+  device_buffer<model::op_record> records(o.keep_records ? w.ops : 0);
+  if (o.keep_records && w.ops) GFSL_CUDA_CHECK(cudaMemset(records.ptr, 0xFF, w.ops * sizeof(model::op_record)));
+  if (!hr.prefill.empty()) GFSL_CUDA_CHECK(cudaMemset(prefill_records.ptr, 0xFF, hr.prefill.size() * sizeof(model::op_record)));
   device_buffer<path_stats> stats(2);
   GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, 2 * sizeof(path_stats)));
+  device_buffer<std::uint64_t> clock_counter(1);
+  const std::uint64_t first_stamp = model::first_free_stamp(hr.prefill.size());
+  GFSL_CUDA_CHECK(cudaMemcpy(clock_counter.ptr, &first_stamp, sizeof first_stamp, cudaMemcpyHostToDevice));
+  device_buffer<unsigned int> abort_flag(1);
+  GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
+  device_buffer<hang_report> hang(1);
+  GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
 
   const std::uint64_t threads = static_cast<std::uint64_t>(w.teams) * N;
-  const unsigned blocks = static_cast<unsigned>((threads + threads_per_block - 1) / threads_per_block);
+  const unsigned blocks = static_cast<unsigned>((threads + o.threads_per_block - 1) / o.threads_per_block);
   const std::uint64_t threshold = p_chunk_threshold_of(w.p_chunk);
   cudaEvent_t begin, end, prefilled;
   GFSL_CUDA_CHECK(cudaEventCreate(&begin));
   GFSL_CUDA_CHECK(cudaEventCreate(&end));
   GFSL_CUDA_CHECK(cudaEventCreate(&prefilled));
+  struct destroy_events {
+    cudaEvent_t a, b, c;
+    ~destroy_events() {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+      cudaEventDestroy(c);
+    }
+  } events_guard{begin, end, prefilled};
+
+  // The deadline is read on the device from %globaltimer: take its current
+  // value with a one-thread kernel, then add the budget.
+  auto controls_for = [&](path_stats* into) {
+    run_controls c;
+    c.abort_flag = abort_flag.ptr;
+    c.hang = hang.ptr;
+    c.stats = into;
+    std::uint64_t now = 0;
+    device_buffer<std::uint64_t> t(1);
+    read_timer<<<1, 1>>>(t.ptr);
+    GFSL_CUDA_CHECK(cudaGetLastError());
+    GFSL_CUDA_CHECK(cudaMemcpy(&now, t.ptr, sizeof now, cudaMemcpyDeviceToHost));
+    c.deadline_ns = now + static_cast<std::uint64_t>(o.hang_seconds * 1e9);
+    return c;
+  };
 
   // Prefill: its distinct keys inserted by all teams, before the timed phase.
   if (!hr.prefill.empty()) {
-    run_ops<N><<<blocks, threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold,
-                                              w.seed ^ 0xF1F1F1F1ull, prefill_records.ptr, stats.ptr + 1);
+    run_ops<N><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold, w.seed ^ 0xF1F1F1F1ull,
+                                                prefill_records.ptr, model::clock_kind::none, nullptr,
+                                                controls_for(stats.ptr + 1));
     GFSL_CUDA_CHECK(cudaGetLastError());
   }
   GFSL_CUDA_CHECK(cudaEventRecord(prefilled));
-  if (!wait_for(prefilled, watchdog)) {
+  if (!wait_for(prefilled, o.watchdog_seconds)) {
     out.timed_out = true;
     return out;
   }
@@ -154,22 +218,24 @@ device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_re
   }
   bool prefill_ok = true;
   for (const model::op_record& r : prefill_results) {
-    if (r.st != status::ok || !r.ok) {
+    if (r.pending() || !r.ok) {
       prefill_ok = false;
       hr.report.first_error = r.st == status::ok ? status::stopped : r.st;
-      hr.report.error_detail = "prefill " + model::describe(r.op) + " by team " + std::to_string(r.team) + " returned " +
-                               (r.st == status::ok ? std::string("false for a distinct key") : status_name(r.st));
+      hr.report.error_detail = r.call == model::no_stamp ? std::string("prefill stopped before all its keys were inserted")
+                               : "prefill " + model::describe(r.op) + " by team " + std::to_string(r.team) + " returned " +
+                                     (r.st == status::ok ? std::string("false for a distinct key") : status_name(r.st));
       break;
     }
   }
 
   if (prefill_ok) {
+    const run_controls controls = controls_for(stats.ptr);
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
-    run_ops<N><<<blocks, threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
-                                              keep_records ? records.ptr : nullptr, stats.ptr);
+    run_ops<N><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
+                                                o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr, controls);
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
-    if (!wait_for(end, watchdog)) {
+    if (!wait_for(end, o.watchdog_seconds)) {
       out.timed_out = true;
       return out;
     }
@@ -178,13 +244,28 @@ device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_re
     hr.report.seconds = ms / 1000.0;
   }
 
+  hang_report h{};
+  GFSL_CUDA_CHECK(cudaMemcpy(&h, hang.ptr, sizeof h, cudaMemcpyDeviceToHost));
+  if (h.raised) {
+    out.hung = true;
+    std::string holder = lock_is_held(h.lock_word) ? "held by team " + std::to_string(lock_owner(h.lock_word))
+                                                   : "lock word " + std::to_string(h.lock_word);
+    out.hang_detail = "team " + std::to_string(h.team) + " waited on chunk " + std::to_string(h.chunk) + " (" + holder +
+                      ") past the " + std::to_string(o.hang_seconds) + " s hang bound after " + std::to_string(h.waits) +
+                      " lock waits; every team left the kernel, operations in flight are pending";
+  }
+
   path_stats totals[2];
   GFSL_CUDA_CHECK(cudaMemcpy(totals, stats.ptr, sizeof(totals), cudaMemcpyDeviceToHost));
   hr.report.paths = totals[0];
-  if (keep_records && prefill_ok) {
-    hr.records.resize(w.ops);
-    GFSL_CUDA_CHECK(cudaMemcpy(hr.records.data(), records.ptr, w.ops * sizeof(model::op_record), cudaMemcpyDeviceToHost));
-    for (const model::op_record& r : hr.records) {
+  if (o.keep_records && prefill_ok) {
+    std::vector<model::op_record> all(w.ops);
+    GFSL_CUDA_CHECK(cudaMemcpy(all.data(), records.ptr, w.ops * sizeof(model::op_record), cudaMemcpyDeviceToHost));
+    hr.records.reserve(all.size());
+    for (const model::op_record& r : all) {
+      if (r.call == model::no_stamp) continue;  // never started: the team stopped before it
+      hr.records.push_back(r);
+      if (r.ret == model::no_stamp) continue;
       hr.report.counts.add(r.op.kind, op_result{r.st, r.ok, r.value});
       if (r.st != status::ok && r.st != status::stopped && hr.report.first_error == status::ok) {
         hr.report.first_error = r.st;
@@ -199,9 +280,6 @@ device_run run(const model::workload& w, std::uint32_t pool_chunks, bool keep_re
   host_structure<N> snapshot(pool);
   GFSL_CUDA_CHECK(cudaMemcpy(snapshot.words(), words.ptr, word_count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
   take_final_state(hr, inspect_final_state(snapshot.view()));
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
-  cudaEventDestroy(prefilled);
   return out;
 }
 
@@ -217,13 +295,11 @@ std::string cuda_unavailable_reason() {
   return {};
 }
 
-device_run run_on_device(const model::workload& w, std::uint32_t pool_chunks, bool keep_records, double watchdog_seconds,
-                         int threads_per_block) {
-  if (threads_per_block % 32 != 0 || threads_per_block <= 0 || threads_per_block > 1024) {
+device_run run_on_device(const model::workload& w, const device_options& o) {
+  if (o.threads_per_block % 32 != 0 || o.threads_per_block <= 0 || o.threads_per_block > 1024) {
     throw std::invalid_argument("threads per block must be a multiple of 32 in [32, 1024]");
   }
-  return w.chunk == 16 ? run<16>(w, pool_chunks, keep_records, watchdog_seconds, threads_per_block)
-                       : run<32>(w, pool_chunks, keep_records, watchdog_seconds, threads_per_block);
+  return w.chunk == 16 ? run<16>(w, o) : run<32>(w, o);
 }
 
 }  // namespace gfsl

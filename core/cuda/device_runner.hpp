@@ -5,23 +5,38 @@
 
 #include <string>
 
+#include "../../model/history.hpp"
 #include "../host_runner.hpp"
 
 namespace gfsl {
 
+struct device_options {
+  std::uint32_t pool_chunks = 0;  // 0: sized from the workload
+  model::clock_kind clock = model::clock_kind::device_counter;  // device_counter or globaltimer
+  bool keep_records = true;       // false: recording off (no stamps, no records)
+  double hang_seconds = 30.0;     // a lock wait past this ends the run on the device
+  double watchdog_seconds = 120.0;  // the host's bound on each kernel
+  int threads_per_block = 256;
+  // Fault injection for testing the hang bound: this chunk starts locked by a
+  // team that does not exist (no_chunk: none).
+  chunk_index locked_at_start = no_chunk;
+};
+
 struct device_run {
   host_run run;              // same report, records and final state as a CPU run
   std::string device_name;
-  bool timed_out = false;    // a kernel did not finish within the watchdog time
+  model::clock_kind clock = model::clock_kind::none;
+  bool hung = false;         // the hang bound stopped the run on the device
+  std::string hang_detail;   // one line: who waited on which chunk, held by whom
+  bool timed_out = false;    // a kernel outlived the host's watchdog
 };
 
 // Empty when a CUDA device can be used; otherwise one line saying why not.
 std::string cuda_unavailable_reason();
 
-// Throws std::runtime_error with one line naming the failing CUDA call.
-// `watchdog_seconds` bounds each kernel; a run that exceeds it reports
-// timed_out (the process must then exit: the kernel still occupies the device).
-device_run run_on_device(const model::workload& w, std::uint32_t pool_chunks = 0, bool keep_records = true,
-                         double watchdog_seconds = 120.0, int threads_per_block = 256);
+// Throws std::runtime_error with one line naming the failing CUDA call. A run
+// whose kernel outlives the watchdog reports timed_out (the process must then
+// exit: the kernel still occupies the device).
+device_run run_on_device(const model::workload& w, const device_options& o = {});
 
 }  // namespace gfsl

@@ -29,6 +29,54 @@
 
 namespace gfsl {
 
+// A kernel's view of the run it belongs to: how to stop a hung run. Every
+// lock wait counts against a budget; once the run's deadline passes (read
+// from %globaltimer) the first team to notice raises the device-wide abort
+// flag and records what it waited on, and every team leaves the kernel at its
+// next lock wait or operation. Operations in flight stay pending.
+struct hang_report {
+  unsigned long long raised = 0;  // 0 until a team records a hang
+  team_id team = 0;
+  chunk_index chunk = 0;
+  std::uint64_t lock_word = 0;
+  std::uint64_t waits = 0;        // lock waits of that team in its operation
+};
+
+struct run_controls {
+  unsigned int* abort_flag = nullptr;
+  hang_report* hang = nullptr;
+  std::uint64_t deadline_ns = ~0ull;  // %globaltimer value after which waiting teams abort the run
+  path_stats* stats = nullptr;        // where a team adds its counters when it leaves
+};
+
+__device__ inline std::uint64_t global_timer_ns() {
+#if defined(__CUDA_ARCH__)
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return 0;
+#endif
+}
+
+__device__ inline void add_stats(path_stats* into, const path_stats& s) {
+#if defined(__CUDA_ARCH__)
+  auto add = [](std::uint64_t* p, std::uint64_t v) {
+    if (v) atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  };
+  add(&into->splits, s.splits);
+  add(&into->merges, s.merges);
+  add(&into->zombies_skipped, s.zombies_skipped);
+  add(&into->zombie_unlinks, s.zombie_unlinks);
+  add(&into->head_unlinks, s.head_unlinks);
+  add(&into->backtracks, s.backtracks);
+  add(&into->restarts, s.restarts);
+  add(&into->down_ptr_updates, s.down_ptr_updates);
+  add(&into->lock_waits, s.lock_waits);
+  add(&into->raised_keys, s.raised_keys);
+#endif
+}
+
 template <int N>
 class device_team {
  public:
@@ -38,7 +86,8 @@ class device_team {
     std::uint64_t v;
   };
 
-  __device__ device_team(team_id id, std::uint64_t seed) : id_(id), rng_(team_seed(seed, id)) {
+  __device__ device_team(team_id id, std::uint64_t seed, const run_controls& controls = {})
+      : id_(id), controls_(controls), rng_(team_seed(seed, id)) {
     const unsigned warp_lane = threadIdx.x % 32u;
     lane_ = static_cast<int>(warp_lane % N);
     shift_ = warp_lane - static_cast<unsigned>(lane_);
@@ -138,12 +187,56 @@ class device_team {
 #endif
   }
   // A short back-off keeps spinning teams from flooding the lock's line while
-  // its holder, maybe on the same SM, works.
-  __host__ __device__ void lock_wait(chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {
+  // its holder, maybe on the same SM, works. Every 64th wait checks the abort
+  // flag and the deadline (see run_controls).
+  __host__ __device__ void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
 #if defined(__CUDA_ARCH__)
     __nanosleep(64);
+    if ((++waits_in_op_ & 63u) != 0 || controls_.abort_flag == nullptr) return;
+    int stop = 0;
+    if (lane_ == 0) {
+      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> flag(*controls_.abort_flag);
+      if (flag.load(cuda::std::memory_order_relaxed) != 0) {
+        stop = 1;
+      } else if (global_timer_ns() > controls_.deadline_ns) {
+        stop = 1;
+        flag.store(1, cuda::std::memory_order_relaxed);
+        if (atomicCAS(&controls_.hang->raised, 0ull, 1ull) == 0ull) {
+          controls_.hang->team = id_;
+          controls_.hang->chunk = chunk;
+          controls_.hang->lock_word = lock_word;
+          controls_.hang->waits = waits_in_op_;
+          __threadfence();
+        }
+      }
+    }
+    if (__shfl_sync(mask_, stop, 0, N)) leave();
+#else
+    (void)chunk, (void)lock_word;
 #endif
   }
+  // The run is being stopped: the whole team leaves the kernel now. Its
+  // operation in flight keeps the pending record written at its call.
+  __device__ void leave() {
+#if defined(__CUDA_ARCH__)
+    if (lane_ == 0 && controls_.stats) add_stats(controls_.stats, stats_);
+    __syncwarp(mask_);
+    asm volatile("exit;");
+#endif
+  }
+  __device__ bool abort_raised() const {
+    if (controls_.abort_flag == nullptr) return false;
+    int raised = 0;
+#if defined(__CUDA_ARCH__)
+    if (lane_ == 0) {
+      raised = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*controls_.abort_flag).load(
+                   cuda::std::memory_order_relaxed) != 0;
+    }
+    raised = __shfl_sync(mask_, raised, 0, N);
+#endif
+    return raised != 0;
+  }
+  __device__ void begin_operation() { waits_in_op_ = 0; }
   __host__ __device__ std::uint32_t random_u32() { return static_cast<std::uint32_t>(rng_.next() >> 32); }
 
  private:
@@ -163,6 +256,8 @@ class device_team {
 #endif
 
   team_id id_;
+  run_controls controls_;
+  std::uint64_t waits_in_op_ = 0;
   int lane_ = 0;
   unsigned shift_ = 0;
   unsigned mask_ = 0xFFFFFFFFu;
