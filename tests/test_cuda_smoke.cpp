@@ -74,6 +74,10 @@ TEST_P(CudaSmoke, FinalStructureAgreesWithTheSuccessfulOperations) {
     stamps.push_back(rec.call);
     stamps.push_back(rec.ret);
   }
+  // The device grouped the history by key, each key's records by call.
+  EXPECT_TRUE(std::is_sorted(r.records.begin(), r.records.end(), [](const auto& x, const auto& y) {
+    return x.op.key != y.op.key ? x.op.key < y.op.key : x.call < y.call;
+  })) << "the device partition did not group the history by (key, call)";
   std::sort(stamps.begin(), stamps.end());
   EXPECT_EQ(std::adjacent_find(stamps.begin(), stamps.end()), stamps.end()) << "two operations share a stamp";
   EXPECT_TRUE(r.structural_problems.empty()) << r.structural_problems.size() << " problems, first: " << r.structural_problems.front();

@@ -5,6 +5,10 @@
 #include <thread>
 #include <vector>
 
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+
 #include "../algorithm.hpp"
 #include "../host_structure.hpp"
 #include "device_runner.hpp"
@@ -110,6 +114,68 @@ __global__ void run_ops(structure_view<N> s, model::workload w, const model::ope
 }
 
 __global__ void read_timer(std::uint64_t* out) { *out = global_timer_ns(); }
+
+__global__ void gather_keys(const model::op_record* records, const std::uint32_t* index, std::uint64_t n, std::uint32_t* keys) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    keys[i] = records[index[i]].op.key;
+  }
+}
+
+__global__ void sort_keys_of(const model::op_record* records, std::uint64_t n, std::uint64_t* calls, std::uint32_t* keys,
+                             std::uint32_t* index) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    calls[i] = records[i].call;
+    keys[i] = records[i].op.key;
+    index[i] = static_cast<std::uint32_t>(i);
+  }
+}
+
+__global__ void gather_records(const model::op_record* from, const std::uint32_t* index, std::uint64_t n,
+                               model::op_record* to) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    to[i] = from[index[i]];
+  }
+}
+
+// Groups the records by key, each key's records by call stamp: a stable
+// radix sort by call, then a stable one by key. Returns device milliseconds.
+float partition_by_key(model::op_record* records, std::uint64_t n) {
+  if (n == 0) return 0;
+  if (n > 0xFFFFFFFFull) throw std::runtime_error("history too long to partition on the device");
+  device_buffer<std::uint64_t> calls(n), calls_alt(n);
+  device_buffer<std::uint32_t> keys(n), keys_alt(n), index(n), index_alt(n), index_tmp(n);
+  device_buffer<model::op_record> sorted(n);
+  cudaEvent_t a, b;
+  GFSL_CUDA_CHECK(cudaEventCreate(&a));
+  GFSL_CUDA_CHECK(cudaEventCreate(&b));
+  GFSL_CUDA_CHECK(cudaEventRecord(a));
+  sort_keys_of<<<1024, 256>>>(records, n, calls.ptr, keys.ptr, index.ptr);
+  GFSL_CUDA_CHECK(cudaGetLastError());
+  const int count = static_cast<int>(n);
+  std::size_t temp_bytes = 0, temp_bytes2 = 0;
+  GFSL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, calls.ptr, calls_alt.ptr, index.ptr, index_alt.ptr, count));
+  GFSL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes2, keys.ptr, keys_alt.ptr, index_tmp.ptr, index.ptr, count));
+  device_buffer<unsigned char> temp(std::max(temp_bytes, temp_bytes2));
+  temp_bytes = std::max(temp_bytes, temp_bytes2);
+  GFSL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.ptr, temp_bytes, calls.ptr, calls_alt.ptr, index.ptr, index_alt.ptr, count));
+  // Keys in call order, then a stable sort by key keeps call order per key.
+  gather_keys<<<1024, 256>>>(records, index_alt.ptr, n, keys.ptr);
+  GFSL_CUDA_CHECK(cudaGetLastError());
+  GFSL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.ptr, temp_bytes, keys.ptr, keys_alt.ptr, index_alt.ptr, index.ptr, count));
+  gather_records<<<1024, 256>>>(records, index.ptr, n, sorted.ptr);
+  GFSL_CUDA_CHECK(cudaGetLastError());
+  GFSL_CUDA_CHECK(cudaMemcpy(records, sorted.ptr, n * sizeof(model::op_record), cudaMemcpyDeviceToDevice));
+  GFSL_CUDA_CHECK(cudaEventRecord(b));
+  GFSL_CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ms;
+}
 
 // Waits for `done` without ever blocking longer than the watchdog.
 bool wait_for(cudaEvent_t done, double seconds) {
@@ -260,6 +326,15 @@ device_run run(const model::workload& w, const device_options& o) {
   hr.report.paths = totals[0];
   if (o.keep_records && prefill_ok) {
     std::vector<model::op_record> all(w.ops);
+    if (o.compare_host_partition) {
+      GFSL_CUDA_CHECK(cudaMemcpy(all.data(), records.ptr, w.ops * sizeof(model::op_record), cudaMemcpyDeviceToHost));
+      const auto start = std::chrono::steady_clock::now();
+      std::stable_sort(all.begin(), all.end(), [](const model::op_record& x, const model::op_record& y) {
+        return x.op.key != y.op.key ? x.op.key < y.op.key : x.call < y.call;
+      });
+      out.partition_ms_host = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (o.partition_on_device) out.partition_ms_device = partition_by_key(records.ptr, w.ops);
     GFSL_CUDA_CHECK(cudaMemcpy(all.data(), records.ptr, w.ops * sizeof(model::op_record), cudaMemcpyDeviceToHost));
     hr.records.reserve(all.size());
     for (const model::op_record& r : all) {

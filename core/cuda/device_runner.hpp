@@ -20,6 +20,11 @@ struct device_options {
   // Fault injection for testing the hang bound: this chunk starts locked by a
   // team that does not exist (no_chunk: none).
   chunk_index locked_at_start = no_chunk;
+  // Group the history by key (then call stamp) on the device with CUB's radix
+  // sort before copying it back, so that the checker's per-key partition is
+  // done; `compare_host_partition` also times the same grouping on the host.
+  bool partition_on_device = true;
+  bool compare_host_partition = false;
 };
 
 struct device_run {
@@ -29,6 +34,8 @@ struct device_run {
   bool hung = false;         // the hang bound stopped the run on the device
   std::string hang_detail;   // one line: who waited on which chunk, held by whom
   bool timed_out = false;    // a kernel outlived the host's watchdog
+  double partition_ms_device = 0;  // CUB sort by (key, call), device time
+  double partition_ms_host = 0;    // the same grouping on the host (compare_host_partition)
 };
 
 // Empty when a CUDA device can be used; otherwise one line saying why not.
