@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "algorithm.hpp"
+#include "event_recorder.hpp"
 #include "host_structure.hpp"
 #include "host_team.hpp"
 
@@ -35,7 +36,7 @@ op_result apply_op(Algo& a, const model::operation& op) {
 
 template <int N>
 host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
-             const sched::options* sched_options, sched::outcome* sched_outcome) {
+             const sched::options* sched_options, sched::outcome* sched_outcome, const run_extras& extras) {
   host_run out;
   const std::uint32_t pool = pool_chunks ? pool_chunks : default_pool_chunks(w);
   host_structure<N> s(pool);
@@ -63,21 +64,46 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     }
   }
 
+  // The run's clock: read before the operation's first shared access and after
+  // its last, so that real-time order implies stamp order (model/history.hpp).
+  // Reading it is not a scheduling point: it is the observer, not the program.
+  std::atomic<std::uint64_t> clock{model::first_free_stamp(out.prefill.size())};
+
   std::unique_ptr<sched::scheduler> scheduler;
-  if (mode == host_mode::scheduled) scheduler = std::make_unique<sched::scheduler>(*sched_options);
+  if (mode == host_mode::scheduled) {
+    sched::options so = *sched_options;
+    if (extras.check_every) {
+      // Between two accesses no team is inside one: the words are a state the
+      // run really passed through, checked against the invariants that hold
+      // at every step.
+      so.check_every = extras.check_every;
+      so.on_check = [&](std::uint64_t step) {
+        const invariants::snapshot snap = take_snapshot(s.view(), clock.load());
+        invariants::snapshot_report rep = invariants::check_snapshot(snap, false);
+        ++out.mid_run_checks;
+        for (invariants::violation& v : rep.violations) {
+          v.detail += " (mid-run check at scheduling point " + std::to_string(step) + ")";
+          if (out.mid_run_violations.size() < 50) out.mid_run_violations.push_back(std::move(v));
+        }
+      };
+    }
+    scheduler = std::make_unique<sched::scheduler>(so);
+  }
+  std::unique_ptr<event_recorder> recorder;
+  if (extras.events) {
+    out.initial_snapshot = take_snapshot(s.view(), clock.load());
+    recorder = std::make_unique<event_recorder>(N, pool, w.teams, &clock, scheduler.get());
+  }
+  access_hook* hook = recorder ? static_cast<access_hook*>(recorder.get()) : scheduler.get();
   std::vector<std::vector<model::op_record>> per_team(w.teams);
   std::vector<op_counts> counts(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
   std::vector<std::unique_ptr<algorithm<host_team<N>>>> algos;
   for (std::uint32_t t = 0; t < w.teams; ++t) {
-    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), scheduler.get(), mode == host_mode::threads));
+    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads));
     algos.push_back(std::make_unique<algorithm<host_team<N>>>(*teams[t], s.view(), threshold));
     if (keep_records && mode != host_mode::sequential) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
-  // The run's clock: read before the operation's first shared access and after
-  // its last, so that real-time order implies stamp order (model/history.hpp).
-  // Reading it is not a scheduling point: it is the observer, not the program.
-  std::atomic<std::uint64_t> clock{model::first_free_stamp(out.prefill.size())};
   // Runs operation j as team t. The record goes in before the operation starts,
   // pending, so that an operation a stopped run leaves in flight stays in the
   // history as pending. Sequential runs keep one list in execution order: that
@@ -158,6 +184,8 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     }
   }
   take_final_state(out, inspect_final_state(s.view()));
+  out.final_snapshot = take_snapshot(s.view(), clock.load());
+  if (recorder) out.events = recorder->events();
   return out;
 }
 
@@ -170,17 +198,18 @@ void take_final_state(host_run& run, final_state&& f) {
   run.structural_problems = std::move(f.problems);
 }
 
-host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records) {
+host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
+                     const run_extras& extras) {
   if (mode == host_mode::scheduled) throw std::invalid_argument("scheduled runs take scheduler options: run_scheduled()");
-  return w.chunk == 16 ? run<16>(w, mode, pool_chunks, keep_records, nullptr, nullptr)
-                       : run<32>(w, mode, pool_chunks, keep_records, nullptr, nullptr);
+  return w.chunk == 16 ? run<16>(w, mode, pool_chunks, keep_records, nullptr, nullptr, extras)
+                       : run<32>(w, mode, pool_chunks, keep_records, nullptr, nullptr, extras);
 }
 
 scheduled_run run_scheduled(const model::workload& w, const sched::options& o, std::uint32_t pool_chunks,
-                            bool keep_records) {
+                            bool keep_records, const run_extras& extras) {
   scheduled_run out;
-  out.run = w.chunk == 16 ? run<16>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome)
-                          : run<32>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome);
+  out.run = w.chunk == 16 ? run<16>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome, extras)
+                          : run<32>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome, extras);
   return out;
 }
 

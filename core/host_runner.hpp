@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "../model/final_state.hpp"
+#include "../model/invariants/events.hpp"
+#include "../model/invariants/snapshot.hpp"
 #include "../model/workload.hpp"
 #include "sched/scheduler.hpp"
 #include "stats.hpp"
@@ -50,6 +52,17 @@ struct host_run {
   std::vector<model::op_record> records;
   std::vector<std::pair<key_type, value_type>> final_entries;  // level 0 at the end
   std::vector<std::string> structural_problems;
+  invariants::snapshot final_snapshot;    // the structure at the end (quiescent)
+  invariants::snapshot initial_snapshot;  // before the concurrent phase (with events)
+  std::vector<invariants::structural_event> events;  // with run_extras::events
+  std::uint64_t mid_run_checks = 0;       // snapshots checked during a scheduled run
+  std::vector<invariants::violation> mid_run_violations;
+};
+
+// What a run records beyond its history.
+struct run_extras {
+  bool events = false;           // the structural event log of the concurrent phase
+  std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
 };
 
 // A pool large enough for the workload: every split is caused by an insert or
@@ -61,7 +74,8 @@ struct final_state;
 void take_final_state(host_run& run, final_state&& f);
 
 // Runs prefill then the concurrent phase. `pool_chunks` 0 means the default.
-host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks = 0, bool keep_records = true);
+host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks = 0, bool keep_records = true,
+                     const run_extras& extras = {});
 
 struct scheduled_run {
   host_run run;
@@ -72,6 +86,6 @@ struct scheduled_run {
 // A run the scheduler stops (deadlock, livelock, step limit) keeps every
 // record, with the operations in flight pending.
 scheduled_run run_scheduled(const model::workload& w, const sched::options& o, std::uint32_t pool_chunks = 0,
-                            bool keep_records = true);
+                            bool keep_records = true, const run_extras& extras = {});
 
 }  // namespace gfsl

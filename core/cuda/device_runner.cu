@@ -355,6 +355,7 @@ device_run run(const model::workload& w, const device_options& o) {
   host_structure<N> snapshot(pool);
   GFSL_CUDA_CHECK(cudaMemcpy(snapshot.words(), words.ptr, word_count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
   take_final_state(hr, inspect_final_state(snapshot.view()));
+  hr.final_snapshot = take_snapshot(snapshot.view());
   return out;
 }
 

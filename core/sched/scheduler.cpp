@@ -174,6 +174,7 @@ struct scheduler::impl {
     ++since_completion;
     if (opt.max_steps && steps > opt.max_steps) stop(stop_reason::step_limit);
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
+    if (opt.check_every && steps % opt.check_every == 0 && opt.on_check) opt.on_check(steps);
     while (next_change < change_points.size() && steps >= change_points[next_change]) {
       if (pct_now()) priority[current] = static_cast<std::int64_t>(next_change + 1);
       pct_top_valid = false;

@@ -51,6 +51,10 @@ struct options {
   std::uint64_t livelock_steps = 2000000;  // steps without a completed operation that count as livelock
   std::uint64_t max_steps = 0;        // stop after this many steps (0: no bound)
   bool record_accesses = false;       // keep every access (tests)
+  // Called every `check_every` scheduling points, between two accesses (no
+  // team is inside one): where mid-run checks of shared memory go.
+  std::uint64_t check_every = 0;
+  std::function<void(std::uint64_t step)> on_check;
   std::size_t stack_bytes = 256 * 1024;
 };
 

@@ -1,0 +1,443 @@
+#include "snapshot.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/depth_first_search.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "../../core/algorithm.hpp"
+#include "../../core/host_team.hpp"
+#include "../../core/layout.hpp"
+
+namespace gfsl::invariants {
+
+std::string violation::describe() const {
+  std::ostringstream s;
+  s << invariant << ": " << detail;
+  if (!chunks.empty()) {
+    s << " [chunk";
+    if (chunks.size() > 1) s << "s";
+    for (std::size_t i = 0; i < chunks.size(); ++i) s << (i ? ", " : " ") << chunks[i];
+    s << "]";
+  }
+  s << " at " << when;
+  if (!in_flight.empty()) {
+    s << "; in flight:";
+    for (const std::string& op : in_flight) s << " " << op;
+  }
+  return s.str();
+}
+
+const std::vector<std::string>& snapshot_invariant_names() {
+  static const std::vector<std::string> names{
+      "level-list",           // each level a finite list of valid chunks ending at its final chunk
+      "final-not-zombie",     // the final chunk of a level is never a zombie
+      "chunk-sorted",         // live chunk: keys strictly ascending, EMPTY entries grouped at the end
+      "max-field",            // live chunk: max = its largest key; the final chunk's is infinite
+      "lateral-order",        // consecutive live chunks: max(c) < min(next live chunk)
+      "level-head",           // first live chunk starts with -inf; above 0 it points at the first chunk below
+      "level-subset",         // every key of level i+1 is in level i
+      "down-reachability",    // a level-(i+1) key's down pointer reaches its enclosing chunk in level i
+      "bottom-search",        // every bottom key is found by a contains traversal from the head
+      "no-locks",             // no chunk locked at quiescence
+      "level-counters",       // counters = live chunks, 0 exactly when a level holds only -inf
+      "fill-bound",           // live non-final chunks hold between dsize/3 and dsize keys
+      "model-state",          // level 0 equals the model's final state
+  };
+  return names;
+}
+
+const std::vector<std::string>& mid_run_invariant_names() {
+  // Hold at every step (each access is atomic and every writer keeps them):
+  // lists stay lists, the final chunk is never marked, the first live chunk
+  // of a level keeps -inf first (a merge copies it before marking), and a down
+  // pointer always reaches the enclosing chunk of its key (thesis 4.3). The
+  // others can be broken in passing: keys are briefly duplicated or unsorted
+  // during shifts and merges, the max field drops before its key leaves, a key
+  // is in level i+1 before or after it is in level i during an insert or a
+  // delete, locks are held, counters lag.
+  static const std::vector<std::string> names{"level-list", "final-not-zombie", "level-head", "down-reachability"};
+  return names;
+}
+
+int min_keys_of_live_nonfinal_chunk(int chunk) { return (chunk - 2) / 3; }
+
+namespace {
+
+struct budget_spent {};
+
+// Vertices are allocated chunks, edges NEXT pointers.
+using chunk_graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+
+// Visitor that stops at the first back edge of a DFS: a cycle.
+struct cycle_found {};
+struct cycle_detector : boost::default_dfs_visitor {
+  chunk_index* at;
+  explicit cycle_detector(chunk_index* where) : at(where) {}
+  template <class Edge, class Graph>
+  void back_edge(Edge e, const Graph& g) {
+    *at = static_cast<chunk_index>(boost::source(e, g));
+    throw cycle_found{};
+  }
+};
+
+template <int N>
+class checker {
+ public:
+  using shape = chunk_shape<N>;
+  checker(const snapshot& s, bool quiescent, const std::vector<std::pair<key_type, value_type>>* expected,
+          std::size_t max_violations)
+      : s_(s), quiescent_(quiescent), expected_(expected), max_(max_violations) {
+    view_.words = const_cast<std::uint64_t*>(s.words.data());
+    view_.capacity = s.capacity;
+  }
+
+  snapshot_report run() {
+    if (s_.words.size() < header_offsets::pool) {
+      flag("level-list", {}, "snapshot of " + std::to_string(s_.words.size()) + " words has no room for the header");
+      return report_;
+    }
+    const std::uint64_t counter = view_.alloc_counter()[0];
+    allocated_ = static_cast<chunk_index>(std::min<std::uint64_t>(counter, s_.capacity));
+    const std::uint64_t have = (s_.words.size() - header_offsets::pool) / N;
+    if (have < allocated_) {
+      flag("level-list", {}, "snapshot holds " + std::to_string(have) + " chunks but " + std::to_string(allocated_) +
+                                 " are allocated");
+      allocated_ = static_cast<chunk_index>(have);
+    }
+    const bool lists_ok = check_lists();
+    for (const std::string& name : quiescent_ ? snapshot_invariant_names() : mid_run_invariant_names()) {
+      report_.checked.push_back(name);
+    }
+    if (!lists_ok) return report_;  // the rest walks the lists
+    check_chunks();
+    check_levels();
+    check_down_pointers();
+    if (quiescent_) {
+      check_bottom_search();
+      check_model_state();
+    }
+    return report_;
+  }
+
+ private:
+  bool on(const char* name) const {
+    const auto& names = quiescent_ ? snapshot_invariant_names() : mid_run_invariant_names();
+    return std::find(names.begin(), names.end(), name) != names.end();
+  }
+  void flag(const std::string& name, std::vector<chunk_index> chunks, std::string detail) {
+    if (report_.violations.size() >= max_) return;
+    report_.violations.push_back({name, std::move(chunks), s_.stamp, std::move(detail), {}});
+  }
+  const std::uint64_t* chunk(chunk_index c) const { return view_.chunk(c); }
+  key_type max_of(chunk_index c) const { return entry_key(chunk(c)[shape::next_lane]); }
+  chunk_index next_of(chunk_index c) const { return entry_value(chunk(c)[shape::next_lane]); }
+  bool zombie(chunk_index c) const { return lock_is_zombie(chunk(c)[shape::lock_lane]); }
+  std::vector<key_type> keys_of(chunk_index c) const {
+    std::vector<key_type> k;
+    for (int i = 0; i < shape::dsize; ++i) {
+      if (entry_key(chunk(c)[i]) != key_empty) k.push_back(entry_key(chunk(c)[i]));
+    }
+    return k;
+  }
+
+  // level-list and final-not-zombie: a DFS over NEXT edges from each head
+  // finds cycles; then each level is walked to its end.
+  bool check_lists() {
+    bool ok = true;
+    chunk_graph next_only(allocated_);
+    for (chunk_index c = 0; c < allocated_; ++c) {
+      const chunk_index nx = next_of(c);
+      if (nx != no_chunk && nx >= allocated_) {
+        flag("level-list", {c}, "NEXT points at chunk " + std::to_string(nx) + ", outside the " +
+                                    std::to_string(allocated_) + " allocated chunks");
+        ok = false;
+      } else if (nx != no_chunk) {
+        boost::add_edge(c, nx, next_only);
+      }
+    }
+    levels_.assign(shape::max_levels, {});
+    for (int level = 0; level < shape::max_levels; ++level) {
+      const auto head = static_cast<chunk_index>(view_.heads()[level]);
+      if (head >= allocated_) {
+        flag("level-list", {head}, "level " + std::to_string(level) + ": head " + std::to_string(head) +
+                                       " outside the allocated chunks");
+        ok = false;
+        continue;
+      }
+      std::vector<boost::default_color_type> color(allocated_, boost::white_color);
+      chunk_index where = no_chunk;
+      try {
+        boost::depth_first_visit(next_only, head, cycle_detector(&where),
+                                 boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, next_only)));
+      } catch (const cycle_found&) {
+        flag("level-list", {where}, "level " + std::to_string(level) + ": NEXT pointers form a cycle");
+        ok = false;
+        continue;
+      }
+      for (chunk_index c = head; c != no_chunk && c < allocated_; c = next_of(c)) levels_[level].push_back(c);
+      if (!ok) continue;
+      const chunk_index last = levels_[level].back();
+      if (max_of(last) != key_empty || next_of(last) != no_chunk) {
+        flag("level-list", {last}, "level " + std::to_string(level) + " ends at a chunk that is not final");
+      }
+      for (std::size_t i = 0; i + 1 < levels_[level].size(); ++i) {
+        if (max_of(levels_[level][i]) == key_empty) {
+          flag("level-list", {levels_[level][i]}, "level " + std::to_string(level) + ": a final max field before the end");
+        }
+      }
+      if (zombie(last)) flag("final-not-zombie", {last}, "level " + std::to_string(level) + ": the final chunk is a zombie");
+      report_.chunks += levels_[level].size();
+    }
+    return ok;
+  }
+
+  std::vector<chunk_index> live(int level) const {
+    std::vector<chunk_index> out;
+    for (chunk_index c : levels_[level]) {
+      if (!zombie(c)) out.push_back(c);
+    }
+    return out;
+  }
+
+  void check_chunks() {
+    const int min_keys = min_keys_of_live_nonfinal_chunk(N);
+    for (int level = 0; level < shape::max_levels; ++level) {
+      for (chunk_index c : live(level)) {
+        ++report_.live_chunks;
+        const std::uint64_t lock = chunk(c)[shape::lock_lane];
+        if (on("no-locks") && lock_is_held(lock)) {
+          flag("no-locks", {c}, "locked by team " + std::to_string(lock_owner(lock)) + " at quiescence");
+        }
+        bool seen_empty = false, sorted = true;
+        key_type prev = 0;
+        int count = 0;
+        for (int i = 0; i < shape::dsize; ++i) {
+          const key_type k = entry_key(chunk(c)[i]);
+          if (k == key_empty) {
+            seen_empty = true;
+            continue;
+          }
+          if (seen_empty && on("chunk-sorted")) {
+            flag("chunk-sorted", {c}, "key " + std::to_string(k) + " at entry " + std::to_string(i) + " after an EMPTY entry");
+          }
+          if (count > 0 && k <= prev) sorted = false;
+          prev = k;
+          ++count;
+        }
+        if (!sorted && on("chunk-sorted")) flag("chunk-sorted", {c}, "keys not strictly ascending");
+        const bool final_chunk = next_of(c) == no_chunk;
+        if (on("max-field")) {
+          if (final_chunk && max_of(c) != key_empty) flag("max-field", {c}, "final chunk with a finite max field");
+          if (!final_chunk && count == 0) flag("max-field", {c}, "non-final chunk without keys");
+          if (!final_chunk && count > 0 && max_of(c) != prev) {
+            flag("max-field", {c}, "max field " + std::to_string(max_of(c)) + " but largest key " + std::to_string(prev));
+          }
+        }
+        if (on("fill-bound") && !final_chunk && (count < min_keys || count > shape::dsize)) {
+          flag("fill-bound", {c}, "live non-final chunk holds " + std::to_string(count) + " keys, outside [" +
+                                      std::to_string(min_keys) + ", " + std::to_string(shape::dsize) + "]");
+        }
+        report_.keys += level == 0 ? count : 0;
+      }
+    }
+  }
+
+  void check_levels() {
+    std::vector<std::set<key_type>> keys(shape::max_levels);
+    for (int level = 0; level < shape::max_levels; ++level) {
+      const std::vector<chunk_index> chunks = live(level);
+      std::int64_t present = 0;
+      for (std::size_t i = 0; i < chunks.size(); ++i) {
+        const std::vector<key_type> k = keys_of(chunks[i]);
+        for (key_type key : k) {
+          if (key != key_neg_inf) keys[level].insert(key);
+        }
+        if (on("lateral-order") && i + 1 < chunks.size() && !k.empty()) {
+          const std::vector<key_type> nk = keys_of(chunks[i + 1]);
+          if (!nk.empty() && max_of(chunks[i]) >= nk.front()) {
+            flag("lateral-order", {chunks[i], chunks[i + 1]},
+                 "max " + std::to_string(max_of(chunks[i])) + " not below the next live chunk's smallest key " +
+                     std::to_string(nk.front()));
+          }
+        }
+      }
+      present = static_cast<std::int64_t>(chunks.size());
+      if (chunks.empty()) continue;
+      const chunk_index first = chunks.front();
+      const key_type first_key = entry_key(chunk(first)[0]);
+      if (on("level-head") && first_key != key_neg_inf) {
+        flag("level-head", {first}, "level " + std::to_string(level) + ": first live chunk begins with " +
+                                        (first_key == key_empty ? std::string("EMPTY") : std::to_string(first_key)) +
+                                        ", not -inf");
+      }
+      if (on("level-head") && level > 0 && first_key == key_neg_inf) {
+        // The -inf entry must lead, over zombies only, to the first live chunk below.
+        const std::vector<chunk_index> below = live(level - 1);
+        chunk_index d = entry_value(chunk(first)[0]);
+        std::size_t steps = 0;
+        while (d < allocated_ && zombie(d) && steps++ <= allocated_) d = next_of(d);
+        if (below.empty() || d != below.front()) {
+          flag("level-head", {first}, "level " + std::to_string(level) + ": -inf points at chunk " +
+                                          std::to_string(entry_value(chunk(first)[0])) + ", not at the first chunk below");
+        }
+      }
+      if (on("level-counters")) {
+        const auto counter = static_cast<std::int64_t>(view_.level_counts()[level]);
+        const std::int64_t expected = keys[level].empty() ? 0 : present;
+        if (counter != expected) {
+          flag("level-counters", {}, "level " + std::to_string(level) + ": counter " + std::to_string(counter) + " but " +
+                                         std::to_string(expected) + " expected (" + std::to_string(present) +
+                                         " live chunks, " + std::to_string(keys[level].size()) + " keys)");
+        }
+      }
+    }
+    if (on("level-subset")) {
+      for (int level = 1; level < shape::max_levels; ++level) {
+        for (key_type k : keys[level]) {
+          if (!keys[level - 1].count(k)) {
+            flag("level-subset", {}, "key " + std::to_string(k) + " of level " + std::to_string(level) +
+                                         " is not in level " + std::to_string(level - 1));
+          }
+        }
+      }
+    }
+  }
+
+  // The enclosing chunk of k in a level: the first live chunk with max >= k.
+  chunk_index enclosing(int level, key_type k) const {
+    for (chunk_index c : levels_[level]) {
+      if (!zombie(c) && max_of(c) >= k) return c;
+    }
+    return no_chunk;
+  }
+
+  void check_down_pointers() {
+    if (!on("down-reachability")) return;
+    // Lateral reachability over NEXT edges, from every down-pointer target,
+    // with one BFS per target.
+    chunk_graph next_only(allocated_);
+    for (chunk_index c = 0; c < allocated_; ++c) {
+      if (next_of(c) != no_chunk && next_of(c) < allocated_) boost::add_edge(c, next_of(c), next_only);
+    }
+    std::map<chunk_index, std::vector<boost::default_color_type>> reach;
+    for (int level = 1; level < shape::max_levels; ++level) {
+      for (chunk_index c : live(level)) {
+        for (int i = 0; i < shape::dsize; ++i) {
+          const entry_type e = chunk(c)[i];
+          const key_type k = entry_key(e);
+          if (k == key_empty) continue;
+          const chunk_index d = entry_value(e);
+          if (d >= allocated_) {
+            flag("down-reachability", {c}, "key " + std::to_string(k) + " points at chunk " + std::to_string(d) +
+                                               ", outside the allocated chunks");
+            continue;
+          }
+          const chunk_index target = enclosing(level - 1, k);
+          auto [it, fresh] = reach.try_emplace(d);
+          if (fresh) {
+            it->second.assign(allocated_, boost::white_color);
+            boost::breadth_first_visit(next_only, d,
+                                       boost::color_map(boost::make_iterator_property_map(
+                                           it->second.begin(), boost::get(boost::vertex_index, next_only))));
+          }
+          if (target == no_chunk || it->second[target] == boost::white_color) {
+            flag("down-reachability", {c, d},
+                 "level " + std::to_string(level) + " key " + std::to_string(k) + " points at chunk " + std::to_string(d) +
+                     ", from which its enclosing chunk " + (target == no_chunk ? std::string("(none)") : std::to_string(target)) +
+                     " in level " + std::to_string(level - 1) + " is not reachable");
+          }
+        }
+      }
+    }
+  }
+
+  // bottom-search: run the algorithm's own contains on a copy. The copy's
+  // error word is cleared (a stopped structure refuses operations), and an
+  // access budget ends a traversal that a corrupt structure would trap.
+  void check_bottom_search() {
+    std::vector<std::uint64_t> copy(s_.words);
+    copy[header_offsets::error_word] = error_none;
+    struct budget final : access_hook {
+      std::uint64_t left;
+      explicit budget(std::uint64_t n) : left(n) {}
+      void before(const access&) override {
+        if (left-- == 0) throw budget_spent{};
+      }
+    };
+    for (const chunk_index c : live(0)) {
+      for (int i = 0; i < shape::dsize; ++i) {
+        const entry_type e = chunk(c)[i];
+        const key_type k = entry_key(e);
+        if (k == key_empty || k == key_neg_inf) continue;
+        budget b(64ull * N * (allocated_ + 16));
+        host_team<N> team(0, 1, copy.data(), &b);
+        algorithm<host_team<N>> a(team, structure_view<N>{copy.data(), s_.capacity}, 0);
+        try {
+          const op_result r = a.contains(k);
+          if (!r.ok || r.value != entry_value(e)) {
+            flag("bottom-search", {c}, "contains(" + std::to_string(k) + ") from the head answers " +
+                                           (r.ok ? "value " + std::to_string(r.value) : std::string("not found")) +
+                                           ", but chunk holds it with value " + std::to_string(entry_value(e)));
+          }
+        } catch (const budget_spent&) {
+          flag("bottom-search", {c}, "contains(" + std::to_string(k) + ") did not finish within its access budget");
+        }
+      }
+    }
+  }
+
+  void check_model_state() {
+    if (!expected_) return;
+    std::vector<std::pair<key_type, value_type>> bottom;
+    for (chunk_index c : live(0)) {
+      for (int i = 0; i < shape::dsize; ++i) {
+        const key_type k = entry_key(chunk(c)[i]);
+        if (k != key_empty && k != key_neg_inf) bottom.emplace_back(k, entry_value(chunk(c)[i]));
+      }
+    }
+    std::size_t i = 0, j = 0;
+    while (i < bottom.size() || j < expected_->size()) {
+      if (j == expected_->size() || (i < bottom.size() && bottom[i].first < (*expected_)[j].first)) {
+        flag("model-state", {}, "key " + std::to_string(bottom[i].first) + " is in level 0, not in the model's final state");
+        ++i;
+      } else if (i == bottom.size() || (*expected_)[j].first < bottom[i].first) {
+        flag("model-state", {}, "key " + std::to_string((*expected_)[j].first) + " of the model's final state is missing");
+        ++j;
+      } else {
+        if (bottom[i].second != (*expected_)[j].second) {
+          flag("model-state", {}, "key " + std::to_string(bottom[i].first) + " has value " + std::to_string(bottom[i].second) +
+                                      ", the model " + std::to_string((*expected_)[j].second));
+        }
+        ++i, ++j;
+      }
+    }
+  }
+
+  const snapshot& s_;
+  bool quiescent_;
+  const std::vector<std::pair<key_type, value_type>>* expected_;
+  std::size_t max_;
+  structure_view<N> view_{};
+  chunk_index allocated_ = 0;
+  std::vector<std::vector<chunk_index>> levels_;
+  snapshot_report report_;
+};
+
+}  // namespace
+
+snapshot_report check_snapshot(const snapshot& s, bool quiescent,
+                               const std::vector<std::pair<key_type, value_type>>* expected_bottom,
+                               std::size_t max_violations) {
+  if (s.chunk == 16) return checker<16>(s, quiescent, expected_bottom, max_violations).run();
+  if (s.chunk == 32) return checker<32>(s, quiescent, expected_bottom, max_violations).run();
+  snapshot_report r;
+  r.violations.push_back({"level-list", {}, s.stamp, "chunk size " + std::to_string(s.chunk) + " is not 16 or 32", {}});
+  return r;
+}
+
+}  // namespace gfsl::invariants

@@ -1,0 +1,61 @@
+// Snapshot invariants (thesis 4.3): checks of a copy of a GFSL instance's
+// words, taken at quiescence (after a run, between kernel launches) or, for
+// the subset that holds at every step, in the middle of a scheduled run.
+//
+// The chunk graph (NEXT and down edges) is a Boost.Graph adjacency list;
+// cycles are found with depth_first_search and lateral reachability with
+// breadth_first_search over the NEXT edges.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../core/types.hpp"
+
+namespace gfsl::invariants {
+
+// A copy of a structure's words (core/layout.hpp), with its chunk size.
+struct snapshot {
+  int chunk = 32;                  // N
+  std::uint32_t capacity = 0;      // chunks in the pool
+  std::vector<std::uint64_t> words;
+  std::uint64_t stamp = 0;         // when it was taken, on the history's clock
+};
+
+// One violated invariant: its name, the chunks involved, when (step or
+// stamp), what is wrong, and the operations in flight then (filled by callers
+// that have the history).
+struct violation {
+  std::string invariant;
+  std::vector<chunk_index> chunks;
+  std::uint64_t when = 0;
+  std::string detail;
+  std::vector<std::string> in_flight;
+  std::string describe() const;
+};
+
+// The names, in the order they are checked. `mid_run` are the ones that hold
+// at every step of a run, not only at quiescence (see check_snapshot).
+const std::vector<std::string>& snapshot_invariant_names();
+const std::vector<std::string>& mid_run_invariant_names();
+
+struct snapshot_report {
+  std::vector<std::string> checked;   // invariants that ran
+  std::vector<violation> violations;  // empty when all hold
+  std::size_t chunks = 0, live_chunks = 0, keys = 0;
+};
+
+// Checks every snapshot invariant (quiescent = true) or only those that hold
+// mid-run. Never trusts the words: indexes are bounds-checked, walks bounded.
+// With `expected_bottom` (sorted (key, value) pairs), also checks that level 0
+// holds exactly those.
+snapshot_report check_snapshot(const snapshot& s, bool quiescent = true,
+                               const std::vector<std::pair<key_type, value_type>>* expected_bottom = nullptr,
+                               std::size_t max_violations = 50);
+
+// The fill bound a live non-final chunk keeps at quiescence (docs/INVARIANTS.md).
+int min_keys_of_live_nonfinal_chunk(int chunk);
+
+}  // namespace gfsl::invariants
