@@ -11,6 +11,8 @@
 #include "cli/run_options.hpp"
 #include "core/host_runner.hpp"
 #include "model/final_state.hpp"
+#include "model/invariants/snapshot.hpp"
+#include "model/invariants/temporal.hpp"
 #include "model/workload.hpp"
 #if defined(GFSL_HAVE_CUDA)
 #include "core/cuda/device_runner.hpp"
@@ -65,12 +67,51 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     std::printf("error:    %s\n", r.report.error_detail.c_str());
     rc = exit_run_error;
   }
-  if (!r.structural_problems.empty()) {
-    std::printf("check:    FAILED: the final structure is malformed (%zu problems), first: %s\n",
-                r.structural_problems.size(), r.structural_problems.front().c_str());
-    rc = exit_violation;
-  } else {
-    std::printf("check:    final structure well-formed\n");
+  // Snapshot invariants of the final structure, with the fill bound and the
+  // model's final state when the history fixes it (sequential runs).
+  {
+    std::vector<std::pair<gfsl::key_type, gfsl::value_type>> model_state;
+    const bool sequential = o.backend == "host" && schedule == nullptr;
+    if (sequential) {
+      gfsl::model::sequential_map m;
+      for (const auto& op : r.prefill) m.apply(op);
+      for (const auto& rec : r.records) {
+        if (!rec.pending()) m.apply(rec.op);
+      }
+      model_state = m.entries();
+    }
+    auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, true, sequential ? &model_state : nullptr);
+    gfsl::invariants::name_operations_in_flight(snap.violations, r.records);
+    if (!snap.violations.empty()) {
+      std::printf("check:    FAILED: %zu snapshot invariant violations of %zu checked, first: %s\n", snap.violations.size(),
+                  snap.checked.size(), snap.violations.front().describe().c_str());
+      rc = exit_violation;
+    } else {
+      std::printf("check:    final structure: %zu snapshot invariants hold (%zu chunks, %zu live)\n", snap.checked.size() - (sequential ? 0 : 1),
+                  snap.chunks, snap.live_chunks);
+    }
+  }
+  if (!r.events.empty() || !r.initial_snapshot.words.empty()) {
+    auto temporal = gfsl::invariants::check_events(r.initial_snapshot, r.events);
+    gfsl::invariants::name_operations_in_flight(temporal.violations, r.records);
+    if (!temporal.violations.empty()) {
+      std::printf("check:    FAILED: %zu temporal invariant violations, first: %s\n", temporal.violations.size(),
+                  temporal.violations.front().describe().c_str());
+      rc = exit_violation;
+    } else {
+      std::printf("check:    %zu structural events: %zu temporal invariants hold\n", temporal.events, temporal.checked.size());
+    }
+  }
+  if (r.mid_run_checks) {
+    if (!r.mid_run_violations.empty()) {
+      auto v = r.mid_run_violations;
+      gfsl::invariants::name_operations_in_flight(v, r.records);
+      std::printf("check:    FAILED: mid-run invariant violated: %s\n", v.front().describe().c_str());
+      rc = exit_violation;
+    } else {
+      std::printf("check:    %llu mid-run snapshots: %zu invariants hold at every one\n",
+                  (unsigned long long)r.mid_run_checks, gfsl::invariants::mid_run_invariant_names().size());
+    }
   }
   const auto implied = gfsl::model::check_implied_final_state(r.prefill, r.records, r.final_entries);
   if (!implied.empty()) {
@@ -144,10 +185,18 @@ int execute(run_options& o) {
     return exit_usage;
 #endif
   }
-  if (o.backend == "threads") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true), "", nullptr);
-  if (o.sched == "turns") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true), "", nullptr);
+  gfsl::run_extras extras;
+  extras.events = o.events;
+  extras.check_every = o.check_every;
+  if (o.check_every && (o.backend != "host" || o.sched == "turns")) {
+    std::fprintf(stderr, "gfsl run: --check-every needs the scheduled host backend: on threads no moment is quiescent, "
+                         "and turns only stop between whole operations\n");
+    return exit_usage;
+  }
+  if (o.backend == "threads") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras), "", nullptr);
+  if (o.sched == "turns") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras), "", nullptr);
   resolve_defaults(o);
-  const gfsl::scheduled_run r = gfsl::run_scheduled(o.w, o.so, o.pool, true);
+  const gfsl::scheduled_run r = gfsl::run_scheduled(o.w, o.so, o.pool, true, extras);
   return report(o, r.run, "", &r.outcome);
 }
 
@@ -158,6 +207,7 @@ command add_run_command(CLI::App& root) {
     run_options opts;
     std::string mix = "10,10,80";
     std::string granularity = "lane";
+    std::string events = "off";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -192,6 +242,12 @@ command add_run_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
+  run->add_option("--events", st->events, "record the structural event log (chunk writes, allocations) and check it: on, off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  run->add_option("--check-every", o.check_every,
+                  "host, scheduled: check the invariants that hold at every step every N scheduling points (0: never)")
+      ->capture_default_str();
   run->add_option("--clock", o.clock, "cuda: stamps from a device-wide counter, %globaltimer, or off (recording off)")
       ->check(CLI::IsMember({"counter", "globaltimer", "off"}))
       ->capture_default_str();
@@ -210,6 +266,7 @@ command add_run_command(CLI::App& root) {
             gfsl::sched::parse(st->granularity, o.so.gran);
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
+            o.events = st->events == "on";
             try {
               return execute(o);
             } catch (const std::exception& e) {

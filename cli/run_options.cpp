@@ -45,6 +45,8 @@ std::string encode_replay(const run_options& o) {
     << o.w.delete_pct << "," << o.w.contains_pct << ":range=" << o.w.range << ":prefill=" << fmt_double(o.w.prefill)
     << ":chunk=" << o.w.chunk << ":p-chunk=" << fmt_double(o.w.p_chunk) << ":seed=" << o.w.seed << ":pool=" << o.pool;
   if (o.backend == "cuda") s << ":clock=" << o.clock;
+  if (o.events) s << ":events=on";
+  if (o.check_every) s << ":check-every=" << o.check_every;
   if (o.backend == "host") {
     s << ":sched=" << o.sched;
     if (o.sched != "turns") {
@@ -88,6 +90,15 @@ std::string decode_replay(const std::string& text, run_options& o) {
     return {};
   };
   std::string mix, gran;
+  // Observation options: optional, they do not change the run.
+  if (const auto it = fields.find("events"); it != fields.end()) {
+    if (it->second != "on" && it->second != "off") return "replay string: field 'events' has a bad value '" + it->second + "'";
+    r.events = it->second == "on";
+    fields.erase(it);
+  }
+  if (fields.count("check-every")) {
+    if (std::string e = take("check-every", r.check_every); !e.empty()) return e;
+  }
   for (std::string e : {take("backend", r.backend), take("teams", r.w.teams), take("ops", r.w.ops), take("mix", mix),
                         take("range", r.w.range), take("prefill", r.w.prefill), take("chunk", r.w.chunk),
                         take("p-chunk", r.w.p_chunk), take("seed", r.w.seed), take("pool", r.pool)}) {

@@ -21,6 +21,8 @@ struct run_options {
   double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device, seconds
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::string trace;                // where to write the history ("" : nowhere)
+  bool events = false;              // record and check the structural event log
+  std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
 };
 
 // Fills what the user left to defaults: the scheduler's seed (the workload's),
