@@ -29,7 +29,7 @@ TEST(Cli, TurnsRunPrintsASummaryAndPassesItsChecks) {
   const result r = run("run --backend host --sched turns --teams 4 --ops 20000 --mix 30,30,40 --range 500 --chunk 16 --seed 3");
   EXPECT_EQ(r.code, 0) << r.out;
   for (const char* line : {"operations:", "insert", "splits", "merges", "zombie", "restarts", "elapsed:",
-                           "final structure well-formed", "every answer matches the sequential model", "replay:"}) {
+                           "13 snapshot invariants hold", "every answer matches the sequential model", "replay:"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << r.out;
   }
 }
@@ -59,6 +59,16 @@ TEST(Cli, ScheduledRunReplaysFromItsOneLine) {
     EXPECT_EQ(again.code, 0) << again.out;
     EXPECT_EQ(without_timing(first.out), without_timing(again.out));
   }
+}
+
+TEST(Cli, EventsAndMidRunChecksAreReported) {
+  const result r = run("run --teams 4 --ops 3000 --mix 40,40,20 --range 200 --chunk 16 --events on --check-every 200");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("5 temporal invariants hold"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mid-run snapshots: 4 invariants hold"), std::string::npos) << r.out;
+  const result t = run("run --backend threads --teams 4 --ops 3000 --range 200 --check-every 200");
+  EXPECT_EQ(t.code, 2) << t.out;
+  EXPECT_NE(t.out.find("--check-every needs the scheduled host backend"), std::string::npos) << t.out;
 }
 
 TEST(Cli, StepLimitStopsTheRunUndecidedWithPendingOperations) {
@@ -95,7 +105,7 @@ TEST(Cli, PoolExhaustionIsReportedWithExitCode4) {
   const result r = run("run --backend host --sched turns --ops 5000 --mix 100,0,0 --range 100000 --prefill 0 --chunk 16 --pool 40");
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_NE(r.out.find("chunk pool exhausted"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("final structure well-formed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("snapshot invariants hold"), std::string::npos) << r.out;
 }
 
 TEST(Cli, CudaWithoutADeviceIsACleanExitCode2) {
