@@ -6,12 +6,15 @@
 // - toy: teams that do nothing but pass scheduling points (the scheduler's
 //   own cost: the strategy's choice and the fiber switch);
 // - gfsl: a mixed GFSL workload under each strategy and granularity (the
-//   scheduler plus the algorithm between points).
+//   scheduler plus the algorithm between points);
+// - events: the cost of recording the structural event log (every chunk
+//   write and allocation), as operations per second with it off and on.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/host_runner.hpp"
@@ -87,5 +90,30 @@ int main(int argc, char** argv) {
       std::printf("gfsl  %-9s %-5s  %7.2f M scheduling points/s  (%llu points for %llu operations)\n", gfsl::sched::name(s),
                   gfsl::sched::name(g), median(rates) / 1e6, (unsigned long long)steps, (unsigned long long)w.ops);
     }
+  }
+  for (const char* mode : {"turns", "scheduled chunk", "scheduled lane"}) {
+    double ops_per_s[2] = {};
+    std::size_t events = 0;
+    for (int on = 0; on < 2; ++on) {
+      std::vector<double> rates;
+      for (int r = 0; r < repeats; ++r) {
+        gfsl::run_extras ex;
+        ex.events = on == 1;
+        const auto start = clock_type::now();
+        gfsl::host_run run;
+        if (std::string(mode) == "turns") {
+          run = gfsl::run_on_host(w, gfsl::host_mode::sequential, 0, true, ex);
+        } else {
+          gfsl::sched::options o;
+          o.gran = std::string(mode) == "scheduled lane" ? gfsl::sched::granularity::lane : gfsl::sched::granularity::chunk;
+          run = gfsl::run_scheduled(w, o, 0, true, ex).run;
+        }
+        rates.push_back(w.ops / std::chrono::duration<double>(clock_type::now() - start).count());
+        events = run.events.size();
+      }
+      ops_per_s[on] = median(rates);
+    }
+    std::printf("events %-16s off %8.0f ops/s, on %8.0f ops/s (%.2fx), %zu events\n", mode, ops_per_s[0], ops_per_s[1],
+                ops_per_s[1] / ops_per_s[0], events);
   }
 }
