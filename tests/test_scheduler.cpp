@@ -317,6 +317,26 @@ TEST(SchedulerLivelock, StepsWithoutACompletedOperationStopTheRun) {
   EXPECT_GE(out.steps, 5000u);
 }
 
+// A team that read a chunk lane by lane may see its lock taken although the
+// holder released it while the read was still going on; the wait must then
+// end at once, not at the next write (which may never come): no run of the
+// correct algorithm may end in a deadlock report.
+TEST(SchedulerDeadlock, ALockFreedDuringTheReadThatSawItTakenWakesTheReader) {
+  for (int chunk : {16, 32}) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      gfsl::model::workload w = small_workload(chunk);
+      w.ops = 600;
+      w.range = 60;
+      w.seed = 9;
+      options o;
+      o.gran = granularity::lane;
+      o.seed = seed;
+      const auto r = gfsl::run_scheduled(w, o);
+      ASSERT_EQ(r.outcome.reason, stop_reason::completed) << "N=" << chunk << " seed " << seed << ":\n" << r.outcome.report;
+    }
+  }
+}
+
 TEST(SchedulerStop, AStoppedGfslRunKeepsItsOperationsInFlightAsPending) {
   auto w = small_workload(16);
   options o;

@@ -72,7 +72,8 @@ struct scheduler::impl {
   ctx::fiber main;  // the scheduler loop, while a team runs
   std::vector<char> done;    // the team's body returned
   std::vector<char> exited;  // its fiber has ended: returned, or unwound by a stop
-  std::vector<std::uint64_t> wait_epoch;  // write epoch at the team's last lock_wait (+1), 0: not waiting
+  std::vector<std::uint64_t> wait_epoch;  // write epoch of the read that saw the lock taken, 0: not waiting
+  std::vector<std::uint64_t> read_epoch;  // write epoch when the team's latest read began
   std::vector<wait_edge> wait;
   std::vector<std::uint32_t> boundaries;  // per team: which positions of its current team-wide read are steps
   std::vector<std::int64_t> priority;     // PCT
@@ -233,7 +234,10 @@ scheduler::~scheduler() = default;
 team_id scheduler::current() const { return p_->current; }
 std::uint64_t scheduler::steps() const { return p_->steps; }
 
-void scheduler::point() { p_->step(); }
+void scheduler::point() {
+  p_->step();
+  p_->read_epoch[p_->current] = p_->write_epoch;
+}
 void scheduler::completed_operation() { p_->since_completion = 0; }
 void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
@@ -242,14 +246,21 @@ void scheduler::before(const access& a) {
   impl& s = *p_;
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
   s.step();
+  // The write epoch a read starts from: what a lock wait after it compares
+  // with. (A team-wide read spans several steps at line and lane
+  // granularity; writes made during it must wake the team.)
+  if (a.kind == access_kind::load && a.group_index == 0) s.read_epoch[a.team] = s.write_epoch;
 }
 
 void scheduler::after(const access& a, std::uint64_t result) { p_->note(a, result); }
 
 void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) {
   impl& s = *p_;
-  s.wait_epoch[team] = s.write_epoch;
-  s.latest_wait_epoch = std::max(s.latest_wait_epoch, s.write_epoch);
+  // The team decided from what its latest read saw; any write since that
+  // read began may already have freed the lock, so it waits only for writes
+  // after that point (a later epoch would lose such a wake-up).
+  s.wait_epoch[team] = s.read_epoch[team];
+  s.latest_wait_epoch = std::max(s.latest_wait_epoch, s.read_epoch[team]);
   s.wait[team] = {team, chunk, lock_word};
 }
 
@@ -287,6 +298,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.done.assign(s.n, 0);
   s.exited.assign(s.n, 0);
   s.wait_epoch.assign(s.n, 0);
+  s.read_epoch.assign(s.n, 0);
   s.wait.assign(s.n, {});
   s.boundaries.assign(s.n, 1u);
   s.unfinished.clear();

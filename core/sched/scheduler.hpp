@@ -6,9 +6,9 @@
 // bit.
 //
 // A team that found a lock taken (lock_wait) is not scheduled again until some
-// other team writes shared memory: until then its re-reads would return what
-// it already saw, so skipping them loses no behaviour, and no strategy can
-// starve a lock holder with a spinning team. When every unfinished team waits
+// team writes shared memory after the read that saw it taken began: until
+// then its re-reads would return what it already saw, so skipping them loses
+// no behaviour, and no strategy can starve a lock holder with a spinning team. When every unfinished team waits
 // so, the run is deadlocked; when teams keep stepping but no operation
 // completes for a bounded number of steps, it is livelocked. Either stops the
 // run with a report of who waits on which chunk, held by whom.

@@ -69,6 +69,9 @@ int min_keys_of_live_nonfinal_chunk(int chunk) { return (chunk - 2) / 3; }
 namespace {
 
 struct budget_spent {};
+struct out_of_snapshot {
+  std::uint64_t word;
+};
 
 // Vertices are allocated chunks, edges NEXT pointers.
 using chunk_graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
@@ -267,6 +270,15 @@ class checker {
         }
       }
       present = static_cast<std::int64_t>(chunks.size());
+      if (on("level-counters")) {
+        const auto counter = static_cast<std::int64_t>(view_.level_counts()[level]);
+        const std::int64_t expected = keys[level].empty() ? 0 : present;
+        if (counter != expected) {
+          flag("level-counters", {}, "level " + std::to_string(level) + ": counter " + std::to_string(counter) + " but " +
+                                         std::to_string(expected) + " expected (" + std::to_string(present) +
+                                         " live chunks, " + std::to_string(keys[level].size()) + " keys)");
+        }
+      }
       if (chunks.empty()) continue;
       const chunk_index first = chunks.front();
       const key_type first_key = entry_key(chunk(first)[0]);
@@ -284,15 +296,6 @@ class checker {
         if (below.empty() || d != below.front()) {
           flag("level-head", {first}, "level " + std::to_string(level) + ": -inf points at chunk " +
                                           std::to_string(entry_value(chunk(first)[0])) + ", not at the first chunk below");
-        }
-      }
-      if (on("level-counters")) {
-        const auto counter = static_cast<std::int64_t>(view_.level_counts()[level]);
-        const std::int64_t expected = keys[level].empty() ? 0 : present;
-        if (counter != expected) {
-          flag("level-counters", {}, "level " + std::to_string(level) + ": counter " + std::to_string(counter) + " but " +
-                                         std::to_string(expected) + " expected (" + std::to_string(present) +
-                                         " live chunks, " + std::to_string(keys[level].size()) + " keys)");
         }
       }
     }
@@ -362,10 +365,13 @@ class checker {
   void check_bottom_search() {
     std::vector<std::uint64_t> copy(s_.words);
     copy[header_offsets::error_word] = error_none;
+    // Also a bounds check: every access is vetted before it is made, so a
+    // pointer out of the snapshot ends the search instead of reading past it.
     struct budget final : access_hook {
-      std::uint64_t left;
-      explicit budget(std::uint64_t n) : left(n) {}
-      void before(const access&) override {
+      std::uint64_t left, words;
+      budget(std::uint64_t n, std::uint64_t w) : left(n), words(w) {}
+      void before(const access& a) override {
+        if (a.word >= words) throw out_of_snapshot{a.word};
         if (left-- == 0) throw budget_spent{};
       }
     };
@@ -374,7 +380,7 @@ class checker {
         const entry_type e = chunk(c)[i];
         const key_type k = entry_key(e);
         if (k == key_empty || k == key_neg_inf) continue;
-        budget b(64ull * N * (allocated_ + 16));
+        budget b(64ull * N * (allocated_ + 16), copy.size());
         host_team<N> team(0, 1, copy.data(), &b);
         algorithm<host_team<N>> a(team, structure_view<N>{copy.data(), s_.capacity}, 0);
         try {
@@ -386,6 +392,9 @@ class checker {
           }
         } catch (const budget_spent&) {
           flag("bottom-search", {c}, "contains(" + std::to_string(k) + ") did not finish within its access budget");
+        } catch (const out_of_snapshot& o) {
+          flag("bottom-search", {c}, "contains(" + std::to_string(k) + ") followed a pointer out of the structure (word " +
+                                         std::to_string(o.word) + ")");
         }
       }
     }
@@ -400,18 +409,22 @@ class checker {
         if (k != key_empty && k != key_neg_inf) bottom.emplace_back(k, entry_value(chunk(c)[i]));
       }
     }
+    // Level 0 in list order need not be sorted (chunk-sorted says so): compare as sets.
+    std::sort(bottom.begin(), bottom.end());
+    std::vector<std::pair<key_type, value_type>> expected(*expected_);
+    std::sort(expected.begin(), expected.end());
     std::size_t i = 0, j = 0;
-    while (i < bottom.size() || j < expected_->size()) {
-      if (j == expected_->size() || (i < bottom.size() && bottom[i].first < (*expected_)[j].first)) {
+    while (i < bottom.size() || j < expected.size()) {
+      if (j == expected.size() || (i < bottom.size() && bottom[i].first < expected[j].first)) {
         flag("model-state", {}, "key " + std::to_string(bottom[i].first) + " is in level 0, not in the model's final state");
         ++i;
-      } else if (i == bottom.size() || (*expected_)[j].first < bottom[i].first) {
-        flag("model-state", {}, "key " + std::to_string((*expected_)[j].first) + " of the model's final state is missing");
+      } else if (i == bottom.size() || expected[j].first < bottom[i].first) {
+        flag("model-state", {}, "key " + std::to_string(expected[j].first) + " of the model's final state is missing");
         ++j;
       } else {
-        if (bottom[i].second != (*expected_)[j].second) {
+        if (bottom[i].second != expected[j].second) {
           flag("model-state", {}, "key " + std::to_string(bottom[i].first) + " has value " + std::to_string(bottom[i].second) +
-                                      ", the model " + std::to_string((*expected_)[j].second));
+                                      ", the model " + std::to_string(expected[j].second));
         }
         ++i, ++j;
       }

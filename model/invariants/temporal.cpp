@@ -69,7 +69,12 @@ temporal_report check_events(const snapshot& before, const std::vector<structura
     if (e.lane == lock_lane) {
       const std::uint64_t w = e.value;
       if (e.kind == event_kind::cas) {
-        // A successful lock CAS: the chunk was free (a CAS from 0).
+        // A successful lock CAS: the chunk must have been free (a CAS from 0).
+        if (c.zombie) {
+          flag("lock-discipline", {e.chunk}, e, at + " locked after its zombie mark");
+        } else if (lock_is_held(c.lock)) {
+          flag("lock-discipline", {e.chunk}, e, at + " locked while team " + std::to_string(lock_owner(c.lock)) + " held it");
+        }
         c.lock = w;
         c.locked_at = e.seq;
         continue;
