@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "layout.hpp"
+#include "mutants.hpp"
 #include "platform.hpp"
 #include "stats.hpp"
 #include "team.hpp"
@@ -26,7 +27,9 @@
 
 namespace gfsl {
 
-template <class Team>
+// `Mutable` compiles in the seeded bugs of core/mutants.hpp (one active at a
+// time, chosen at construction); the default compiles them all away.
+template <class Team, bool Mutable = false>
 class algorithm {
  public:
   static constexpr int N = Team::width;
@@ -42,8 +45,8 @@ class algorithm {
 
   // p_chunk_threshold: a split raises a key when random_u32() < threshold;
   // 2^32 means always (see p_chunk_threshold_of).
-  GFSL_FN algorithm(Team& team, view structure, std::uint64_t p_chunk_threshold)
-      : t_(team), s_(structure), p_threshold_(p_chunk_threshold) {}
+  GFSL_FN algorithm(Team& team, view structure, std::uint64_t p_chunk_threshold, mutant active = mutant::none)
+      : t_(team), s_(structure), p_threshold_(p_chunk_threshold), mutant_(active) {}
 
   // contains (Alg. 4.1): lock-free; returns found and the value stored with k.
   GFSL_FN op_result contains(key_type k) {
@@ -73,6 +76,11 @@ class algorithm {
     // The bottom chunk (and, when the raised key lives in the new chunk of a
     // split, that chunk too) stays locked until every level is done, so no
     // other update of k, or of the raised key, can interleave (4.2.2).
+    const bool unlocked_early = bug(mutant::bottom_unlocked_early);
+    if (unlocked_early) {
+      if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
+      unlock(bottom.chunk);
+    }
     status st = status::ok;
     bool raise = bottom.raise;
     key_type up_key = bottom.raise_key;
@@ -91,8 +99,10 @@ class algorithm {
       up_key = upper.raise_key;
       down = upper.raise_down;
     }
-    if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
-    unlock(bottom.chunk);
+    if (!unlocked_early) {
+      if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
+      unlock(bottom.chunk);
+    }
     return {st, true, 0};
   }
 
@@ -165,6 +175,7 @@ class algorithm {
     chunk_index fresh = no_chunk;  // the new chunk, locked by us
     key_type fresh_min = 0;        // smallest key moved into it
     key_type kept_max = 0;         // the split chunk's new max field
+    chunk_index successor = no_chunk;  // the fresh chunk's NEXT
     lanes before;                  // the split chunk as it was before the split
     int moved_from = 0;            // lanes [moved_from, moved_from + moved) moved
     int moved = 0;
@@ -173,6 +184,18 @@ class algorithm {
   Team& t_;
   view s_;
   std::uint64_t p_threshold_;
+  mutant mutant_;
+
+  // Whether seeded bug `m` is active; constant false in the correct core.
+  GFSL_FN bool bug(mutant m) const {
+    if constexpr (Mutable) return mutant_ == m;
+    return false;
+  }
+  // The winning lane of a ballot: the highest (4.2.1), or, planted, the lowest.
+  GFSL_FN int winner(std::uint32_t bits) const {
+    if (bug(mutant::lowest_lane_precedence) && bits != 0) return highest_bit(bits & (~bits + 1));
+    return highest_bit(bits);
+  }
 
   // ---- Reading chunks --------------------------------------------------------
 
@@ -197,7 +220,7 @@ class algorithm {
   // getTidForNextStep (Alg. 4.3): NEXT votes when k is beyond the max field,
   // DATA lanes when their key is <= k; EMPTY is +infinity so it never votes.
   GFSL_FN int next_step(key_type k, const lanes& kv) const {
-    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) {
+    return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       if (lane < dsize) return entry_key(e) <= k;
       if (lane == next_lane) return entry_key(e) < k;
       return false;
@@ -205,7 +228,7 @@ class algorithm {
   }
   // isTidWithEqualKey (Alg. 4.4): as above but DATA lanes vote on equality.
   GFSL_FN int equal_or_next(key_type k, const lanes& kv) const {
-    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) {
+    return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       if (lane < dsize) return entry_key(e) == k;
       if (lane == next_lane) return entry_key(e) < k;
       return false;
@@ -213,7 +236,7 @@ class algorithm {
   }
   // getTidOfDownStep for a backtrack: the largest key <= k of a chunk.
   GFSL_FN int down_step_tid(key_type k, const lanes& kv) const {
-    return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) { return lane < dsize && entry_key(e) <= k; }));
+    return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) { return lane < dsize && entry_key(e) <= k; }));
   }
 
   // getHeight (4.2.1): lane i reads level i's counter; the highest non-empty
@@ -288,7 +311,7 @@ class algorithm {
     chunk_index prev = no_chunk;
     for (;;) {
       const lanes kv = read(curr);
-      if (is_zombie(kv)) {
+      if (is_zombie(kv) && !bug(mutant::zombies_not_skipped)) {
         curr = unlink ? unlink_zombie(level, have_prev, prev, curr, kv) : next_of(kv);
         ++t_.stats().zombies_skipped;
         continue;
@@ -316,7 +339,10 @@ class algorithm {
       if (!is_zombie(kv)) break;
       target = next_of(kv);
     }
-    if (have_prev) {
+    if (have_prev && bug(mutant::unlink_without_lock)) {
+      const lanes pkv = read(prev);
+      if (next_of(pkv) == zombie) store_entry(prev, next_lane, make_entry(max_of(pkv), target));
+    } else if (have_prev) {
       if (try_lock(prev)) {
         const lanes pkv = read(prev);
         // Under the lock prev cannot change; redirect only if it still points
@@ -345,7 +371,8 @@ class algorithm {
   }
   // Release: every write made under the lock is visible before the lock frees.
   GFSL_FN void unlock(chunk_index c) {
-    t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_free_word, mem_order::release);
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_free_word,
+             bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
   }
   // Release: the merge's writes to the successor are visible before anyone can
   // see this chunk as a zombie and follow its NEXT pointer past it.
@@ -353,7 +380,7 @@ class algorithm {
     t_.store(s_.chunk(c) + lock_lane, lock_lane, zombie_word_of(t_.id()), mem_order::release);
   }
   GFSL_FN void store_entry(chunk_index c, int lane, entry_type e) {
-    t_.store(s_.chunk(c) + lane, lane, e, mem_order::release);
+    t_.store(s_.chunk(c) + lane, lane, e, bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
   }
 
   // findAndLockEnclosing (Alg. 4.8): spin until the chunk enclosing k (first
@@ -372,6 +399,7 @@ class algorithm {
         continue;
       }
       if (!try_lock(curr)) continue;
+      if (bug(mutant::no_recheck_after_lock)) return {curr, kv};
       kv = read(curr);
       if (max_of(kv) < k) {  // split or removal moved the range on before we locked
         unlock(curr);
@@ -385,7 +413,7 @@ class algorithm {
   // lockNextChunk (Alg. 4.9 line 17, 4.12 line 9): lock the successor of the
   // locked chunk c, unlinking zombies on the way (we hold c, so the redirect
   // needs no further lock). no_chunk when c is the final chunk.
-  GFSL_FN chunk_index lock_next_chunk(chunk_index c) {
+  GFSL_FN chunk_index lock_next_chunk(chunk_index c, bool for_merge = false) {
     for (;;) {
       const lanes ckv = read(c);
       const chunk_index next = next_of(ckv);
@@ -396,6 +424,7 @@ class algorithm {
         ++t_.stats().zombie_unlinks;
         continue;
       }
+      if (for_merge && bug(mutant::merge_into_unlocked)) return next;
       const std::uint64_t lock = lock_of(nkv);
       if (lock != lock_free_word) {
         ++t_.stats().lock_waits;
@@ -432,7 +461,7 @@ class algorithm {
     const locked_chunk enc = find_and_lock_enclosing(from, k);
     level_insert r;
     r.chunk = enc.chunk;
-    if (tid_with_key(enc.kv, k) != none) return r;  // inserted = false
+    if (!bug(mutant::insert_without_duplicate_check) && tid_with_key(enc.kv, k) != none) return r;  // inserted = false
     if (count_keys(enc.kv) < dsize) {
       execute_insert(enc.chunk, enc.kv, k, v);
       // Counter semantics: 0 exactly when the level holds nothing but -inf;
@@ -454,7 +483,11 @@ class algorithm {
     const int idx = popcount32(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       return lane < dsize && entry_key(e) < k;
     }));
-    for (int i = n; i > idx; --i) store_entry(c, i, t_.shfl(kv, i - 1));
+    if (bug(mutant::insert_left_to_right)) {
+      for (int i = idx + 1; i <= n; ++i) store_entry(c, i, t_.shfl(kv, i - 1));
+    } else {
+      for (int i = n; i > idx; --i) store_entry(c, i, t_.shfl(kv, i - 1));
+    }
     store_entry(c, idx, make_entry(k, v));
   }
 
@@ -479,6 +512,7 @@ class algorithm {
     r.fresh = fresh;
     r.fresh_min = key_at(kv, r.moved_from);
     r.kept_max = key_at(kv, r.moved_from - 1);
+    r.successor = next;
 
     // The fresh chunk is unreachable until c's NEXT names it, so its
     // initialisation may be relaxed: the release store of c's NEXT below
@@ -492,9 +526,15 @@ class algorithm {
     // One 8-byte store lowers c's max to its largest remaining key and links
     // the fresh chunk: from here readers looking for a moved key go lateral,
     // whatever stale copies the DATA lanes of c still show (NEXT outranks them).
+    const bool empty_first = bug(mutant::split_empty_before_next);
+    if (empty_first) {
+      for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
+    }
     store_entry(c, next_lane, make_entry(r.kept_max, fresh));
     if (next != no_chunk) unlock(next);
-    for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
+    if (!empty_first) {
+      for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
+    }
     ++t_.stats().splits;
     return r;
   }
@@ -527,7 +567,7 @@ class algorithm {
       // unlocks it here; holding it keeps "every key of level i+1 is in level
       // i" true at all times, and respects the lock order).
       r.raise_key = k > sp.fresh_min ? k : sp.fresh_min;
-      r.raise_down = sp.fresh;
+      r.raise_down = bug(mutant::raised_key_points_past) && sp.successor != no_chunk ? sp.successor : sp.fresh;
       if (r.raise && !into_fresh) {
         r.also_locked = sp.fresh;
       } else {
@@ -580,16 +620,21 @@ class algorithm {
   GFSL_FN status remove_from_chunk(int level, chunk_index c, key_type k) {
     const lanes kv = read(c);
     const int n = count_keys(kv);
-    if (n > shape::merge_threshold) {
+    const int threshold = bug(mutant::merge_threshold_too_low) ? shape::merge_threshold - 2 : shape::merge_threshold;
+    if (n > threshold) {
       execute_remove_no_merge(c, kv, k);
       unlock(c);
       return status::ok;
     }
-    const chunk_index next = lock_next_chunk(c);
+    const chunk_index next = lock_next_chunk(c, true);
     if (next == no_chunk) {
       // The final chunk of a level is never merged (it has no successor) and
       // never becomes a zombie; it may empty out completely.
       execute_remove_no_merge(c, kv, k);
+      if (bug(mutant::merge_final_chunk)) {
+        mark_zombie(c);
+        return status::ok;
+      }
       if (n == 2 && key_at(kv, 0) == key_neg_inf) add_to_level_count(level, -1);  // only -inf left
       unlock(c);
       return status::ok;
@@ -609,13 +654,15 @@ class algorithm {
       nkv = read(next);
       nn = count_keys(nkv);
     }
+    if (bug(mutant::zombie_mark_before_copy)) mark_zombie(c);
     execute_remove_merge(kv, next, nkv, k);
-    mark_zombie(c);
-    add_to_level_count(level, -1);
+    if (!bug(mutant::zombie_mark_before_copy)) mark_zombie(c);
+    if (!bug(mutant::level_counter_not_decremented)) add_to_level_count(level, -1);
     if (nn + n - 1 == 1 && is_final(nkv) && key_at(kv, 0) == key_neg_inf) {
       add_to_level_count(level, -1);  // the level now holds nothing but -inf
     }
     unlock(next);
+    if (bug(mutant::zombie_unlocked_after_merge)) unlock(c);
     ++t_.stats().merges;
     update_down_ptrs(level, kv, 0, n, k, next);
     return status::ok;
@@ -629,10 +676,15 @@ class algorithm {
   GFSL_FN void execute_remove_no_merge(chunk_index c, const lanes& kv, key_type k) {
     const int n = count_keys(kv);
     const int idx = tid_with_key(kv, k);
-    if (idx == n - 1 && !is_final(kv) && n >= 2) {
-      store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+    const bool lower_max = idx == n - 1 && !is_final(kv) && n >= 2;
+    const bool max_late = bug(mutant::max_after_removal);
+    if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+    if (bug(mutant::remove_right_to_left)) {
+      for (int i = n - 1; i >= idx; --i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
+    } else {
+      for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
     }
-    for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
+    if (lower_max && max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
   }
 
   // executeRemoveMerge (4.2.3, Fig. 4.5c): the successor receives our keys
@@ -644,7 +696,9 @@ class algorithm {
     const int idx = tid_with_key(kv, k);
     const int m = n - 1;
     const int total = m + count_keys(nkv);
-    for (int i = total - 1; i >= 0; --i) {
+    const bool ascending = bug(mutant::merge_left_to_right);
+    for (int step = 0; step < total; ++step) {
+      const int i = ascending ? step : total - 1 - step;
       const entry_type e = i < m ? t_.shfl(kv, i < idx ? i : i + 1) : t_.shfl(nkv, i - m);
       if (e != t_.shfl(nkv, i)) store_entry(next, i, e);
     }

@@ -34,7 +34,7 @@ op_result apply_op(Algo& a, const model::operation& op) {
   return apply_operation(a, op.kind, op.key, op.value);
 }
 
-template <int N>
+template <int N, bool Mutable>
 host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
              const sched::options* sched_options, sched::outcome* sched_outcome, const run_extras& extras) {
   host_run out;
@@ -43,11 +43,15 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   const std::uint64_t threshold = p_chunk_threshold_of(w.p_chunk);
   out.report.pool_chunks = pool;
 
+  std::mutex fault_lock;
+  std::string fault_detail;
   auto note_error = [&](const op_result& r, const model::operation& op, team_id t) {
+    std::lock_guard<std::mutex> guard(fault_lock);
     if (r.st == status::ok || r.st == status::stopped || out.report.first_error != status::ok) return;
     out.report.first_error = r.st;
     out.report.error_detail = std::string(status_name(r.st)) + " during " + model::describe(op) + " by team " +
-                              std::to_string(t) + " (pool of " + std::to_string(pool) + " chunks)";
+                              std::to_string(t) + (r.st == status::corrupt ? " (" + fault_detail + ")"
+                                                                            : " (pool of " + std::to_string(pool) + " chunks)");
   };
 
   // Prefill: sequential inserts by team 0, before the concurrent phase.
@@ -98,10 +102,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   std::vector<std::vector<model::op_record>> per_team(w.teams);
   std::vector<op_counts> counts(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
-  std::vector<std::unique_ptr<algorithm<host_team<N>>>> algos;
+  std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable>>> algos;
   for (std::uint32_t t = 0; t < w.teams; ++t) {
-    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads));
-    algos.push_back(std::make_unique<algorithm<host_team<N>>>(*teams[t], s.view(), threshold));
+    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
+    algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable>>(*teams[t], s.view(), threshold, extras.mut));
     if (keep_records && mode != host_mode::sequential) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
   // Runs operation j as team t. The record goes in before the operation starts,
@@ -116,7 +120,19 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       slot = into.size();
       into.push_back({t, op, status::ok, false, 0, clock.fetch_add(1, std::memory_order_seq_cst), model::no_stamp});
     }
-    const op_result r = apply_op(*algos[t], op);
+    op_result r;
+    try {
+      r = apply_op(*algos[t], op);
+    } catch (const access_fault& f) {
+      // The operation stops where it is (its locks stay held); the error word
+      // stops the others at their next operation.
+      r = {status::corrupt, false, 0};
+      std::atomic_ref<std::uint64_t>(s.words()[header_offsets::error_word]).store(error_corrupt);
+      std::lock_guard<std::mutex> guard(fault_lock);
+      if (fault_detail.empty()) fault_detail = "word " + std::to_string(f.word);
+    } catch (const run_stopped&) {
+      r = {status::stopped, false, 0};
+    }
     const std::uint64_t ret = clock.fetch_add(1, std::memory_order_seq_cst);
     if (keep_records) {
       model::op_record& rec = into[slot];
@@ -189,6 +205,18 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   return out;
 }
 
+// The correct core unless a seeded bug is asked for (core/mutants.hpp).
+host_run dispatch(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records,
+                  const sched::options* so, sched::outcome* outcome, const run_extras& extras) {
+  const bool mutated = extras.mut != mutant::none;
+  if (w.chunk == 16) {
+    return mutated ? run<16, true>(w, mode, pool, keep_records, so, outcome, extras)
+                   : run<16, false>(w, mode, pool, keep_records, so, outcome, extras);
+  }
+  return mutated ? run<32, true>(w, mode, pool, keep_records, so, outcome, extras)
+                 : run<32, false>(w, mode, pool, keep_records, so, outcome, extras);
+}
+
 }  // namespace
 
 void take_final_state(host_run& run, final_state&& f) {
@@ -201,15 +229,13 @@ void take_final_state(host_run& run, final_state&& f) {
 host_run run_on_host(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
                      const run_extras& extras) {
   if (mode == host_mode::scheduled) throw std::invalid_argument("scheduled runs take scheduler options: run_scheduled()");
-  return w.chunk == 16 ? run<16>(w, mode, pool_chunks, keep_records, nullptr, nullptr, extras)
-                       : run<32>(w, mode, pool_chunks, keep_records, nullptr, nullptr, extras);
+  return dispatch(w, mode, pool_chunks, keep_records, nullptr, nullptr, extras);
 }
 
 scheduled_run run_scheduled(const model::workload& w, const sched::options& o, std::uint32_t pool_chunks,
                             bool keep_records, const run_extras& extras) {
   scheduled_run out;
-  out.run = w.chunk == 16 ? run<16>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome, extras)
-                          : run<32>(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome, extras);
+  out.run = dispatch(w, host_mode::scheduled, pool_chunks, keep_records, &o, &out.outcome, extras);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "../model/invariants/events.hpp"
 #include "../model/invariants/snapshot.hpp"
 #include "../model/workload.hpp"
+#include "mutants.hpp"
 #include "sched/scheduler.hpp"
 #include "stats.hpp"
 #include "types.hpp"
@@ -61,6 +62,7 @@ struct host_run {
 
 // What a run records beyond its history.
 struct run_extras {
+  mutant mut = mutant::none;     // a seeded bug active in the concurrent phase (core/mutants.hpp)
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
 };

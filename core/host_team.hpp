@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "layout.hpp"
 #include "team.hpp"
 #include "types.hpp"
 
@@ -50,6 +51,18 @@ class access_hook {
   virtual void lane_order(team_id /*team*/, int /*lanes*/, std::uint8_t* /*order*/) {}
 };
 
+// Thrown by a host team that is about to access a word outside its
+// structure: only a corrupt structure (or a planted bug) leads there. The
+// runners turn it into status::corrupt for the operation.
+struct access_fault {
+  team_id team;
+  std::uint64_t word;
+};
+
+// Thrown from a lock wait once the structure's error word is set: a team that
+// failed may hold the lock forever, so waiting teams give up (status::stopped).
+struct run_stopped {};
+
 namespace detail {
 constexpr std::memory_order to_std(mem_order o) {
   switch (o) {
@@ -70,9 +83,10 @@ class host_team {
 
   // `base` is the structure's first word (access offsets are relative to it);
   // `hook` may be null: no hook, plain atomics.
+  // `words`: the size of the structure, for the bounds check (0: unchecked).
   host_team(team_id id, std::uint64_t seed, std::uint64_t* base, access_hook* hook = nullptr,
-            bool yield_on_lock_wait = false)
-      : id_(id), rng_(team_seed(seed, id)), base_(base), hook_(hook), yield_(yield_on_lock_wait) {}
+            bool yield_on_lock_wait = false, std::uint64_t words = 0)
+      : id_(id), rng_(team_seed(seed, id)), base_(base), hook_(hook), yield_(yield_on_lock_wait), words_(words) {}
 
   team_id id() const { return id_; }
   path_stats& stats() { return stats_; }
@@ -145,6 +159,9 @@ class host_team {
   }
   void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
     if (hook_) hook_->lock_wait(id_, chunk, lock_word);
+    if (words_ != 0 && ref(base_ + header_offsets::error_word).load(std::memory_order_relaxed) != error_none) {
+      throw run_stopped{};
+    }
     if (yield_) std::this_thread::yield();
   }
   std::uint32_t random_u32() { return static_cast<std::uint32_t>(rng_.next() >> 32); }
@@ -154,6 +171,7 @@ class host_team {
     return std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(p));
   }
   access make(access_kind k, mem_order o, int lane, const std::uint64_t* p) const {
+    if (words_ != 0 && (p < base_ || p >= base_ + words_)) throw access_fault{id_, static_cast<std::uint64_t>(p - base_)};
     access a;
     a.team = id_;
     a.kind = k;
@@ -168,6 +186,7 @@ class host_team {
   std::uint64_t* base_;
   access_hook* hook_;
   bool yield_;
+  std::uint64_t words_;
   path_stats stats_{};
 };
 

@@ -39,6 +39,7 @@ struct header_offsets {
 // Error codes stored in the error word.
 inline constexpr std::uint64_t error_none = 0;
 inline constexpr std::uint64_t error_pool_exhausted = 1;
+inline constexpr std::uint64_t error_corrupt = 2;
 
 // Non-owning view of a structure's words; trivially copyable, passed by value
 // to kernels and to host teams alike.

@@ -61,6 +61,7 @@ enum class status : std::uint8_t {
   key_out_of_range = 1,  // refused at the API, nothing touched
   pool_exhausted = 2,    // the operation stopped cleanly; see docs/ALGORITHM.md for what it may have done
   stopped = 3,           // an earlier error stopped the structure; the operation did nothing
+  corrupt = 4,           // the operation tried to access memory outside the structure: it is corrupt
 };
 
 struct op_result {
@@ -77,6 +78,7 @@ GFSL_FN constexpr const char* status_name(status s) {
     case status::key_out_of_range: return "key out of range";
     case status::pool_exhausted: return "chunk pool exhausted";
     case status::stopped: return "structure stopped by an earlier error";
+    case status::corrupt: return "access outside the structure (corrupt pointer)";
   }
   return "unknown status";
 }

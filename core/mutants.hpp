@@ -1,0 +1,125 @@
+// Seeded bugs: realistic faults planted in the GFSL core, switched at run time
+// to measure what the testbed catches. The algorithm takes them through a
+// template parameter: `algorithm<Team, true>` asks at each planted point
+// whether its mutant is active; `algorithm<Team>` (the default) compiles every
+// such point away, so the correct core pays nothing.
+//
+// Each entry names the thesis argument (4.2-4.3) the fault breaks. Sources:
+// ConMAn-style operators (shift / shrink / split a critical region, remove or
+// weaken synchronisation) and GFSL's own ordering arguments.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "platform.hpp"
+
+namespace gfsl {
+
+enum class mutant : std::uint8_t {
+  none = 0,
+  insert_left_to_right,
+  remove_right_to_left,
+  split_empty_before_next,
+  merge_left_to_right,
+  zombie_mark_before_copy,
+  bottom_unlocked_early,
+  no_recheck_after_lock,
+  zombies_not_skipped,
+  merge_into_unlocked,
+  raised_key_points_past,
+  merge_final_chunk,
+  unlink_without_lock,
+  insert_without_duplicate_check,
+  merge_threshold_too_low,
+  level_counter_not_decremented,
+  zombie_unlocked_after_merge,
+  lowest_lane_precedence,
+  max_after_removal,
+  release_weakened,
+  count_
+};
+
+struct mutant_info {
+  mutant id;
+  std::string_view name;
+  std::string_view backends;  // where it can take effect: "host,cuda" or "cuda"
+  std::string_view breaks;    // the argument or invariant it breaks
+};
+
+inline constexpr mutant_info mutant_catalog[] = {
+    {mutant::insert_left_to_right, "insert-left-to-right", "host,cuda",
+     "executeInsert (Alg. 4.7) shifts from the insertion index upwards: a key is overwritten before its copy exists, "
+     "so a reader can miss it (4.2.2: writes right to left so no key temporarily disappears)"},
+    {mutant::remove_right_to_left, "remove-right-to-left", "host,cuda",
+     "removal shifts from the top down: a key is overwritten before its copy one entry left exists (4.2.3: writes left "
+     "to right)"},
+    {mutant::split_empty_before_next, "split-empty-before-next", "host,cuda",
+     "splitCopy empties the moved entries before the single NEXT store links the new chunk: the moved keys are in no "
+     "reachable chunk for a while (Alg. 4.9 lines 30-32)"},
+    {mutant::merge_left_to_right, "merge-left-to-right", "host,cuda",
+     "executeRemoveMerge writes the successor from the lowest index up: its own keys are overwritten before they are "
+     "copied right (4.2.3: higher indexes first)"},
+    {mutant::zombie_mark_before_copy, "zombie-mark-before-copy", "host,cuda",
+     "the merging chunk is marked a zombie before its keys are copied: readers skip it while its successor does not "
+     "have the keys yet (Alg. 4.12 lines 21-22)"},
+    {mutant::bottom_unlocked_early, "bottom-unlocked-early", "host,cuda",
+     "insert releases the bottom chunk before raising the key: a concurrent delete of the key can run between, leaving "
+     "it in level i+1 but not in level i (4.2.2: the bottom lock is held until all levels are done)"},
+    {mutant::no_recheck_after_lock, "no-recheck-after-lock", "host,cuda",
+     "findAndLockEnclosing does not re-read the chunk after taking its lock: a split or removal that moved the range on "
+     "goes unnoticed and the key lands in a chunk that no longer encloses it (Alg. 4.8 lines 16-21)"},
+    {mutant::zombies_not_skipped, "zombies-not-skipped", "host,cuda",
+     "lateral searches treat zombies as live: a deleted key still physically in its zombie is found again (4.2.1: "
+     "zombies are ignored by taking lateral steps)"},
+    {mutant::merge_into_unlocked, "merge-into-unlocked", "host,cuda",
+     "lockNextChunk returns the successor without locking it: the merge writes into a chunk another team may be "
+     "changing (removal of synchronisation; 4.2.3)"},
+    {mutant::raised_key_points_past, "raised-key-points-past", "host,cuda",
+     "a key raised by a split points at the chunk after the one holding it: keys between are unreachable through it "
+     "(4.3, Order Between Down Pointers)"},
+    {mutant::merge_final_chunk, "merge-final-chunk", "host,cuda",
+     "an underfull final chunk is marked a zombie like any other: the level ends in a zombie and its keys are lost "
+     "(4.2.3, Deleting From Last Chunk in Level)"},
+    {mutant::unlink_without_lock, "unlink-without-lock", "host,cuda",
+     "lazy zombie unlinking rewrites the previous chunk's NEXT without its lock: it races with a split of that chunk "
+     "and can unlink the new chunk (Alg. 4.6 lines 10-20: try-lock)"},
+    {mutant::insert_without_duplicate_check, "insert-without-duplicate-check", "host,cuda",
+     "insertToLevel does not check, under the lock, whether the key arrived meanwhile: two inserts of one key both "
+     "succeed (Alg. 4.5 line 32)"},
+    {mutant::merge_threshold_too_low, "merge-threshold-too-low", "host,cuda",
+     "an off-by-two in the merge test (merge only below DSIZE/3 - 1): live chunks fall under the fill bound "
+     "(Alg. 4.12 line 4)"},
+    {mutant::level_counter_not_decremented, "level-counter-not-decremented", "host,cuda",
+     "a merge does not decrement the level's chunk counter (Alg. 4.12 line 24): counters drift from the chunks present"},
+    {mutant::zombie_unlocked_after_merge, "zombie-unlocked-after-merge", "host,cuda",
+     "Alg. 4.12 line 26 read literally: the zombie is unlocked after the merge, which erases its mark; the stale chunk "
+     "with the deleted key becomes live again"},
+    {mutant::lowest_lane_precedence, "lowest-lane-precedence", "host,cuda",
+     "ballots give precedence to the lowest voting lane, not the highest: transient duplicates and stale entries win "
+     "over the NEXT lane (4.2.1: precedence to higher tIds)"},
+    {mutant::max_after_removal, "max-after-removal", "host,cuda",
+     "removal lowers the max field after the max key is gone, not before (4.2.3: so that searches never see a max "
+     "that is not in the chunk)"},
+    {mutant::release_weakened, "release-weakened", "cuda",
+     "every release store of the device team becomes relaxed: another SM may see a NEXT pointer before the chunk it "
+     "publishes, or an unlock before the writes it protects (the device memory-order argument of docs/ALGORITHM.md)"},
+};
+
+inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);
+
+inline const mutant_info* find_mutant(std::string_view name) {
+  for (const mutant_info& m : mutant_catalog) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+inline std::string_view mutant_name(mutant m) {
+  for (const mutant_info& i : mutant_catalog) {
+    if (i.id == m) return i.name;
+  }
+  return "none";
+}
+
+}  // namespace gfsl
