@@ -208,6 +208,7 @@ command add_run_command(CLI::App& root) {
     std::string mix = "10,10,80";
     std::string granularity = "lane";
     std::string events = "off";
+    std::string hot;
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -241,6 +242,7 @@ command add_run_command(CLI::App& root) {
   run->add_option("--livelock-steps", o.so.livelock_steps, "host: scheduling points without a completed operation that count as livelock")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys)");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--events", st->events, "record the structural event log (chunk writes, allocations) and check it: on, off")
       ->check(CLI::IsMember({"on", "off"}))
@@ -267,6 +269,15 @@ command add_run_command(CLI::App& root) {
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
+            if (!st->hot.empty()) {
+              unsigned keys = 0;
+              char extra = 0;
+              if (std::sscanf(st->hot.c_str(), "%d,%u%c", &o.w.hot_pct, &keys, &extra) != 2) {
+                std::fprintf(stderr, "gfsl run: --hot %s: expected P,K such as 90,10\n", st->hot.c_str());
+                return exit_usage;
+              }
+              o.w.hot_keys = keys;
+            }
             try {
               return execute(o);
             } catch (const std::exception& e) {

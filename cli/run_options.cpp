@@ -45,6 +45,7 @@ std::string encode_replay(const run_options& o) {
     << o.w.delete_pct << "," << o.w.contains_pct << ":range=" << o.w.range << ":prefill=" << fmt_double(o.w.prefill)
     << ":chunk=" << o.w.chunk << ":p-chunk=" << fmt_double(o.w.p_chunk) << ":seed=" << o.w.seed << ":pool=" << o.pool;
   if (o.backend == "cuda") s << ":clock=" << o.clock;
+  if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys;
   if (o.events) s << ":events=on";
   if (o.check_every) s << ":check-every=" << o.check_every;
   if (o.backend == "host") {
@@ -94,6 +95,17 @@ std::string decode_replay(const std::string& text, run_options& o) {
   if (const auto it = fields.find("events"); it != fields.end()) {
     if (it->second != "on" && it->second != "off") return "replay string: field 'events' has a bad value '" + it->second + "'";
     r.events = it->second == "on";
+    fields.erase(it);
+  }
+  if (const auto it = fields.find("hot"); it != fields.end()) {
+    int pct = -1;
+    unsigned keys = 0;
+    char extra = 0;
+    if (std::sscanf(it->second.c_str(), "%d,%u%c", &pct, &keys, &extra) != 2) {
+      return "replay string: field 'hot' has a bad value '" + it->second + "'";
+    }
+    r.w.hot_pct = pct;
+    r.w.hot_keys = keys;
     fields.erase(it);
   }
   if (fields.count("check-every")) {

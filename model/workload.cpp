@@ -12,6 +12,7 @@ std::string workload::describe() const {
   s << "ops=" << ops << " mix=" << insert_pct << "," << delete_pct << "," << contains_pct << " range=" << range
     << " prefill=" << prefill << " teams=" << teams << " chunk=" << chunk << " p_chunk=" << p_chunk
     << " seed=" << seed;
+  if (hot_keys) s << " hot=" << hot_pct << "%:" << hot_keys;
   return s.str();
 }
 
@@ -25,6 +26,8 @@ std::string workload::validate() const {
   if (teams < 1 || teams > max_team_id) return "teams must be at least 1";
   if (chunk != 16 && chunk != 32) return "chunk must be 16 or 32";
   if (!(p_chunk >= 0.0 && p_chunk <= 1.0)) return "p-chunk must be a probability in [0, 1]";
+  if (hot_pct < 0 || hot_pct > 100) return "hot percentage must be in [0, 100]";
+  if (hot_keys > range) return "hot keys must be at most the range";
   return {};
 }
 

@@ -25,6 +25,10 @@ struct workload {
   int chunk = 32;                   // N: 16 or 32
   double p_chunk = 1.0;             // thesis 5.2: p_chunk ~ 1 gave the best results
   std::uint64_t seed = 1;
+  // Hot keys: hot_pct percent of the operations pick their key uniformly
+  // from [1, hot_keys] instead of [1, range] (0: uniform over the range).
+  std::uint32_t hot_keys = 0;
+  int hot_pct = 0;
 
   // One line naming every field, e.g. for a replay string.
   std::string describe() const;
@@ -47,7 +51,8 @@ GFSL_FN operation operation_at(const workload& w, std::uint64_t j) {
   operation op;
   const int pct = static_cast<int>(h1 % 100);
   op.kind = pct < w.insert_pct ? op_kind::insert : pct < w.insert_pct + w.delete_pct ? op_kind::remove : op_kind::contains;
-  op.key = static_cast<key_type>(1 + (h1 >> 8) % w.range);
+  const bool hot = w.hot_keys != 0 && static_cast<int>((h2 >> 40) % 100) < w.hot_pct;
+  op.key = static_cast<key_type>(1 + (h1 >> 8) % (hot ? w.hot_keys : w.range));
   op.value = op.kind == op_kind::insert ? static_cast<value_type>(h2) : 0;
   return op;
 }

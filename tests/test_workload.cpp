@@ -45,6 +45,18 @@ TEST(Workload, SameSeedSameOperationsAndMixIsRespected) {
   EXPECT_LT(same, 10);
 }
 
+TEST(Workload, HotKeysTakeTheirShareOfTheOperations) {
+  auto w = small();
+  w.range = 100000;
+  w.hot_keys = 10;
+  w.hot_pct = 90;
+  int hot = 0;
+  for (std::uint64_t j = 0; j < w.ops; ++j) hot += gfsl::model::operation_at(w, j).key <= 10;
+  EXPECT_NEAR(hot, 9000, 200);
+  w.hot_keys = 200000;
+  EXPECT_NE(w.validate().find("hot keys"), std::string::npos);
+}
+
 TEST(Workload, OperationsAreDealtToTeamsWithoutGapOrOverlap) {
   auto w = small();
   for (std::uint32_t teams : {1u, 3u, 7u, 10000u, 20000u}) {
