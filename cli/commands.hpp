@@ -26,5 +26,7 @@ struct command {
 
 command add_run_command(CLI::App& root);
 command add_replay_command(CLI::App& root);
+command add_fuzz_command(CLI::App& root);
+command add_mutants_command(CLI::App& root);
 
 }  // namespace gfsl::cli

@@ -150,9 +150,15 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   return rc;
 }
 
+}  // namespace
+
 int execute(run_options& o) {
   if (const std::string bad = o.w.validate(); !bad.empty()) {
     std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
+    return exit_usage;
+  }
+  if (o.mut != gfsl::mutant::none && o.backend == "cuda") {
+    std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only\n");
     return exit_usage;
   }
   if (o.backend == "cuda") {
@@ -187,6 +193,8 @@ int execute(run_options& o) {
   }
   gfsl::run_extras extras;
   extras.events = o.events;
+  extras.mut = o.mut;
+
   extras.check_every = o.check_every;
   if (o.check_every && (o.backend != "host" || o.sched == "turns")) {
     std::fprintf(stderr, "gfsl run: --check-every needs the scheduled host backend: on threads no moment is quiescent, "
@@ -200,8 +208,6 @@ int execute(run_options& o) {
   return report(o, r.run, "", &r.outcome);
 }
 
-}  // namespace
-
 command add_run_command(CLI::App& root) {
   struct state {
     run_options opts;
@@ -209,6 +215,7 @@ command add_run_command(CLI::App& root) {
     std::string granularity = "lane";
     std::string events = "off";
     std::string hot;
+    std::string mutant;
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -242,6 +249,7 @@ command add_run_command(CLI::App& root) {
   run->add_option("--livelock-steps", o.so.livelock_steps, "host: scheduling points without a completed operation that count as livelock")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys)");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--events", st->events, "record the structural event log (chunk writes, allocations) and check it: on, off")
@@ -269,6 +277,14 @@ command add_run_command(CLI::App& root) {
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
+            if (!st->mutant.empty()) {
+              const gfsl::mutant_info* m = gfsl::find_mutant(st->mutant);
+              if (!m) {
+                std::fprintf(stderr, "gfsl run: --mutant %s: no such mutant (gfsl mutants --list)\n", st->mutant.c_str());
+                return exit_usage;
+              }
+              o.mut = m->id;
+            }
             if (!st->hot.empty()) {
               unsigned keys = 0;
               char extra = 0;

@@ -47,6 +47,7 @@ std::string encode_replay(const run_options& o) {
   if (o.backend == "cuda") s << ":clock=" << o.clock;
   if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys;
   if (o.events) s << ":events=on";
+  if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
   if (o.check_every) s << ":check-every=" << o.check_every;
   if (o.backend == "host") {
     s << ":sched=" << o.sched;
@@ -106,6 +107,12 @@ std::string decode_replay(const std::string& text, run_options& o) {
     }
     r.w.hot_pct = pct;
     r.w.hot_keys = keys;
+    fields.erase(it);
+  }
+  if (const auto it = fields.find("mutant"); it != fields.end()) {
+    const mutant_info* m = find_mutant(it->second);
+    if (!m) return "replay string: field 'mutant' names no mutant: '" + it->second + "'";
+    r.mut = m->id;
     fields.erase(it);
   }
   if (fields.count("check-every")) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/mutants.hpp"
 #include "core/sched/scheduler.hpp"
 #include "model/workload.hpp"
 
@@ -22,6 +23,7 @@ struct run_options {
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::string trace;                // where to write the history ("" : nowhere)
   bool events = false;              // record and check the structural event log
+  mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)
   std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
 };
 
@@ -33,6 +35,10 @@ void resolve_defaults(run_options& o);
 std::string encode_replay(const run_options& o);
 // Empty on success; otherwise one line naming the bad field.
 std::string decode_replay(const std::string& text, run_options& o);
+
+// Runs what `o` describes and prints its summary (gfsl run and gfsl replay).
+// Returns the exit code.
+int execute(run_options& o);
 
 // Parses "I,D,C" into the workload's mix; false when malformed.
 bool parse_mix(const std::string& text, model::workload& w);

@@ -45,6 +45,10 @@ struct mutant_info {
   std::string_view name;
   std::string_view backends;  // where it can take effect: "host,cuda" or "cuda"
   std::string_view breaks;    // the argument or invariant it breaks
+  // Non-empty for a mutant that behaves like the correct core whenever a
+  // chunk read is one atomic event (the only granularity at which the
+  // correct core is itself linearizable, docs/FINDINGS.md): why.
+  std::string_view equivalent = {};
 };
 
 inline constexpr mutant_info mutant_catalog[] = {
@@ -97,10 +101,15 @@ inline constexpr mutant_info mutant_catalog[] = {
      "with the deleted key becomes live again"},
     {mutant::lowest_lane_precedence, "lowest-lane-precedence", "host,cuda",
      "ballots give precedence to the lowest voting lane, not the highest: transient duplicates and stale entries win "
-     "over the NEXT lane (4.2.1: precedence to higher tIds)"},
+     "over the NEXT lane (4.2.1: precedence to higher tIds)",
+     "with whole-chunk reads the lowest voting lane is a key <= k, whose down pointer is as legal as the highest one's "
+     "(only slower), and an equality vote is unique or a same-valued duplicate; precedence matters only for "
+     "partially seen writes"},
     {mutant::max_after_removal, "max-after-removal", "host,cuda",
      "removal lowers the max field after the max key is gone, not before (4.2.3: so that searches never see a max "
-     "that is not in the chunk)"},
+     "that is not in the chunk)",
+     "with whole-chunk reads a reader that sees the key gone and the old max still in place answers as it would after "
+     "the max drops: keys between the new and the old max are in no chunk, and the max key itself is being deleted"},
     {mutant::release_weakened, "release-weakened", "cuda",
      "every release store of the device team becomes relaxed: another SM may see a NEXT pointer before the chunk it "
      "publishes, or an unlock before the writes it protects (the device memory-order argument of docs/ALGORITHM.md)"},

@@ -1,0 +1,306 @@
+// gfsl fuzz / gfsl fuzz merge / gfsl mutants: property-based campaigns and
+// the mutants' kill matrix.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "fuzz/campaign.hpp"
+
+namespace gfsl::cli {
+
+namespace {
+
+// The `gfsl replay` line of a fuzzing run.
+std::string replay_of(const fuzz::run_config& c) {
+  run_options o;
+  o.backend = c.backend;
+  o.w = c.w;
+  o.so = c.so;
+  o.sched = sched::name(c.so.strat);
+  o.sched_seed_given = true;
+  o.events = c.backend != "cuda";
+  o.check_every = c.backend == "host" ? c.check_every : 0;
+  o.mut = c.mut;
+  return encode_replay(o);
+}
+
+bool parse_shard(const std::string& text, unsigned& shard, unsigned& shards) {
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%u/%u%c", &shard, &shards, &extra) != 2) return false;
+  return shards >= 1 && shard < shards;
+}
+
+bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& lim) {
+  if (text == "any") {
+    lim.vary_granularity = true;
+    return true;
+  }
+  lim.vary_granularity = false;
+  return sched::parse(text, lim.granularity);
+}
+
+// Reads one number field of a report.json written by campaign_json.
+double json_number(const std::string& json, const std::string& field, bool& ok) {
+  const std::regex re("\"" + field + "\":(-?[0-9.eE+]+)");
+  std::smatch m;
+  if (!std::regex_search(json, m, re)) {
+    ok = false;
+    return 0;
+  }
+  return std::stod(m[1]);
+}
+
+}  // namespace
+
+command add_fuzz_command(CLI::App& root) {
+  struct state {
+    fuzz::campaign_options o;
+    std::string shard = "0/1";
+    std::string mutant;
+    std::string granularity = "any";
+    std::vector<std::string> merge_dirs;
+  };
+  auto st = std::make_shared<state>();
+  fuzz::campaign_options& o = st->o;
+  o.out_dir = "";
+  CLI::App* fz = root.add_subcommand("fuzz", "property-based fuzzing campaign: generate runs, judge them, shrink the first failure");
+  fz->add_option("--backend", o.backend, "host (scheduled, replayable), threads, cuda")
+      ->check(CLI::IsMember({"host", "threads", "cuda"}))
+      ->capture_default_str();
+  fz->add_option("--seconds", o.seconds, "time budget")->check(CLI::PositiveNumber)->capture_default_str();
+  fz->add_option("--max-runs", o.max_runs, "stop after this many runs (0: time budget only)")->capture_default_str();
+  fz->add_option("--mutant", st->mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants lists them)");
+  fz->add_option("--jobs", o.jobs, "campaign threads")->check(CLI::Range(1u, 256u))->capture_default_str();
+  fz->add_option("--shard", st->shard, "i/n: this campaign takes every n-th batch of the seed space, from the i-th")
+      ->capture_default_str();
+  fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
+  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files")->required();
+  fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
+  fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 4096u))->capture_default_str();
+  fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
+  fz->add_option("--granularity", st->granularity,
+                 "host: read granularities to generate: any, chunk, line, lane (the correct core is only linearizable at chunk)")
+      ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
+      ->capture_default_str();
+  fz->add_flag("!--no-progress", o.progress, "no live progress line");
+  CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
+  merge->add_option("dirs", st->merge_dirs, "campaign folders")->required();
+
+  return {fz, [st, merge] {
+            fuzz::campaign_options& o = st->o;
+            if (merge->parsed()) {
+              double runs = 0, ops = 0, seconds = 0, failures = 0;
+              std::vector<std::string> failure_lines;
+              for (const std::string& d : st->merge_dirs) {
+                const std::filesystem::path p = std::filesystem::path(d) / "report.json";
+                std::ifstream in(p);
+                if (!in) {
+                  std::fprintf(stderr, "gfsl fuzz merge: %s: cannot read\n", p.string().c_str());
+                  return exit_usage;
+                }
+                std::stringstream buf;
+                buf << in.rdbuf();
+                const std::string json = buf.str();
+                bool ok = true;
+                runs += json_number(json, "runs", ok);
+                ops += json_number(json, "ops", ok);
+                seconds = std::max(seconds, json_number(json, "seconds", ok));
+                if (!ok) {
+                  std::fprintf(stderr, "gfsl fuzz merge: %s: not a campaign report (missing runs, ops or seconds)\n", p.string().c_str());
+                  return exit_usage;
+                }
+                const std::regex fail("\"detector\":\"([^\"]*)\",\"detail\":\"((?:[^\"\\\\]|\\\\.)*)\"");
+                for (auto it = std::sregex_iterator(json.begin(), json.end(), fail); it != std::sregex_iterator(); ++it) {
+                  ++failures;
+                  failure_lines.push_back(d + ": " + (*it)[1].str() + ": " + (*it)[2].str());
+                }
+              }
+              std::printf("{\"campaigns\":%zu,\"runs\":%.0f,\"ops\":%.0f,\"seconds\":%.3f,\"failures\":%.0f}\n",
+                          st->merge_dirs.size(), runs, ops, seconds, failures);
+              for (const std::string& f : failure_lines) std::printf("failure: %s\n", f.c_str());
+              return failures > 0 ? exit_violation : exit_ok;
+            }
+            if (!parse_shard(st->shard, o.shard, o.shards)) {
+              std::fprintf(stderr, "gfsl fuzz: --shard %s: expected i/n with 0 <= i < n\n", st->shard.c_str());
+              return exit_usage;
+            }
+            if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
+            if (!st->mutant.empty()) {
+              const mutant_info* m = find_mutant(st->mutant);
+              if (!m) {
+                std::fprintf(stderr, "gfsl fuzz: --mutant %s: no such mutant (gfsl mutants --list)\n", st->mutant.c_str());
+                return exit_usage;
+              }
+              o.mut = m->id;
+            }
+            if (o.backend == "cuda") o.limits.max_teams = std::max(o.limits.max_teams, 1024u);
+            o.replay_line = replay_of;
+            std::error_code ec;
+            std::filesystem::create_directories(o.out_dir, ec);
+            if (ec) {
+              std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
+              return exit_usage;
+            }
+            const fuzz::campaign_result r = fuzz::run_campaign(o);
+            std::ofstream(std::filesystem::path(o.out_dir) / "report.json") << fuzz::campaign_json(o, r) << "\n";
+            std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
+                        (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
+            if (!r.found) {
+              std::printf("no failure\n");
+              return exit_ok;
+            }
+            const fuzz::failure& f = *r.found;
+            std::printf("FAILURE after %.2f s, shrunk to %llu operations on %u teams:\n", f.seconds_to_first,
+                        (unsigned long long)f.shrunk.w.ops, f.shrunk.w.teams);
+            for (const fuzz::detection& d : f.verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
+            if (f.verdict.found.empty()) std::printf("  (the shrunk run passed when judged again: timing-dependent)\n");
+            std::printf("written to %s\nreplay: gfsl replay %s\n", f.dir.c_str(), replay_of(f.shrunk).c_str());
+            return exit_violation;
+          }};
+}
+
+command add_mutants_command(CLI::App& root) {
+  struct state {
+    std::string backend = "host";
+    double budget = 20;
+    bool json = false, list = false;
+    std::string junit, only;
+    std::uint64_t seed = 1;
+  };
+  auto st = std::make_shared<state>();
+  CLI::App* mu = root.add_subcommand("mutants", "the kill matrix: every seeded bug against every detector");
+  mu->add_option("--backend", st->backend, "host or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
+  mu->add_option("--budget", st->budget, "seconds per mutant")->check(CLI::PositiveNumber)->capture_default_str();
+  mu->add_option("--seed", st->seed, "campaign seed (fixed: the matrix is reproducible)")->capture_default_str();
+  mu->add_option("--only", st->only, "one mutant by name");
+  mu->add_flag("--json", st->json, "print one JSON object");
+  mu->add_option("--junit", st->junit, "also write JUnit XML to this file");
+  mu->add_flag("--list", st->list, "list the mutants and what each breaks");
+  return {mu, [st] {
+            if (st->list) {
+              for (const mutant_info& m : mutant_catalog) {
+                std::printf("%-32s [%s]%s\n    %s\n", std::string(m.name).c_str(), std::string(m.backends).c_str(),
+                            m.equivalent.empty() ? "" : " (equivalent under whole-chunk reads)", std::string(m.breaks).c_str());
+              }
+              return exit_ok;
+            }
+            struct row {
+              const mutant_info* m = nullptr;
+              bool killed = false, applicable = true;
+              std::string detector, detail, replay;
+              std::vector<std::string> detectors;
+              double seconds = 0;
+              std::uint64_t ops = 0, runs = 0;
+            };
+            std::vector<row> rows;
+            // The matrix runs at whole-chunk reads: the only granularity at
+            // which the correct core is linearizable, so a kill is the bug's.
+            auto campaign = [&](mutant m) {
+              fuzz::campaign_options o;
+              o.backend = st->backend;
+              o.seconds = st->budget;
+              o.mut = m;
+              o.seed = st->seed;
+              o.progress = false;
+              o.runs_per_batch = 10;
+              o.limits.vary_granularity = false;
+              o.limits.granularity = sched::granularity::chunk;
+              o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
+              o.limits.max_ops = st->backend == "cuda" ? 200000 : 400;
+              o.limits.max_range = 2000;
+              o.replay_line = replay_of;
+              return std::make_pair(o, fuzz::run_campaign(o));
+            };
+            int rc = exit_ok;
+            // Control: the correct core must survive the same campaign.
+            const auto control = campaign(mutant::none);
+            if (control.second.found) {
+              std::fprintf(stderr, "gfsl mutants: the correct core failed its control campaign: %s\n",
+                           control.second.found->verdict.found.empty() ? "?" : control.second.found->verdict.found.front().detail.c_str());
+              rc = exit_violation;
+            }
+            for (const mutant_info& m : mutant_catalog) {
+              if (!st->only.empty() && m.name != st->only) continue;
+              row r;
+              r.m = &m;
+              if (m.backends.find(st->backend) == std::string_view::npos) {
+                r.applicable = false;
+                rows.push_back(r);
+                continue;
+              }
+              const auto [o, res] = campaign(m.id);
+              r.runs = res.runs;
+              if (res.found) {
+                r.killed = true;
+                r.seconds = res.found->seconds_to_first;
+                r.ops = res.found->shrunk.w.ops;
+                r.replay = replay_of(res.found->shrunk);
+                for (const fuzz::detection& d : res.found->verdict.found) r.detectors.push_back(d.detector);
+                if (!r.detectors.empty()) {
+                  r.detector = r.detectors.front();
+                  r.detail = res.found->verdict.found.front().detail;
+                }
+              }
+              if (!r.killed && m.equivalent.empty()) rc = exit_violation;
+              rows.push_back(r);
+            }
+            std::size_t counted = 0, killed = 0;
+            for (const row& r : rows) {
+              if (!r.applicable || !r.m->equivalent.empty()) continue;
+              ++counted;
+              killed += r.killed;
+            }
+            if (st->json) {
+              std::printf("{\"backend\":\"%s\",\"budget_seconds\":%g,\"seed\":%llu,\"control_passed\":%s,\"mutation_score\":%.3f,"
+                          "\"mutants\":[",
+                          st->backend.c_str(), st->budget, (unsigned long long)st->seed, control.second.found ? "false" : "true",
+                          counted ? static_cast<double>(killed) / counted : 0.0);
+              for (std::size_t i = 0; i < rows.size(); ++i) {
+                const row& r = rows[i];
+                std::printf("%s{\"name\":\"%s\",\"applicable\":%s,\"equivalent\":%s,\"killed\":%s,\"detector\":\"%s\",\"detectors\":[",
+                            i ? "," : "", std::string(r.m->name).c_str(), r.applicable ? "true" : "false",
+                            r.m->equivalent.empty() ? "false" : "true", r.killed ? "true" : "false", r.detector.c_str());
+                for (std::size_t k = 0; k < r.detectors.size(); ++k) std::printf("%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
+                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
+                            (unsigned long long)r.ops, (unsigned long long)r.runs, r.replay.c_str());
+              }
+              std::printf("]}\n");
+            } else {
+              std::printf("%-32s %-8s %-34s %8s %6s  %s\n", "mutant", "killed", "first detector", "seconds", "ops", "all detectors");
+              for (const row& r : rows) {
+                std::string all;
+                for (const std::string& d : r.detectors) all += (all.empty() ? "" : ",") + d;
+                const char* state = !r.applicable ? "n/a" : r.killed ? "yes" : r.m->equivalent.empty() ? "NO" : "equiv.";
+                std::printf("%-32s %-8s %-34s %8.2f %6llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
+                            r.seconds, (unsigned long long)r.ops, all.c_str());
+              }
+              std::printf("mutation score: %zu of %zu non-equivalent %s mutants killed; control %s\n", killed, counted,
+                          st->backend.c_str(), control.second.found ? "FAILED" : "passed");
+            }
+            if (!st->junit.empty()) {
+              std::ofstream x(st->junit);
+              x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gfsl-mutants-" << st->backend << "\" tests=\""
+                << rows.size() + 1 << "\" failures=\"" << (counted - killed) + (control.second.found ? 1 : 0) << "\">\n";
+              x << "  <testcase classname=\"control\" name=\"correct-core\">"
+                << (control.second.found ? "<failure message=\"the correct core failed\"/>" : "") << "</testcase>\n";
+              for (const row& r : rows) {
+                x << "  <testcase classname=\"mutants\" name=\"" << r.m->name << "\" time=\"" << r.seconds << "\">";
+                if (!r.applicable || !r.m->equivalent.empty()) x << "<skipped/>";
+                else if (!r.killed) x << "<failure message=\"survived its budget\"/>";
+                x << "</testcase>\n";
+              }
+              x << "</testsuite>\n";
+            }
+            return rc;
+          }};
+}
+
+}  // namespace gfsl::cli

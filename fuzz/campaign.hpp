@@ -1,0 +1,65 @@
+// A fuzzing campaign: RapidCheck generates whole runs (generators.hpp), each
+// run is executed and judged (detectors.hpp), and the first failure is shrunk
+// by RapidCheck down to a small run, which is written out with everything
+// needed to understand and replay it.
+//
+// Seeds: batch b of shard i of n uses the RapidCheck seed mix(seed, b*n + i),
+// so shards of one campaign never repeat each other's runs and a campaign can
+// run as a job array on many machines.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/stats.hpp"
+#include "fuzz/detectors.hpp"
+#include "fuzz/generators.hpp"
+
+namespace gfsl::fuzz {
+
+struct campaign_options {
+  std::string backend = "host";
+  double seconds = 60;
+  std::uint64_t max_runs = 0;     // stop after this many runs (0: only the time bound)
+  mutant mut = mutant::none;
+  unsigned jobs = 1;
+  unsigned shard = 0, shards = 1;
+  std::uint64_t seed = 1;
+  int runs_per_batch = 25;        // RapidCheck cases per batch
+  generator_limits limits;
+  judge_options judge;
+  std::string out_dir;            // where a failure is written ("" : nowhere)
+  bool progress = true;           // a live progress line on stderr
+  // Turns a configuration into the line that replays it (the CLI's format).
+  std::function<std::string(const run_config&)> replay_line;
+};
+
+struct failure {
+  run_config first;               // as generated
+  run_config shrunk;              // after RapidCheck's shrinking
+  judgement verdict;              // the shrunk run, judged again
+  double seconds_to_first = 0;    // campaign time when the first failing run was found
+  std::string dir;                // where it was written
+};
+
+struct campaign_result {
+  std::uint64_t runs = 0, ops = 0, undecided = 0;
+  double seconds = 0;
+  path_stats paths;
+  std::optional<failure> found;
+};
+
+campaign_result run_campaign(const campaign_options& o);
+
+// Writes `f` into dir/<id>/: the history (JSON lines), the shrunk
+// counterexample as a timeline and an HTML page, the detectors' report and
+// the replay command. Returns the folder.
+std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o);
+
+// Campaign summary as one JSON object (report.json of a campaign folder).
+std::string campaign_json(const campaign_options& o, const campaign_result& r);
+
+}  // namespace gfsl::fuzz

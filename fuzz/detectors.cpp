@@ -1,0 +1,106 @@
+#include "fuzz/detectors.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "linearizability/set_checker.hpp"
+#include "model/final_state.hpp"
+#include "model/invariants/snapshot.hpp"
+#include "model/invariants/temporal.hpp"
+#if defined(GFSL_HAVE_CUDA)
+#include "core/cuda/device_runner.hpp"
+#endif
+
+namespace gfsl::fuzz {
+
+namespace {
+
+// Linearizability, key by key (P-compositionality). Returns the first key
+// that is not linearizable, or notes that the time limit was reached.
+void judge_linearizability(const std::vector<model::op_record>& history, double seconds, judgement& j) {
+  std::map<key_type, std::vector<lin::key_op>> by_key;
+  for (std::uint32_t i = 0; i < history.size(); ++i) by_key[history[i].op.key].push_back(lin::to_key_op(history[i], i));
+  const lin::deadline d = lin::deadline::after_seconds(seconds);
+  lin::set_key_checker checker;
+  for (auto& [key, ops] : by_key) {
+    std::stable_sort(ops.begin(), ops.end(), [](const lin::key_op& a, const lin::key_op& b) { return a.call < b.call; });
+    const lin::verdict v = checker.check(ops, d);
+    if (v == lin::verdict::unknown) {
+      j.undecided = true;
+      return;
+    }
+    if (v == lin::verdict::not_linearizable) {
+      std::string detail = "key " + std::to_string(key) + " (" + std::to_string(ops.size()) + " operations) is not linearizable";
+      const std::uint32_t at = checker.stuck_at();
+      if (at < ops.size()) detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(history[ops[at].index].team);
+      j.found.push_back({"linearizability", detail});
+      return;
+    }
+  }
+}
+
+void judge_structure(const host_run& r, judgement& j) {
+  const auto snap = invariants::check_snapshot(r.final_snapshot);
+  std::vector<std::string> seen;
+  for (const auto& v : snap.violations) {
+    if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
+    seen.push_back(v.invariant);
+    j.found.push_back({"invariant:" + v.invariant, v.describe()});
+  }
+  if (!r.initial_snapshot.words.empty()) {
+    const auto temporal = invariants::check_events(r.initial_snapshot, r.events);
+    for (const auto& v : temporal.violations) {
+      if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
+      seen.push_back(v.invariant);
+      j.found.push_back({"invariant:" + v.invariant, v.describe()});
+    }
+  }
+  for (const auto& v : r.mid_run_violations) {
+    if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
+    seen.push_back(v.invariant);
+    j.found.push_back({"invariant:" + v.invariant, v.describe()});
+  }
+  const auto implied = model::check_implied_final_state(r.prefill, r.records, r.final_entries, 1);
+  if (!implied.empty()) j.found.push_back({"final-state", implied.front()});
+}
+
+}  // namespace
+
+judgement execute_and_judge(const run_config& c, const judge_options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  judgement j;
+  run_extras ex;
+  ex.mut = c.mut;
+  ex.events = c.backend != "cuda";
+  ex.check_every = c.backend == "host" ? c.check_every : 0;
+  if (c.backend == "host") {
+    scheduled_run s = run_scheduled(c.w, c.so, 0, true, ex);
+    j.run = std::move(s.run);
+    j.outcome = std::move(s.outcome);
+    if (j.outcome.reason == sched::stop_reason::deadlock || j.outcome.reason == sched::stop_reason::livelock) {
+      std::string first = j.outcome.report.substr(0, j.outcome.report.find('\n'));
+      j.found.push_back({"hang", std::string(sched::name(j.outcome.reason)) + ": " + first});
+    }
+    if (j.outcome.reason == sched::stop_reason::step_limit) j.undecided = true;
+  } else if (c.backend == "threads") {
+    j.run = run_on_host(c.w, host_mode::threads, 0, true, ex);
+  } else {
+#if defined(GFSL_HAVE_CUDA)
+    device_options d;
+    d.hang_seconds = 10;
+    const device_run r = run_on_device(c.w, d);
+    j.run = r.run;
+    if (r.hung || r.timed_out) j.found.push_back({"hang", r.hang_detail.empty() ? "kernel watchdog" : r.hang_detail});
+#else
+    j.found.push_back({"run-error", "cuda backend not available in this build"});
+#endif
+  }
+  if (j.run.report.first_error != status::ok) j.found.push_back({"run-error", j.run.report.error_detail});
+  judge_linearizability(model::full_history(j.run.prefill, j.run.records), o.linearizability_seconds, j);
+  judge_structure(j.run, j);
+  j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return j;
+}
+
+}  // namespace gfsl::fuzz

@@ -1,0 +1,100 @@
+#include "fuzz/generators.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace gfsl::fuzz {
+
+std::string run_config::describe() const {
+  std::ostringstream s;
+  s << backend << " " << w.describe() << " sched=" << sched::name(so.strat) << " depth=" << so.depth
+    << " granularity=" << sched::name(so.gran) << " sched-seed=" << so.seed;
+  if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
+  return s.str();
+}
+
+namespace {
+// Small ranges are favoured: they make chunks split, merge and empty often.
+rc::Gen<std::uint32_t> gen_range(std::uint32_t max_range) {
+  using rc::gen::inRange;
+  const std::uint32_t top = std::max<std::uint32_t>(max_range, 2);
+  return rc::gen::weightedOneOf<std::uint32_t>({
+      {6, inRange<std::uint32_t>(2, std::min<std::uint32_t>(17, top + 1))},
+      {4, inRange<std::uint32_t>(2, std::min<std::uint32_t>(201, top + 1))},
+      {2, inRange<std::uint32_t>(2, std::min<std::uint32_t>(5001, top + 1))},
+      {1, inRange<std::uint32_t>(2, top + 1)},
+  });
+}
+}  // namespace
+
+rc::Gen<model::workload> gen_workload(const generator_limits& lim) {
+  using namespace rc;
+  return gen::mapcat(gen_range(lim.max_range), [lim](std::uint32_t range) {
+    return gen::apply(
+        [range](std::uint64_t ops, std::uint32_t teams, int ins, int del, double prefill, int chunk, double p_chunk,
+                std::uint64_t seed, std::pair<int, std::uint32_t> hot) {
+          model::workload w;
+          w.ops = ops;
+          w.teams = teams;
+          w.range = range;
+          w.insert_pct = ins;
+          w.delete_pct = std::min(del, 100 - ins);
+          w.contains_pct = 100 - w.insert_pct - w.delete_pct;
+          // A prefill of a huge range would dwarf the run: at most 2,000 keys.
+          w.prefill = prefill * range > 2000.0 ? 2000.0 / range : prefill;
+          w.chunk = chunk;
+          w.p_chunk = p_chunk;
+          w.seed = seed;
+          w.hot_pct = hot.first;
+          w.hot_keys = std::min(hot.second, range);
+          if (w.hot_keys == 0) w.hot_pct = 0;
+          return w;
+        },
+        gen::inRange<std::uint64_t>(4, lim.max_ops + 1), gen::inRange<std::uint32_t>(2, lim.max_teams + 1),
+        gen::inRange(0, 61), gen::inRange(0, 61), gen::element(0.0, 0.5, 0.25, 0.9), gen::element(16, 32),
+        gen::element(1.0, 0.5, 0.25), gen::inRange<std::uint64_t>(1, 1000000000),
+        gen::weightedOneOf<std::pair<int, std::uint32_t>>(
+            {{3, gen::just(std::pair<int, std::uint32_t>{0, 0})},
+             {1, gen::apply([](int pct, std::uint32_t keys) { return std::pair<int, std::uint32_t>{pct, keys}; },
+                            gen::inRange(50, 96), gen::inRange<std::uint32_t>(1, 9))}}));
+  });
+}
+
+rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t ops) {
+  using namespace rc;
+  auto gran = lim.vary_granularity
+                  ? gen::element(sched::granularity::chunk, sched::granularity::line, sched::granularity::lane)
+                  : gen::just(lim.granularity);
+  return gen::apply(
+      [ops](sched::strategy s, int depth, sched::granularity g, std::uint64_t seed) {
+        sched::options o;
+        o.strat = s;
+        o.depth = depth;
+        o.gran = g;
+        o.seed = seed;
+        o.pct_steps = std::max<std::uint64_t>(1, ops * (g == sched::granularity::lane ? 200 : 25));
+        o.fair_after = o.pct_steps / 2;
+        o.livelock_steps = 500000;
+        o.max_steps = 50000000;
+        return o;
+      },
+      gen::element(sched::strategy::random, sched::strategy::fair_pct, sched::strategy::pct), gen::inRange(1, 5), gran,
+      gen::inRange<std::uint64_t>(1, 1000000000));
+}
+
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m) {
+  using namespace rc;
+  return gen::mapcat(gen_workload(lim), [lim, backend, m](model::workload w) {
+    return gen::map(gen_schedule(lim, w.ops), [w, backend, m](sched::options so) {
+      run_config c;
+      c.backend = backend;
+      c.w = w;
+      c.so = so;
+      c.mut = m;
+      c.check_every = backend == "host" ? 61 : 0;
+      return c;
+    });
+  });
+}
+
+}  // namespace gfsl::fuzz

@@ -1,0 +1,25 @@
+// RapidCheck generators for whole runs, composed from small pieces. Every
+// piece shrinks towards the simpler run: fewer operations, fewer teams,
+// smaller key ranges, then the simpler schedule (random before PCT, whole
+// chunk reads before lines and lanes).
+#pragma once
+
+#include <rapidcheck.h>
+
+#include "fuzz/run_config.hpp"
+
+namespace gfsl::fuzz {
+
+struct generator_limits {
+  std::uint32_t max_teams = 64;         // 2..max_teams on the CPU
+  std::uint64_t max_ops = 2000;
+  std::uint32_t max_range = 1000000;
+  bool vary_granularity = true;          // else always `granularity`
+  sched::granularity granularity = sched::granularity::chunk;
+};
+
+rc::Gen<model::workload> gen_workload(const generator_limits& lim);
+rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t ops);
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m);
+
+}  // namespace gfsl::fuzz
