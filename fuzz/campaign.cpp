@@ -186,6 +186,14 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   const fs::path folder = fs::path(dir) / id;
   fs::create_directories(folder);
   const std::vector<model::op_record> history = model::full_history(j.run.prefill, j.run.records);
+  std::optional<key_type> focus;
+  for (const detection& d : j.found) {
+    if (d.has_key && !focus) focus = d.key;
+  }
+  std::vector<model::op_record> shown;
+  for (const model::op_record& r : history) {
+    if (!focus || r.op.key == *focus) shown.push_back(r);
+  }
 
   // The history in the JSON-lines trace form (`gfsl check` reads it).
   {
@@ -213,10 +221,12 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   }
   {
     // Timeline: one row per team, operations in call order with their
-    // intervals; keys that a detector named first.
+    // intervals; only the key found not linearizable, when there is one
+    // (history.jsonl has everything).
     std::ofstream t(folder / "timeline.txt");
+    if (focus) t << "key " << *focus << " (not linearizable):\n";
     std::map<team_id, std::vector<const model::op_record*>> rows;
-    for (const model::op_record& r : j.run.records) rows[r.team].push_back(&r);
+    for (const model::op_record& r : shown) rows[r.team].push_back(&r);
     for (auto& [team, ops] : rows) {
       t << "team " << team << ":";
       for (const model::op_record* r : ops) {
@@ -231,20 +241,20 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     // A self-contained page: intervals as bars, one lane per team.
     std::ofstream html(folder / "counterexample.html");
     std::uint64_t lo = model::no_stamp, hi = 0;
-    for (const model::op_record& r : j.run.records) {
+    for (const model::op_record& r : shown) {
       lo = std::min(lo, r.call);
       hi = std::max(hi, r.pending() ? r.call + 1 : r.ret);
     }
     if (lo == model::no_stamp) lo = 0;
     const double width = 1200, scale = hi > lo ? width / static_cast<double>(hi - lo) : 1;
     std::map<team_id, int> lane;
-    for (const model::op_record& r : j.run.records) lane.emplace(r.team, static_cast<int>(lane.size()));
+    for (const model::op_record& r : shown) lane.emplace(r.team, static_cast<int>(lane.size()));
     html << "<!doctype html><html><head><meta charset=\"utf-8\"><title>gfsl counterexample</title>"
          << "<style>body{font:13px sans-serif}rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}"
          << "text{font:10px monospace}</style></head><body><h3>" << json_escape(f.shrunk.describe()) << "</h3><p>";
     for (const detection& d : j.found) html << "<b>" << d.detector << "</b>: " << json_escape(d.detail) << "<br>";
     html << "</p><svg width=\"" << width + 200 << "\" height=\"" << 40 * lane.size() + 40 << "\">";
-    for (const model::op_record& r : j.run.records) {
+    for (const model::op_record& r : shown) {
       const double x = 100 + (r.call - lo) * scale;
       const double w = std::max(2.0, ((r.pending() ? hi : r.ret) - r.call) * scale);
       const int y = 20 + 40 * lane[r.team];

@@ -34,7 +34,7 @@ void judge_linearizability(const std::vector<model::op_record>& history, double 
       std::string detail = "key " + std::to_string(key) + " (" + std::to_string(ops.size()) + " operations) is not linearizable";
       const std::uint32_t at = checker.stuck_at();
       if (at < ops.size()) detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(history[ops[at].index].team);
-      j.found.push_back({"linearizability", detail});
+      j.found.push_back({"linearizability", detail, true, key});
       return;
     }
   }

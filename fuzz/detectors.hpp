@@ -16,6 +16,8 @@ namespace gfsl::fuzz {
 struct detection {
   std::string detector;  // "hang", "run-error", "linearizability", "invariant:<name>", "final-state"
   std::string detail;    // one line
+  bool has_key = false;  // linearizability: the key found not linearizable
+  key_type key = 0;
 };
 
 struct judgement {
