@@ -84,7 +84,7 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
   fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files")->required();
   fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
-  fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 4096u))->capture_default_str();
+  fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
   fz->add_option("--granularity", st->granularity,
                  "host: read granularities to generate: any, chunk, line, lane (the correct core is only linearizable at chunk)")

@@ -89,6 +89,7 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
 #if defined(GFSL_HAVE_CUDA)
     device_options d;
     d.hang_seconds = 10;
+    d.mut = c.mut;
     const device_run r = run_on_device(c.w, d);
     j.run = r.run;
     if (r.hung || r.timed_out) j.found.push_back({"hang", r.hang_detail.empty() ? "kernel watchdog" : r.hang_detail});

@@ -79,15 +79,15 @@ __device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind cloc
 // no_stamp belongs to an operation that never started. A team writes its
 // record pending at the call and completes it at the return, so a team that
 // leaves a hung run keeps its operation in flight as pending.
-template <int N>
+template <int N, bool Mutable>
 __global__ void run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
                         std::uint64_t threshold, std::uint64_t seed, model::op_record* records, model::clock_kind clock,
-                        std::uint64_t* clock_counter, run_controls controls) {
+                        std::uint64_t* clock_counter, run_controls controls, mutant mut) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;  // whole tiles only: blockDim is a multiple of 32
   const team_id t = static_cast<team_id>(t64);
   device_team<N> team(t, seed, controls);
-  algorithm<device_team<N>> a(team, s, threshold);
+  algorithm<device_team<N>, Mutable> a(team, s, threshold, mut);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   for (std::uint64_t j = first; j < last; ++j) {
     if (team.abort_raised()) break;
@@ -267,9 +267,9 @@ device_run run(const model::workload& w, const device_options& o) {
 
   // Prefill: its distinct keys inserted by all teams, before the timed phase.
   if (!hr.prefill.empty()) {
-    run_ops<N><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold, w.seed ^ 0xF1F1F1F1ull,
-                                                prefill_records.ptr, model::clock_kind::none, nullptr,
-                                                controls_for(stats.ptr + 1));
+    run_ops<N, false><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold,
+                                                       w.seed ^ 0xF1F1F1F1ull, prefill_records.ptr, model::clock_kind::none,
+                                                       nullptr, controls_for(stats.ptr + 1), mutant::none);
     GFSL_CUDA_CHECK(cudaGetLastError());
   }
   GFSL_CUDA_CHECK(cudaEventRecord(prefilled));
@@ -297,8 +297,16 @@ device_run run(const model::workload& w, const device_options& o) {
   if (prefill_ok) {
     const run_controls controls = controls_for(stats.ptr);
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
-    run_ops<N><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
-                                                o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr, controls);
+    // The correct core unless a seeded bug is asked for (core/mutants.hpp).
+    if (o.mut == mutant::none) {
+      run_ops<N, false><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
+                                                         o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
+                                                         controls, mutant::none);
+    } else {
+      run_ops<N, true><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
+                                                        o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
+                                                        controls, o.mut);
+    }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
     if (!wait_for(end, o.watchdog_seconds)) {

@@ -7,6 +7,7 @@
 
 #include "../../model/history.hpp"
 #include "../host_runner.hpp"
+#include "../mutants.hpp"
 
 namespace gfsl {
 
@@ -24,6 +25,7 @@ struct device_options {
   // sort before copying it back, so that the checker's per-key partition is
   // done; `compare_host_partition` also times the same grouping on the host.
   bool partition_on_device = true;
+  mutant mut = mutant::none;  // a seeded bug in the concurrent phase
   bool compare_host_partition = false;
 };
 
