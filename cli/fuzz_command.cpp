@@ -213,8 +213,9 @@ command add_mutants_command(CLI::App& root) {
               o.runs_per_batch = 10;
               o.limits.vary_granularity = false;
               o.limits.granularity = sched::granularity::chunk;
+              o.shrink_seconds = st->budget;
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
-              o.limits.max_ops = st->backend == "cuda" ? 200000 : 400;
+              o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;
               o.limits.max_range = 2000;
               o.replay_line = replay_of;
               return std::make_pair(o, fuzz::run_campaign(o));

@@ -76,6 +76,9 @@ void worker(const campaign_options& o, shared_state& s) {
       // Once a failure is found, the other cases of the batch are RapidCheck
       // shrinking it: let them run even past the time bound.
       if (!in_shrink && (s.stop.load() || s.elapsed() > o.seconds)) return;
+      // Past the shrinking budget every further candidate passes, so
+      // RapidCheck settles on the smallest failure found so far.
+      if (in_shrink && s.elapsed() > log.first_at + o.shrink_seconds) return;
       judgement j = execute_and_judge(c, o.judge);
       {
         std::lock_guard<std::mutex> g(s.lock);

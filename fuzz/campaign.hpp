@@ -29,6 +29,7 @@ struct campaign_options {
   unsigned shard = 0, shards = 1;
   std::uint64_t seed = 1;
   int runs_per_batch = 25;        // RapidCheck cases per batch
+  double shrink_seconds = 60;     // shrinking stops after this long (keeps the smallest failure so far)
   generator_limits limits;
   judge_options judge;
   std::string out_dir;            // where a failure is written ("" : nowhere)

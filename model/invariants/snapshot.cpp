@@ -1,8 +1,8 @@
 #include "snapshot.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/topological_sort.hpp>
 
 #include <algorithm>
 #include <map>
@@ -117,6 +117,14 @@ class checker {
       report_.checked.push_back(name);
     }
     if (!lists_ok) return report_;  // the rest walks the lists
+    live_max_.assign(shape::max_levels, {});
+    monotone_.assign(shape::max_levels, true);
+    for (int level = 0; level < shape::max_levels; ++level) {
+      for (chunk_index c : live(level)) {
+        if (!live_max_[level].empty() && max_of(c) <= live_max_[level].back().first) monotone_[level] = false;
+        live_max_[level].emplace_back(max_of(c), c);
+      }
+    }
     check_chunks();
     check_levels();
     check_down_pointers();
@@ -312,22 +320,52 @@ class checker {
   }
 
   // The enclosing chunk of k in a level: the first live chunk with max >= k.
+  // The enclosing chunk of k in a level: the first live chunk with max >= k.
+  // Max fields rise along a well-formed level, so a binary search finds it;
+  // where they do not (lateral-order reports it), a linear scan does.
   chunk_index enclosing(int level, key_type k) const {
-    for (chunk_index c : levels_[level]) {
-      if (!zombie(c) && max_of(c) >= k) return c;
+    const std::vector<std::pair<key_type, chunk_index>>& m = live_max_[level];
+    if (monotone_[level]) {
+      const auto it = std::lower_bound(m.begin(), m.end(), std::make_pair(k, chunk_index{0}));
+      return it == m.end() ? no_chunk : it->second;
+    }
+    for (const auto& [max, c] : m) {
+      if (max >= k) return c;
     }
     return no_chunk;
   }
 
   void check_down_pointers() {
     if (!on("down-reachability")) return;
-    // Lateral reachability over NEXT edges, from every down-pointer target,
-    // with one BFS per target.
+    // Reachability over NEXT edges. The NEXT graph is acyclic here (level-list
+    // passed), so one reverse topological pass (boost::topological_sort)
+    // gives every chunk the first chunk of its level's list that it reaches,
+    // and d reaches t exactly when that chunk comes no later than t in the
+    // list: one pass for all the down pointers instead of a search each.
     chunk_graph next_only(allocated_);
     for (chunk_index c = 0; c < allocated_; ++c) {
       if (next_of(c) != no_chunk && next_of(c) < allocated_) boost::add_edge(c, next_of(c), next_only);
     }
-    std::map<chunk_index, std::vector<boost::default_color_type>> reach;
+    std::vector<chunk_index> order;
+    try {
+      boost::topological_sort(next_only, std::back_inserter(order));  // sinks first
+    } catch (const boost::not_a_dag&) {
+      flag("level-list", {}, "NEXT pointers of unlisted chunks form a cycle");
+      return;
+    }
+    std::vector<std::int64_t> position(allocated_, -1);  // position in its level's list
+    std::vector<int> level_of(allocated_, -1);
+    for (int level = 0; level < shape::max_levels; ++level) {
+      for (std::size_t i = 0; i < levels_[level].size(); ++i) {
+        position[levels_[level][i]] = static_cast<std::int64_t>(i);
+        level_of[levels_[level][i]] = level;
+      }
+    }
+    std::vector<chunk_index> first_listed(allocated_, no_chunk);
+    for (const chunk_index v : order) {  // a chunk's successor comes before it
+      if (position[v] >= 0) first_listed[v] = v;
+      else if (next_of(v) < allocated_) first_listed[v] = first_listed[next_of(v)];
+    }
     for (int level = 1; level < shape::max_levels; ++level) {
       for (chunk_index c : live(level)) {
         for (int i = 0; i < shape::dsize; ++i) {
@@ -341,14 +379,10 @@ class checker {
             continue;
           }
           const chunk_index target = enclosing(level - 1, k);
-          auto [it, fresh] = reach.try_emplace(d);
-          if (fresh) {
-            it->second.assign(allocated_, boost::white_color);
-            boost::breadth_first_visit(next_only, d,
-                                       boost::color_map(boost::make_iterator_property_map(
-                                           it->second.begin(), boost::get(boost::vertex_index, next_only))));
-          }
-          if (target == no_chunk || it->second[target] == boost::white_color) {
+          const chunk_index entry = first_listed[d];
+          const bool reaches = target != no_chunk && entry != no_chunk && level_of[entry] == level - 1 &&
+                               position[entry] <= position[target];
+          if (!reaches) {
             flag("down-reachability", {c, d},
                  "level " + std::to_string(level) + " key " + std::to_string(k) + " points at chunk " + std::to_string(d) +
                      ", from which its enclosing chunk " + (target == no_chunk ? std::string("(none)") : std::to_string(target)) +
@@ -453,6 +487,8 @@ class checker {
   structure_view<N> view_{};
   chunk_index allocated_ = 0;
   std::vector<std::vector<chunk_index>> levels_;
+  std::vector<std::vector<std::pair<key_type, chunk_index>>> live_max_;
+  std::vector<bool> monotone_;
   snapshot_report report_;
 };
 

@@ -2,9 +2,9 @@
 // words, taken at quiescence (after a run, between kernel launches) or, for
 // the subset that holds at every step, in the middle of a scheduled run.
 //
-// The chunk graph (NEXT and down edges) is a Boost.Graph adjacency list;
-// cycles are found with depth_first_search and lateral reachability with
-// breadth_first_search over the NEXT edges.
+// The chunk graph of NEXT pointers is a Boost.Graph adjacency list: cycles
+// are found with depth_first_visit, and lateral reachability for every down
+// pointer at once from one topological_sort.
 #pragma once
 
 #include <cstdint>
