@@ -244,10 +244,13 @@ command add_mutants_command(CLI::App& root) {
                 r.seconds = res.found->seconds_to_first;
                 r.ops = res.found->shrunk.w.ops;
                 r.replay = replay_of(res.found->shrunk);
-                for (const fuzz::detection& d : res.found->verdict.found) r.detectors.push_back(d.detector);
+                // The shrunk run judged again; on the GPU a failure may not
+                // repeat, then the first failing run's detectors are shown.
+                const auto& found = res.found->verdict.found.empty() ? res.found->first_found : res.found->verdict.found;
+                for (const fuzz::detection& d : found) r.detectors.push_back(d.detector);
                 if (!r.detectors.empty()) {
                   r.detector = r.detectors.front();
-                  r.detail = res.found->verdict.found.front().detail;
+                  r.detail = found.front().detail;
                 }
               }
               if (!r.killed && m.equivalent.empty()) rc = exit_violation;

@@ -11,6 +11,7 @@
 #include "cli/run_options.hpp"
 #include "core/host_runner.hpp"
 #include "model/final_state.hpp"
+#include "traces/trace.hpp"
 #include "model/invariants/snapshot.hpp"
 #include "model/invariants/temporal.hpp"
 #include "model/workload.hpp"
@@ -22,8 +23,23 @@ namespace gfsl::cli {
 
 namespace {
 
+// Writes the run's history to --trace FILE (nothing is lost on a failed
+// check: the trace is written first). Returns false with one line on stderr.
+bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::string& device, gfsl::model::clock_kind clock) {
+  if (o.trace.empty()) return true;
+  try {
+    const auto header = gfsl::traces::make_header(o.w, o.backend, device, clock, encode_replay(o));
+    gfsl::traces::write_trace(o.trace, header, gfsl::model::full_history(r.prefill, r.records));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gfsl run: --trace %s: %s\n", o.trace.c_str(), e.what());
+    return false;
+  }
+  return true;
+}
+
 int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
-           const gfsl::sched::outcome* schedule) {
+           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter) {
+  const bool traced = write_trace_file(o, r, device, clock);
   using gfsl::op_kind;
   const auto& c = r.report.counts;
   auto kind = [&](const char* name, op_kind k) {
@@ -141,6 +157,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   } else {
     std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
   }
+  if (!o.trace.empty()) {
+    if (traced) std::printf("trace:    %s (%zu records; gfsl check %s)\n", o.trace.c_str(), r.prefill.size() + r.records.size(), o.trace.c_str());
+    else rc = exit_usage;
+  }
   if (o.backend == "host") {
     std::printf("replay:   gfsl replay %s\n", encode_replay(o).c_str());
   } else {
@@ -180,7 +200,7 @@ int execute(run_options& o) {
       std::fflush(stderr);
       std::_Exit(exit_run_error);  // the kernel still holds the device; the process must go
     }
-    int rc = report(o, d.run, d.device_name, nullptr);
+    int rc = report(o, d.run, d.device_name, nullptr, d.clock);
     if (d.hung) {
       std::printf("hang:     %s\n", d.hang_detail.c_str());
       if (rc == exit_ok || rc == exit_undecided) rc = exit_run_error;
@@ -252,6 +272,7 @@ command add_run_command(CLI::App& root) {
   run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys)");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
+  run->add_option("--trace", o.trace, "write the history to this trace file (binary; gfsl convert makes JSON lines)");
   run->add_option("--events", st->events, "record the structural event log (chunk writes, allocations) and check it: on, off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();

@@ -44,6 +44,7 @@ struct quiet_listener final : rc::detail::TestListener {
 // counterexample is the last case that failed while it shrank.
 struct thread_log {
   std::optional<run_config> first_failure, last_failure;
+  std::vector<detection> first_found;
   double first_at = 0;
 };
 
@@ -92,6 +93,7 @@ void worker(const campaign_options& o, shared_state& s) {
       if (j.failed()) {
         if (!in_shrink) {
           log.first_failure = c;
+          log.first_found = j.found;
           log.first_at = s.elapsed();
         }
         in_shrink = true;
@@ -109,6 +111,7 @@ void worker(const campaign_options& o, shared_state& s) {
         failure f;
         f.first = *log.first_failure;
         f.shrunk = *log.last_failure;
+        f.first_found = log.first_found;
         f.seconds_to_first = log.first_at;
         f.verdict = execute_and_judge(f.shrunk, o.judge);
         s.result.found = std::move(f);

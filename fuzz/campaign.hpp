@@ -41,6 +41,7 @@ struct campaign_options {
 struct failure {
   run_config first;               // as generated
   run_config shrunk;              // after RapidCheck's shrinking
+  std::vector<detection> first_found;  // what the detectors said of the first failing run
   judgement verdict;              // the shrunk run, judged again
   double seconds_to_first = 0;    // campaign time when the first failing run was found
   std::string dir;                // where it was written

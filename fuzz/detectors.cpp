@@ -90,9 +90,18 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
     device_options d;
     d.hang_seconds = 10;
     d.mut = c.mut;
-    const device_run r = run_on_device(c.w, d);
-    j.run = r.run;
-    if (r.hung || r.timed_out) j.found.push_back({"hang", r.hang_detail.empty() ? "kernel watchdog" : r.hang_detail});
+    try {
+      const device_run r = run_on_device(c.w, d);
+      j.run = r.run;
+      if (r.hung || r.timed_out) j.found.push_back({"hang", r.hang_detail.empty() ? "kernel watchdog" : r.hang_detail});
+    } catch (const std::exception& e) {
+      // A device fault is a detection too (a corrupt pointer followed on the
+      // GPU); the device is reset for the next run.
+      reset_device_after_fault();
+      j.found.push_back({"run-error", e.what()});
+      j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return j;
+    }
 #else
     j.found.push_back({"run-error", "cuda backend not available in this build"});
 #endif

@@ -369,6 +369,11 @@ device_run run(const model::workload& w, const device_options& o) {
 
 }  // namespace
 
+void reset_device_after_fault() {
+  cudaGetLastError();
+  cudaDeviceReset();
+}
+
 std::string cuda_unavailable_reason() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);

@@ -40,6 +40,10 @@ struct device_run {
   double partition_ms_host = 0;    // the same grouping on the host (compare_host_partition)
 };
 
+// After a device fault (an illegal address from a corrupt structure), makes
+// the device usable again for the next run of this process.
+void reset_device_after_fault();
+
 // Empty when a CUDA device can be used; otherwise one line saying why not.
 std::string cuda_unavailable_reason();
 

@@ -1,0 +1,404 @@
+#include "linearizability/checker.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <tuple>
+
+#include "linearizability/model.hpp"
+#include "linearizability/set_checker.hpp"
+#include "linearizability/wing_gong.hpp"
+
+namespace gfsl::lin {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+// (key << 32 | index), sorted by key then index: two stable counting passes
+// over the key's halves.
+std::vector<std::uint64_t> group_by_key(const std::vector<model::op_record>& h) {
+  const std::size_t n = h.size();
+  std::vector<std::uint64_t> a(n);
+  for (std::size_t i = 0; i < n; ++i) a[i] = (static_cast<std::uint64_t>(h[i].op.key) << 32) | i;
+  if (n < 4096) {
+    std::sort(a.begin(), a.end());
+    return a;
+  }
+  std::vector<std::uint64_t> b(n);
+  for (int shift : {32, 48}) {
+    std::vector<std::size_t> count(65537, 0);
+    for (std::uint64_t x : a) ++count[((x >> shift) & 0xFFFF) + 1];
+    for (std::size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+    for (std::uint64_t x : a) b[count[(x >> shift) & 0xFFFF]++] = x;
+    a.swap(b);
+  }
+  return a;
+}
+
+bool by_call(const key_op& a, const key_op& b) { return std::tie(a.call, a.ret, a.index) < std::tie(b.call, b.ret, b.index); }
+
+struct unrecorded_set {
+  std::vector<std::uint8_t> bits;
+  explicit unrecorded_set(std::size_t n, const std::vector<std::uint32_t>& list) {
+    if (list.empty()) return;
+    bits.assign(n, 0);
+    for (std::uint32_t i : list) {
+      if (i < n) bits[i] = 1;
+    }
+  }
+  bool known(std::uint32_t i) const { return bits.empty() || !bits[i]; }
+};
+
+// The history up to `until`: operations called by then, those that had not
+// returned by then pending (they may or may not have taken effect before
+// their return). Linearizable for every `until` below the first that is not.
+std::vector<key_op> prefix_of(const std::vector<key_op>& ops, std::uint64_t until, std::vector<std::uint32_t>& positions) {
+  std::vector<key_op> out;
+  positions.clear();
+  for (std::uint32_t p = 0; p < ops.size() && ops[p].call <= until; ++p) {
+    key_op o = ops[p];
+    if (!o.optional && o.ret > until) o.optional = true;
+    out.push_back(o);
+    positions.push_back(p);
+  }
+  return out;
+}
+
+// An operation of the key's history as the explanation sees it: left out,
+// set aside (its answer does not count), or as recorded.
+enum class role : std::uint8_t { out, aside, recorded };
+
+struct explainer {
+  const std::vector<key_op>& ops;
+  set_key_checker& checker;
+  deadline d;
+  std::uint64_t budget = std::uint64_t{1} << 20;
+
+  verdict run(const std::vector<key_op>& sub, std::vector<std::uint32_t>* order = nullptr, const key_check_options& start = {}) {
+    key_check_options o = start;
+    o.node_budget = budget;
+    return checker.check(sub, d, order, o);
+  }
+
+  // The relaxed window: `roles` per operation, `any_start`: the key's state
+  // at the start is unknown. Fails when no start state linearizes it; a
+  // check that runs out of budget counts as passing.
+  bool fails(const std::vector<role>& roles, bool any_start) {
+    std::vector<key_op> sub;
+    std::vector<value_type> values;
+    for (std::size_t p = 0; p < ops.size(); ++p) {
+      if (roles[p] == role::out) continue;
+      key_op o = ops[p];
+      if (roles[p] == role::aside) {
+        if (o.kind == op_kind::contains || (!o.optional && !o.ok)) continue;  // a read changes nothing: out
+        o.optional = true;
+      }
+      sub.push_back(o);
+      values.push_back(o.value);
+    }
+    if (run(sub) != verdict::not_linearizable) return false;
+    if (!any_start) return true;
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    value_type fresh = 0;  // a value no operation mentions stands for all of them
+    while (std::binary_search(values.begin(), values.end(), fresh)) ++fresh;
+    values.push_back(fresh);
+    for (value_type v : values) {
+      key_check_options start;
+      start.initially_present = true;
+      start.initial_value = v;
+      if (d.passed() || run(sub, nullptr, start) != verdict::not_linearizable) return false;
+    }
+    return true;
+  }
+
+  // The window [from, to]: what returned before `from` is out, what was
+  // running at `from` or at `to` is set aside, what was called after `to`
+  // is out.
+  std::vector<role> window(std::uint64_t from, std::uint64_t to) const {
+    std::vector<role> roles(ops.size(), role::recorded);
+    for (std::size_t p = 0; p < ops.size(); ++p) {
+      const key_op& o = ops[p];
+      if (o.call > to || o.ret < from) roles[p] = role::out;
+      else if (o.call < from || o.ret > to) roles[p] = role::aside;
+    }
+    return roles;
+  }
+
+  // Delta debugging (Zeller and Hildebrandt's ddmin, complements only) over
+  // the recorded answers: set aside ever smaller groups while the window
+  // still fails. True when no single answer can be set aside.
+  bool shrink(std::vector<role>& roles, bool any_start) {
+    std::size_t parts = 2;
+    for (;;) {
+      std::vector<std::size_t> kept;
+      for (std::size_t p = 0; p < roles.size(); ++p) {
+        if (roles[p] == role::recorded) kept.push_back(p);
+      }
+      if (kept.size() <= 1) return true;
+      parts = std::min(parts, kept.size());
+      const std::size_t chunk = (kept.size() + parts - 1) / parts;
+      bool relaxed = false;
+      for (std::size_t start = 0; start < kept.size() && !relaxed; start += chunk) {
+        if (d.passed()) return false;
+        std::vector<role> trial = roles;
+        for (std::size_t k = start; k < std::min(kept.size(), start + chunk); ++k) trial[kept[k]] = role::aside;
+        if (fails(trial, any_start)) {
+          roles.swap(trial);
+          parts = std::max<std::size_t>(parts - 1, 2);
+          relaxed = true;
+        }
+      }
+      if (relaxed) continue;
+      if (chunk == 1) return true;
+      parts = std::min(kept.size(), parts * 2);
+    }
+  }
+};
+
+}  // namespace
+
+std::string validate_history(const std::vector<model::op_record>& h) {
+  if (h.size() > 0xFFFFFFFFull) return "more than 4294967295 records";
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const model::op_record& r = h[i];
+    if (r.call == model::no_stamp) return "record " + std::to_string(i) + ": no call stamp";
+    if (r.ret != model::no_stamp && r.ret < r.call) {
+      return "record " + std::to_string(i) + ": returns (stamp " + std::to_string(r.ret) + ") before it is called (stamp " +
+             std::to_string(r.call) + ")";
+    }
+    if (static_cast<unsigned>(r.op.kind) > 2) return "record " + std::to_string(i) + ": unknown operation";
+  }
+  return {};
+}
+
+std::vector<key_op> key_operations(const std::vector<model::op_record>& h, const std::vector<std::uint32_t>& indices,
+                                   const std::vector<std::uint32_t>& unrecorded_values) {
+  std::vector<key_op> out;
+  out.reserve(indices.size());
+  for (std::uint32_t i : indices) {
+    const bool known = !std::binary_search(unrecorded_values.begin(), unrecorded_values.end(), i);
+    out.push_back(to_key_op(h[i], i, known));
+  }
+  std::sort(out.begin(), out.end(), by_call);
+  return out;
+}
+
+check_result check_history(const std::vector<model::op_record>& h, const check_options& o,
+                           const std::vector<std::uint32_t>& unrecorded_values) {
+  if (std::string bad = validate_history(h); !bad.empty()) throw std::invalid_argument(bad);
+  const auto start = clock_type::now();
+  check_result result;
+  result.operations = h.size();
+  for (const auto& r : h) result.optional_operations += r.pending() ? 1 : 0;
+  const deadline d = deadline::after_seconds(o.timeout_seconds);
+  const unrecorded_set unrecorded(h.size(), unrecorded_values);
+
+  std::vector<std::uint64_t> grouped = group_by_key(h);
+  std::vector<std::size_t> bounds;  // group g is grouped[bounds[g], bounds[g+1])
+  for (std::size_t i = 0; i < grouped.size(); ++i) {
+    if (i == 0 || (grouped[i] >> 32) != (grouped[i - 1] >> 32)) bounds.push_back(i);
+  }
+  const std::size_t groups = bounds.size();
+  bounds.push_back(grouped.size());
+  result.keys = groups;
+
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, (groups + 63) / 64)));
+  result.threads = threads;
+
+  struct found {
+    std::size_t group;
+    verdict v;
+  };
+  std::vector<std::vector<found>> per_thread(threads);
+  std::atomic<std::size_t> next{0};
+  auto work = [&](unsigned t) {
+    set_key_checker checker;
+    std::vector<key_op> ops;
+    constexpr std::size_t batch = 64;
+    for (;;) {
+      const std::size_t first = next.fetch_add(batch);
+      if (first >= groups) return;
+      for (std::size_t g = first; g < std::min(groups, first + batch); ++g) {
+        if (d.passed()) {
+          per_thread[t].push_back({g, verdict::unknown});
+          continue;
+        }
+        ops.clear();
+        bool sorted = true;
+        for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
+          const auto i = static_cast<std::uint32_t>(grouped[k] & 0xFFFFFFFFu);
+          ops.push_back(to_key_op(h[i], i, unrecorded.known(i)));
+          if (ops.size() > 1 && by_call(ops.back(), ops[ops.size() - 2])) sorted = false;
+        }
+        if (!sorted) std::sort(ops.begin(), ops.end(), by_call);
+        const verdict v = checker.check(ops, d);
+        if (v != verdict::linearizable) per_thread[t].push_back({g, v});
+      }
+    }
+  };
+  if (threads == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& th : pool) th.join();
+  }
+
+  std::vector<found> all;
+  for (auto& v : per_thread) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end(), [](const found& a, const found& b) { return a.group < b.group; });
+  std::size_t first_violation = groups;
+  for (const found& f : all) {
+    const key_summary s{static_cast<key_type>(grouped[bounds[f.group]] >> 32), bounds[f.group + 1] - bounds[f.group]};
+    if (f.v == verdict::not_linearizable) {
+      if (first_violation == groups) first_violation = f.group;
+      ++result.violating_keys;
+      if (result.violating.size() < 100) result.violating.push_back(s);
+    } else {
+      ++result.undecided_keys;
+      if (result.undecided.size() < 100) result.undecided.push_back(s);
+    }
+  }
+  result.v = result.violating_keys ? verdict::not_linearizable : result.undecided_keys ? verdict::unknown : verdict::linearizable;
+  result.seconds = since(start);
+
+  if (first_violation == groups || !o.explain) return result;
+  const auto explain_start = clock_type::now();
+  counterexample ex;
+  ex.key = static_cast<key_type>(grouped[bounds[first_violation]] >> 32);
+  std::vector<std::uint32_t> indices;
+  for (std::size_t k = bounds[first_violation]; k < bounds[first_violation + 1]; ++k) {
+    indices.push_back(static_cast<std::uint32_t>(grouped[k] & 0xFFFFFFFFu));
+  }
+  grouped.clear();
+  grouped.shrink_to_fit();
+  const std::vector<key_op> ops = key_operations(h, indices, unrecorded_values);
+  for (const key_op& op : ops) ex.key_history.push_back(op.index);
+
+  set_key_checker checker;
+  explainer e{ops, checker, deadline::after_seconds(o.explain_seconds)};
+  if (o.timeout_seconds > 0 && d.at < e.d.at) e.d.at = d.at;
+
+  // The longest linearizable prefix: by bisection over the call stamps, the
+  // whole history being the last candidate.
+  std::vector<std::uint64_t> cuts;
+  for (const key_op& op : ops) {
+    if (cuts.empty() || cuts.back() != op.call) cuts.push_back(op.call);
+  }
+  cuts.push_back(never_returned);
+  std::vector<std::uint32_t> positions, best_positions, order, best_order;
+  // cuts[k] passes for k < lo and is not known to pass for k >= hi; the
+  // smallest cut known to fail is `failing`.
+  std::size_t lo = 0, hi = cuts.size(), failing = cuts.size() - 1;
+  while (lo < hi && !e.d.passed()) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const std::vector<key_op> p = prefix_of(ops, cuts[mid], positions);
+    const verdict v = e.run(p, &order);
+    if (v == verdict::linearizable) {
+      lo = mid + 1;
+      best_positions = positions;
+      best_order.clear();
+      for (std::uint32_t k : order) best_order.push_back(positions[k]);
+      ex.prefix_until = cuts[mid];
+      ex.prefix_empty = false;
+    } else {
+      hi = mid;
+      if (v == verdict::not_linearizable) failing = std::min(failing, mid);
+    }
+  }
+  for (std::uint32_t p : best_positions) ex.prefix.push_back(ops[p].index);
+  for (std::uint32_t p : best_order) ex.prefix_order.push_back(ops[p].index);
+
+  // The counterexample: the window ends at the first failing cut and starts
+  // as late as it still fails (the later the start, the less it holds), then
+  // answers are set aside while it still fails.
+  const std::uint64_t to = cuts[failing];
+  std::vector<std::uint64_t> starts;  // candidate window starts: call stamps up to `to`
+  for (std::uint64_t c : cuts) {
+    if (c != never_returned && c <= to) starts.push_back(c);
+  }
+  // Gallop back from the latest start (violations are local: small windows
+  // usually fail already), then bisect between the last start that passed
+  // and the first that failed. starts[0] opens on the empty map and fails.
+  std::size_t good = 0;
+  if (starts.size() > 1) {
+    std::size_t bad = starts.size(), probe = starts.size() - 1, step = 1;
+    for (;;) {
+      if (e.d.passed()) break;
+      if (e.fails(e.window(starts[probe], to), true)) {
+        good = probe;
+        break;
+      }
+      bad = probe;
+      if (probe == 1) break;
+      probe = probe > step + 1 ? probe - step : 1;
+      step *= 2;
+    }
+    while (good + 1 < bad && !e.d.passed()) {
+      const std::size_t mid = good + (bad - good) / 2;
+      if (e.fails(e.window(starts[mid], to), true)) good = mid;
+      else bad = mid;
+    }
+  }
+  ex.window_from = starts.empty() ? 0 : starts[good];
+  ex.window_to = to;
+  ex.from_start = good == 0;
+  std::vector<role> roles = e.window(ex.window_from, to);
+  if (!e.fails(roles, !ex.from_start)) {
+    // Out of time before anything was proven: the whole key, as recorded.
+    roles.assign(ops.size(), role::recorded);
+    ex.window_from = ops.empty() ? 0 : ops.front().call;
+    ex.window_to = never_returned;
+    ex.from_start = true;
+    ex.one_minimal = false;
+  } else {
+    ex.one_minimal = e.shrink(roles, !ex.from_start);
+    // The window need not reach past the last answer that matters.
+    std::uint64_t last = 0;
+    for (std::size_t p = 0; p < ops.size(); ++p) {
+      if (roles[p] == role::recorded) last = std::max(last, ops[p].ret);
+    }
+    if (last < ex.window_to) {
+      std::vector<role> tight = e.window(ex.window_from, last);
+      for (std::size_t p = 0; p < ops.size(); ++p) {
+        if (tight[p] == role::recorded && roles[p] != role::recorded) tight[p] = role::aside;
+      }
+      if (e.fails(tight, !ex.from_start)) roles.swap(tight), ex.window_to = last;
+    }
+  }
+  for (std::size_t p = 0; p < ops.size(); ++p) {
+    if (roles[p] == role::recorded) ex.minimal.push_back(ops[p].index);
+    else if (roles[p] == role::aside && (ops[p].kind != op_kind::contains && (ops[p].optional || ops[p].ok))) ex.set_aside.push_back(ops[p].index);
+  }
+  result.example = std::move(ex);
+  result.explain_seconds = since(explain_start);
+  return result;
+}
+
+verdict check_history_generic(const std::vector<model::op_record>& h, const deadline& d,
+                              const std::vector<std::uint32_t>& unrecorded_values) {
+  if (std::string bad = validate_history(h); !bad.empty()) throw std::invalid_argument(bad);
+  const std::vector<std::uint64_t> grouped = group_by_key(h);
+  verdict overall = verdict::linearizable;
+  for (std::size_t a = 0; a < grouped.size();) {
+    std::size_t b = a;
+    std::vector<std::uint32_t> indices;
+    while (b < grouped.size() && (grouped[b] >> 32) == (grouped[a] >> 32)) indices.push_back(static_cast<std::uint32_t>(grouped[b++]));
+    std::vector<model_op<map_key_model>> ops;
+    for (const key_op& k : key_operations(h, indices, unrecorded_values)) ops.push_back(to_model_op(k));
+    const verdict v = wing_gong_check<map_key_model>(ops, d);
+    if (v == verdict::not_linearizable) return v;
+    if (v == verdict::unknown) overall = v;
+    a = b;
+  }
+  return overall;
+}
+
+}  // namespace gfsl::lin

@@ -1,0 +1,95 @@
+// Whole histories: split by key, every key checked by the fast per-key
+// checker on all cores, and, on a violation, the failing key explained: a
+// minimal sub-history that is still not linearizable, and the longest prefix
+// of its history that is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linearizability/ops.hpp"
+#include "model/history.hpp"
+
+namespace gfsl::lin {
+
+struct check_options {
+  unsigned threads = 0;          // 0: every core
+  double timeout_seconds = 0;    // 0: no limit; keys not decided in time are `unknown`
+  bool explain = true;           // on a violation: shrink it, find the longest linearizable prefix
+  double explain_seconds = 20;   // a bound on explaining (shrinking stops there, still correct, maybe not minimal)
+};
+
+struct key_summary {
+  key_type key = 0;
+  std::uint64_t operations = 0;  // on this key
+};
+
+// Indices below are positions in the checked history.
+//
+// The counterexample is a relaxation of the key's history, each step of
+// which can only make more orders valid, so that it failing proves the whole
+// history fails (linearizability/README.md, "counterexamples"):
+//   - a window of time: operations that returned before `window_from` are
+//     left out and the key's state then is unknown (any state), unless the
+//     window starts the history (the map starts empty); operations called
+//     after `window_to` are left out, and those still running then may or
+//     may not have taken effect;
+//   - inside it, operations whose answers are set aside: reads are left out,
+//     writes stay as writes that may or may not have taken effect.
+// `minimal`: the operations whose answers still matter. Setting aside any
+// one of them makes the window linearizable (when `one_minimal`).
+struct counterexample {
+  key_type key = 0;
+  std::vector<std::uint32_t> key_history;  // every operation on the key, by call stamp
+  std::vector<std::uint32_t> minimal;      // answers that matter, by call stamp
+  std::vector<std::uint32_t> set_aside;    // writes in the window that may or may not have taken effect
+  std::uint64_t window_from = 0;
+  std::uint64_t window_to = never_returned;
+  bool from_start = true;                  // the window opens on the empty map
+  bool one_minimal = false;
+  // The longest prefix found linearizable: the operations called at or before
+  // `prefix_until`; those that had not returned by then count as pending.
+  std::vector<std::uint32_t> prefix;
+  std::vector<std::uint32_t> prefix_order;  // a linearization of it; pending ones absent did not take effect
+  std::uint64_t prefix_until = 0;
+  bool prefix_empty = true;
+};
+
+struct check_result {
+  verdict v = verdict::linearizable;
+  std::uint64_t operations = 0;
+  std::uint64_t optional_operations = 0;  // pending, or ended in an error
+  std::uint64_t keys = 0;
+  std::uint64_t violating_keys = 0;
+  std::uint64_t undecided_keys = 0;
+  std::vector<key_summary> violating;  // the first 100, by key
+  std::vector<key_summary> undecided;  // the first 100, by key
+  std::optional<counterexample> example;  // for the smallest violating key
+  unsigned threads = 1;
+  double seconds = 0;          // deciding every key
+  double explain_seconds = 0;  // building the example
+};
+
+// Empty when every record can be checked; otherwise one line naming the
+// first record that cannot (a call stamp after its return stamp, ...).
+std::string validate_history(const std::vector<model::op_record>& history);
+
+// Checks `history` (throws std::invalid_argument when validate_history
+// objects). `unrecorded_values`: ascending indices of successful deletes
+// whose removed value was not recorded.
+check_result check_history(const std::vector<model::op_record>& history, const check_options& options = {},
+                           const std::vector<std::uint32_t>& unrecorded_values = {});
+
+// The same verdict through the generic search (Wing-Gong with memo), key by
+// key: the oracle the fast checker is tested against. No explanation.
+verdict check_history_generic(const std::vector<model::op_record>& history, const deadline& d = {},
+                              const std::vector<std::uint32_t>& unrecorded_values = {});
+
+// The operations of one key as the per-key checkers take them: sorted by
+// call stamp (then return stamp, then index).
+std::vector<key_op> key_operations(const std::vector<model::op_record>& history, const std::vector<std::uint32_t>& indices,
+                                   const std::vector<std::uint32_t>& unrecorded_values = {});
+
+}  // namespace gfsl::lin

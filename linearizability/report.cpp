@@ -1,0 +1,547 @@
+#include "linearizability/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "linearizability/ops.hpp"
+#include "traces/json.hpp"
+#include "traces/trace.hpp"
+
+namespace gfsl::lin {
+
+namespace {
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+bool value_known(const std::vector<std::uint32_t>& unrecorded, std::uint32_t i) {
+  return !std::binary_search(unrecorded.begin(), unrecorded.end(), i);
+}
+
+std::string stamps(const model::op_record& r) {
+  std::string s = "call " + std::to_string(r.call);
+  if (r.ret == model::no_stamp) return s + ", never returned";
+  if (r.st != status::ok) return s + ", " + status_name(r.st) + " at " + std::to_string(r.ret);
+  return s + ", return " + std::to_string(r.ret);
+}
+
+std::vector<std::uint32_t> sorted_by_call(const std::vector<model::op_record>& h, std::vector<std::uint32_t> ops) {
+  std::sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(h[a].call, h[a].ret, a) < std::tie(h[b].call, h[b].ret, b);
+  });
+  return ops;
+}
+
+// Stamps -> positions 0..1 by rank, so that what overlaps shows, whatever
+// the distances between stamps.
+struct axis {
+  std::vector<std::uint64_t> ticks;
+  explicit axis(const std::vector<model::op_record>& h, const std::vector<std::uint32_t>& ops, std::uint64_t extra = model::no_stamp) {
+    for (std::uint32_t i : ops) {
+      ticks.push_back(h[i].call);
+      if (h[i].ret != model::no_stamp) ticks.push_back(h[i].ret);
+    }
+    if (extra != model::no_stamp) ticks.push_back(extra);
+    std::sort(ticks.begin(), ticks.end());
+    ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
+  }
+  double at(std::uint64_t s) const {
+    if (s == model::no_stamp) return 1.0;
+    const auto it = std::lower_bound(ticks.begin(), ticks.end(), s);
+    const double rank = static_cast<double>(it - ticks.begin());
+    return ticks.size() <= 1 ? 0.0 : rank / static_cast<double>(ticks.size() - 1);
+  }
+};
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string describe_record(const std::vector<model::op_record>& h, std::uint32_t i, const std::vector<std::uint32_t>& unrecorded) {
+  return describe(h[i].op.key, to_key_op(h[i], i, value_known(unrecorded, i)));
+}
+
+}  // namespace
+
+std::string timeline(const std::vector<model::op_record>& h, const std::vector<std::uint32_t>& all_ops,
+                     const std::vector<std::uint32_t>& unrecorded, const std::vector<std::uint32_t>& set_aside, std::size_t width,
+                     std::size_t max_ops) {
+  auto aside = [&](std::uint32_t i) { return std::find(set_aside.begin(), set_aside.end(), i) != set_aside.end(); };
+  std::vector<std::uint32_t> ops = sorted_by_call(h, all_ops);
+  const bool cut = ops.size() > max_ops;
+  if (cut) ops.resize(max_ops);
+  const axis ax(h, ops);
+  width = std::max<std::size_t>(width, 16);
+  auto col = [&](std::uint64_t s) { return static_cast<std::size_t>(ax.at(s) * static_cast<double>(width - 1) + 0.5); };
+
+  struct bar {
+    std::size_t from, to;
+    std::string text;
+  };
+  std::map<team_id, std::vector<std::vector<bar>>> rows;  // team -> rows -> bars
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const model::op_record& r = h[ops[k]];
+    const std::string label = std::to_string(k + 1);
+    const bool open = r.ret == model::no_stamp;
+    std::size_t from = col(r.call), to = open ? width + 1 : col(r.ret);
+    to = std::max(to, from + label.size() + 1);
+    std::string text = "[" + label + std::string(to - from - label.size() - 1, aside(ops[k]) ? ':' : '=') + (open ? ">" : "]");
+    if (open) text.replace(text.size() - 3, 2, "..");
+    auto& team_rows = rows[r.team];
+    bool placed = false;
+    for (auto& row : team_rows) {
+      if (row.back().to + 1 < from) {
+        row.push_back({from, to, text});
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) team_rows.push_back({bar{from, to, text}});
+  }
+  std::string out;
+  out += "             " + std::string("stamp order ->") + "\n";
+  for (const auto& [team, team_rows] : rows) {
+    bool first = true;
+    for (const auto& row : team_rows) {
+      std::string line(width + 4, ' ');
+      for (const bar& b : row) {
+        if (line.size() < b.from + b.text.size()) line.resize(b.from + b.text.size(), ' ');
+        line.replace(b.from, b.text.size(), b.text);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      char head[32];
+      std::snprintf(head, sizeof head, first ? "  team %-5u " : "             ", team);
+      out += head + line + "\n";
+      first = false;
+    }
+  }
+  out += "\n";
+  auto desc = [&](std::uint32_t i) {
+    if (!aside(i)) return describe_record(h, i, unrecorded);
+    const model::op_record& r = h[i];
+    std::string s = std::string(model::op_name(r.op.kind)) + "(" + std::to_string(r.op.key);
+    if (r.op.kind == op_kind::insert) s += ", " + std::to_string(r.op.value);
+    return s + ") -> ? (may or may not have taken effect)";
+  };
+  std::size_t desc_width = 0;
+  for (std::uint32_t i : ops) desc_width = std::max(desc_width, desc(i).size());
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const std::uint32_t i = ops[k];
+    std::string d = desc(i);
+    d.resize(desc_width, ' ');
+    char head[48];
+    std::snprintf(head, sizeof head, "  %3zu  team %-5u ", k + 1, h[i].team);
+    out += head + d + "  " + stamps(h[i]) + "  (record " + std::to_string(i) + ")\n";
+  }
+  if (cut) out += "  ... and " + std::to_string(all_ops.size() - max_ops) + " more operations\n";
+  return out;
+}
+
+std::string text_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+  std::string out = "gfsl check: " + ctx.file + " (" + ctx.form;
+  if (!ctx.backend.empty()) out += ", backend " + ctx.backend;
+  if (!ctx.device.empty()) out += " on " + ctx.device;
+  if (!ctx.clock.empty()) out += ", clock " + ctx.clock;
+  out += ")\n";
+  out += "history:  " + std::to_string(r.operations) + " operations on " + std::to_string(r.keys) + " keys";
+  if (r.optional_operations) out += " (" + std::to_string(r.optional_operations) + " pending or ended in an error: they may or may not have taken effect)";
+  out += "\n";
+  auto keys_list = [](const std::vector<key_summary>& ks, std::uint64_t total) {
+    std::string s;
+    for (std::size_t i = 0; i < ks.size() && i < 5; ++i) {
+      s += (i ? ", " : "") + std::to_string(ks[i].key) + " (" + std::to_string(ks[i].operations) + " operations)";
+    }
+    if (total > 5) s += ", ...";
+    return s;
+  };
+  const std::string when = fmt("%.3f", r.seconds) + " s on " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
+  if (r.v == verdict::linearizable) {
+    out += "verdict:  linearizable (every key, checked in " + when + ")\n";
+    return out;
+  }
+  if (r.v == verdict::unknown) {
+    out += "verdict:  undecided: " + std::to_string(r.undecided_keys) + " of " + std::to_string(r.keys) +
+           " keys not decided within the time limit: " + keys_list(r.undecided, r.undecided_keys) +
+           (r.undecided_keys < r.keys ? "; no violation in the other keys (" : " (") + when + ")\n";
+    return out;
+  }
+  out += "verdict:  NOT LINEARIZABLE: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) +
+         " keys: " + keys_list(r.violating, r.violating_keys) + " (" + when + ")\n";
+  if (r.undecided_keys) out += "          and " + std::to_string(r.undecided_keys) + " keys undecided within the time limit\n";
+  if (!r.example) return out;
+  const counterexample& ex = *r.example;
+  std::vector<std::uint32_t> shown = ex.minimal;
+  shown.insert(shown.end(), ex.set_aside.begin(), ex.set_aside.end());
+  out += "\nkey " + std::to_string(ex.key) + " (" + std::to_string(ex.key_history.size()) + " operations): ";
+  out += std::to_string(ex.minimal.size()) + (ex.minimal.size() == 1 ? " answer that cannot hold" : " answers that cannot all hold");
+  if (ex.from_start) {
+    out += ex.window_to == never_returned ? ", from the empty map" : ", from the empty map up to stamp " + std::to_string(ex.window_to);
+  } else {
+    out += " between stamps " + std::to_string(ex.window_from) + " and " +
+           (ex.window_to == never_returned ? std::string("the end") : std::to_string(ex.window_to)) +
+           ", whatever the key held at the start";
+  }
+  out += ":\nno order of these operations, each taking effect between its call and its return, gives these answers.\n";
+  out += ex.set_aside.empty() ? "Every other operation on the key in this window is a read, which changes nothing.\n"
+                              : "Every other operation on the key in this window is a read, which changes nothing, or a write marked ?,\n"
+                                "which may or may not have taken effect (its answer set aside).\n";
+  out += ex.one_minimal ? "With any one more answer set aside, some order works.\n\n" : "(The search for a smaller explanation stopped at its time limit.)\n\n";
+  out += timeline(h, shown, ctx.unrecorded_values, ex.set_aside);
+  if (!ex.prefix_empty) {
+    out += "\nlongest linearizable prefix of key " + std::to_string(ex.key) + ": " + std::to_string(ex.prefix.size()) + " of " +
+           std::to_string(ex.key_history.size()) + " operations" +
+           (ex.prefix_until == never_returned ? std::string(" (all of them, pending ones free)")
+                                              : " (those called up to stamp " + std::to_string(ex.prefix_until) + ")") +
+           "; gfsl check --html FILE draws it\n";
+  } else {
+    out += "\nno prefix of key " + std::to_string(ex.key) + "'s history was found linearizable\n";
+  }
+  return out;
+}
+
+namespace {
+
+// One SVG timeline: a row per team, `ops` as intervals; `mark` outlined;
+// `order` (a linearization of some of them) drawn as numbered points
+// joined in order; operations not in `in_prefix` greyed when given.
+struct svg_options {
+  const std::set<std::uint32_t>* mark = nullptr;
+  const std::vector<std::uint32_t>* order = nullptr;
+  const std::set<std::uint32_t>* in_prefix = nullptr;
+  const std::vector<std::uint32_t>* aside = nullptr;
+  std::uint64_t cut = model::no_stamp;
+  std::uint64_t opens = model::no_stamp;  // the window's start, when the key's state there is unknown
+  std::string id;
+};
+
+std::string svg_timeline(const std::vector<model::op_record>& h, const std::vector<std::uint32_t>& unsorted,
+                         const std::vector<std::uint32_t>& unrecorded, const svg_options& o) {
+  const std::vector<std::uint32_t> ops = sorted_by_call(h, unsorted);
+  axis ax(h, ops, o.cut);
+  if (o.opens != model::no_stamp) {
+    ax.ticks.insert(std::lower_bound(ax.ticks.begin(), ax.ticks.end(), o.opens), o.opens);
+    ax.ticks.erase(std::unique(ax.ticks.begin(), ax.ticks.end()), ax.ticks.end());
+  }
+  const double left = 90, row_h = 30, bar_h = 20;
+  const double per_tick = std::max(24.0, 1000.0 / static_cast<double>(std::max<std::size_t>(ax.ticks.size(), 1)));
+  const double span = std::clamp(static_cast<double>(ax.ticks.size()) * per_tick, 600.0, 8000.0);
+  auto x = [&](std::uint64_t s) { return left + ax.at(s) * span; };
+
+  // Rows: a team's operations share a row unless they overlap on screen.
+  std::map<team_id, std::vector<double>> row_ends;
+  std::map<std::uint32_t, std::pair<team_id, std::size_t>> where;
+  for (std::uint32_t i : ops) {
+    const double a = x(h[i].call), b = h[i].ret == model::no_stamp ? left + span + 30 : std::max(x(h[i].ret), a + 6);
+    auto& ends = row_ends[h[i].team];
+    std::size_t row = 0;
+    while (row < ends.size() && ends[row] + 2 > a) ++row;
+    if (row == ends.size()) ends.push_back(b);
+    else ends[row] = b;
+    where[i] = {h[i].team, row};
+  }
+  std::map<team_id, double> team_y;
+  double y = 30;
+  for (const auto& [team, ends] : row_ends) {
+    team_y[team] = y;
+    y += row_h * static_cast<double>(ends.size()) + 6;
+  }
+  const double height = y + 10, width = left + span + 50;
+
+  // States along the linearization, and where each point goes.
+  std::map<std::uint32_t, std::pair<std::size_t, std::string>> lin;  // index -> (position, state after)
+  std::map<std::uint32_t, double> point_x;
+  if (o.order) {
+    bool present = false;
+    value_type value = 0;
+    std::uint64_t t = 0;
+    std::map<std::uint64_t, int> same;
+    for (std::size_t k = 0; k < o.order->size(); ++k) {
+      const std::uint32_t i = (*o.order)[k];
+      const model::op_record& r = h[i];
+      switch (r.op.kind) {
+        case op_kind::insert:
+          if (!present) present = true, value = r.op.value;
+          break;
+        case op_kind::remove: present = false; break;
+        case op_kind::contains: break;
+      }
+      lin[i] = {k + 1, present ? "present, " + std::to_string(value) : "absent"};
+      t = std::max(t, r.call);
+      const double base = x(t) + 4.0 * same[t]++;
+      const double hi = r.ret == model::no_stamp ? left + span + 20 : x(r.ret);
+      point_x[i] = std::min(base, std::max(hi - 2, x(r.call)));
+    }
+  }
+
+  std::string s = "<svg id=\"" + o.id + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", width) + "\" height=\"" +
+                  fmt("%.0f", height) + "\">\n";
+  for (const auto& [team, ty] : team_y) {
+    s += "<text class=\"team\" x=\"4\" y=\"" + fmt("%.1f", ty + 15) + "\">team " + std::to_string(team) + "</text>\n";
+  }
+  if (o.cut != model::no_stamp) {
+    s += "<line class=\"cut\" x1=\"" + fmt("%.1f", x(o.cut)) + "\" y1=\"8\" x2=\"" + fmt("%.1f", x(o.cut)) + "\" y2=\"" +
+         fmt("%.0f", height) + "\"/><text class=\"cutlabel\" x=\"" + fmt("%.1f", x(o.cut) + 4) +
+         "\" y=\"16\">prefix ends: later calls not in it</text>\n";
+  }
+  if (o.opens != model::no_stamp) {
+    s += "<line class=\"opens\" x1=\"" + fmt("%.1f", x(o.opens)) + "\" y1=\"8\" x2=\"" + fmt("%.1f", x(o.opens)) + "\" y2=\"" +
+         fmt("%.0f", height) + "\"/><text class=\"openslabel\" x=\"" + fmt("%.1f", x(o.opens) + 4) +
+         "\" y=\"16\">window opens: the key may hold anything</text>\n";
+  }
+  for (std::uint32_t i : ops) {
+    const model::op_record& r = h[i];
+    const auto [team, row] = where[i];
+    const double top = team_y[team] + static_cast<double>(row) * row_h;
+    const double a = x(r.call);
+    const double b = r.ret == model::no_stamp ? left + span + 30 : std::max(x(r.ret), a + 6);
+    std::string cls = r.op.kind == op_kind::insert ? "ins" : r.op.kind == op_kind::remove ? "del" : "con";
+    const bool set_aside = o.aside && std::find(o.aside->begin(), o.aside->end(), i) != o.aside->end();
+    if (r.pending() || set_aside) cls += " pending";
+    if (o.mark && o.mark->count(i)) cls += " mark";
+    if (o.in_prefix && !o.in_prefix->count(i)) cls += " after";
+    std::string desc = describe_record(h, i, unrecorded);
+    if (set_aside) desc = desc.substr(0, desc.find(" -> ")) + " -> ?";
+    std::string info = "team " + std::to_string(r.team) + ": " + desc + "; " + stamps(r) + "; record " + std::to_string(i);
+    if (set_aside) info += "; answer set aside: may or may not have taken effect";
+    if (const auto it = lin.find(i); it != lin.end()) info += "; linearized #" + std::to_string(it->second.first) + ", state after: " + it->second.second;
+    else if (o.order && (!o.in_prefix || o.in_prefix->count(i))) info += "; did not take effect in this linearization";
+    s += "<g class=\"op " + cls + "\" data-info=\"" + html_escape(info) + "\"><rect x=\"" + fmt("%.1f", a) + "\" y=\"" +
+         fmt("%.1f", top) + "\" width=\"" + fmt("%.1f", b - a) + "\" height=\"" + fmt("%.0f", bar_h) + "\" rx=\"3\"/>";
+    const std::size_t fit = static_cast<std::size_t>(std::max(0.0, (b - a - 6) / 6.6));
+    std::string label = desc;
+    if (label.size() > fit) label = fit >= 3 ? label.substr(0, fit - 1) + "~" : "";
+    if (!label.empty()) s += "<text x=\"" + fmt("%.1f", a + 3) + "\" y=\"" + fmt("%.1f", top + 14) + "\">" + html_escape(label) + "</text>";
+    s += "<title>" + html_escape(info) + "</title></g>\n";
+  }
+  if (o.order && !point_x.empty()) {
+    std::string pts;
+    for (std::uint32_t i : *o.order) {
+      if (!where.count(i)) continue;
+      const auto [team, row] = where[i];
+      pts += fmt("%.1f", point_x[i]) + "," + fmt("%.1f", team_y[team] + static_cast<double>(row) * row_h + bar_h / 2) + " ";
+    }
+    s += "<polyline class=\"linpath\" points=\"" + pts + "\"/>\n";
+    for (std::uint32_t i : *o.order) {
+      if (!where.count(i)) continue;
+      const auto [team, row] = where[i];
+      const double cy = team_y[team] + static_cast<double>(row) * row_h + bar_h / 2;
+      s += "<circle class=\"linpt\" cx=\"" + fmt("%.1f", point_x[i]) + "\" cy=\"" + fmt("%.1f", cy) + "\" r=\"4\"><title>#" +
+           std::to_string(lin[i].first) + ": " + html_escape(describe_record(h, i, unrecorded)) + "; state after: " +
+           html_escape(lin[i].second) + "</title></circle>";
+      s += "<text class=\"linno\" x=\"" + fmt("%.1f", point_x[i] + 3) + "\" y=\"" + fmt("%.1f", cy - 6) + "\">" +
+           std::to_string(lin[i].first) + "</text>\n";
+    }
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+std::string ops_table(const std::vector<model::op_record>& h, const std::vector<std::uint32_t>& unsorted,
+                      const std::vector<std::uint32_t>& unrecorded, const std::vector<std::uint32_t>& aside) {
+  std::string s = "<table><tr><th>#</th><th>team</th><th>operation</th><th>call</th><th>return</th><th>record</th><th>its answer</th></tr>\n";
+  const std::vector<std::uint32_t> ops = sorted_by_call(h, unsorted);
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const model::op_record& r = h[ops[k]];
+    s += "<tr><td>" + std::to_string(k + 1) + "</td><td>" + std::to_string(r.team) + "</td><td>" +
+         html_escape(describe_record(h, ops[k], unrecorded)) + "</td><td>" + std::to_string(r.call) + "</td><td>" +
+         (r.ret == model::no_stamp ? std::string("never") : std::to_string(r.ret)) + "</td><td>" + std::to_string(ops[k]) + "</td><td>" +
+         (std::find(aside.begin(), aside.end(), ops[k]) != aside.end() ? "set aside" : "must hold") + "</td></tr>\n";
+  }
+  return s + "</table>\n";
+}
+
+const char* page_style = R"(body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}code{background:#f3f3f3;padding:1px 4px}
+.verdict{font-size:16px;font-weight:600;padding:8px 12px;border-radius:4px;display:inline-block}
+.good{background:#e3f6e3}.bad{background:#fde2e2}.unknown{background:#fff3cd}
+.scroll{overflow-x:auto;border:1px solid #ddd;padding:4px;margin:8px 0}
+svg text{font:11px monospace;fill:#111;pointer-events:none}
+svg text.team{font:12px system-ui,sans-serif;fill:#444}
+.op rect{stroke:#555;stroke-width:1;cursor:pointer}
+.ins rect{fill:#cfe3ff}.del rect{fill:#ffd9c7}.con rect{fill:#e6e6e6}
+.pending rect{stroke-dasharray:4 3}
+.mark rect{stroke:#c00;stroke-width:2.5}
+.after rect{fill:#f7f7f7;stroke:#bbb}.after text{fill:#999}
+.op.hover rect{stroke:#06c;stroke-width:3}
+.cut{stroke:#c00;stroke-dasharray:6 4}.cutlabel{fill:#c00!important}
+.opens{stroke:#888;stroke-dasharray:3 3}.openslabel{fill:#666!important}
+.linpath{fill:none;stroke:#0a6;stroke-width:1.5;opacity:.7}
+.linpt{fill:#0a6;stroke:#fff}.linno{fill:#064!important;font-size:9px!important}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;font-family:monospace}
+#info{position:sticky;bottom:0;background:#fffbe6;border:1px solid #e5d58a;padding:6px 10px;font-family:monospace;min-height:1.4em}
+)";
+
+const char* page_script = R"(document.querySelectorAll('.op').forEach(function(g){
+g.addEventListener('mouseenter',function(){g.classList.add('hover');document.getElementById('info').textContent=g.getAttribute('data-info');});
+g.addEventListener('mouseleave',function(){g.classList.remove('hover');});});
+)";
+
+}  // namespace
+
+std::string html_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+  std::string s = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>gfsl check: " + html_escape(ctx.file) +
+                  "</title>\n<style>" + page_style + "</style></head><body>\n";
+  s += "<h1>gfsl check: <code>" + html_escape(ctx.file) + "</code></h1>\n<p>" + html_escape(ctx.form);
+  if (!ctx.backend.empty()) s += ", backend " + html_escape(ctx.backend);
+  if (!ctx.device.empty()) s += " on " + html_escape(ctx.device);
+  if (!ctx.clock.empty()) s += ", clock " + html_escape(ctx.clock);
+  s += "; " + std::to_string(r.operations) + " operations on " + std::to_string(r.keys) + " keys";
+  if (r.optional_operations) s += " (" + std::to_string(r.optional_operations) + " pending or ended in an error)";
+  s += "</p>\n";
+  if (!ctx.replay.empty()) s += "<p>replay: <code>" + html_escape(ctx.replay) + "</code></p>\n";
+  if (r.v == verdict::linearizable) {
+    s += "<p class=\"verdict good\">Linearizable: every key.</p>\n";
+  } else if (r.v == verdict::unknown) {
+    s += "<p class=\"verdict unknown\">Undecided: " + std::to_string(r.undecided_keys) +
+         " keys were not decided within the time limit; no violation in the others.</p>\n";
+  } else {
+    s += "<p class=\"verdict bad\">Not linearizable: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) + " keys";
+    if (!r.violating.empty()) {
+      s += " (";
+      for (std::size_t i = 0; i < r.violating.size() && i < 10; ++i) s += (i ? ", " : "") + std::to_string(r.violating[i].key);
+      if (r.violating_keys > 10) s += ", ...";
+      s += ")";
+    }
+    s += ".</p>\n";
+  }
+  if (r.example) {
+    const counterexample& ex = *r.example;
+    const std::set<std::uint32_t> mark(ex.minimal.begin(), ex.minimal.end());
+    std::vector<std::uint32_t> shown = ex.minimal;
+    shown.insert(shown.end(), ex.set_aside.begin(), ex.set_aside.end());
+    s += "<h2>Key " + std::to_string(ex.key) + ": " + std::to_string(ex.minimal.size()) + " answers that cannot all hold</h2>\n<p>";
+    if (ex.from_start) {
+      s += "From the empty map";
+      if (ex.window_to != never_returned) s += " up to stamp " + std::to_string(ex.window_to);
+    } else {
+      s += "Between stamps " + std::to_string(ex.window_from) + " and " +
+           (ex.window_to == never_returned ? std::string("the end") : std::to_string(ex.window_to)) + ", whatever the key held at the start";
+    }
+    s += ", no order of these operations, each taking effect between its call and its return, gives the answers outlined in red.";
+    s += ex.set_aside.empty() ? " Every other operation on the key in this window is a read, which changes nothing."
+                              : " Every other operation on the key in this window is a read, which changes nothing, or one of the dashed writes, "
+                                "which may or may not have taken effect (their answers are set aside).";
+    s += ex.one_minimal ? " With any one more answer set aside, some order works." : " (The search for a smaller explanation stopped at its time limit.)";
+    s += " Intervals are drawn by the order of their stamps; dashed ones never returned, ended in an error, or have their answers set aside.</p>\n";
+    svg_options mo;
+    mo.mark = &mark;
+    mo.aside = &ex.set_aside;
+    if (!ex.from_start) mo.opens = ex.window_from;
+    mo.id = "minimal";
+    s += "<div class=\"scroll\">" + svg_timeline(h, shown, ctx.unrecorded_values, mo) + "</div>\n";
+    s += ops_table(h, shown, ctx.unrecorded_values, ex.set_aside);
+
+    s += "<h2>Key " + std::to_string(ex.key) + ": the longest linearizable prefix</h2>\n";
+    std::vector<std::uint32_t> window;
+    const std::set<std::uint32_t> in_prefix(ex.prefix.begin(), ex.prefix.end());
+    if (ex.prefix_empty) {
+      s += "<p>No prefix of this key's history could be linearized.</p>\n";
+    } else {
+      s += "<p>The " + std::to_string(ex.prefix.size()) + " operations called ";
+      s += ex.prefix_until == never_returned ? std::string("at any time") : "up to stamp " + std::to_string(ex.prefix_until);
+      s += " (of " + std::to_string(ex.key_history.size()) +
+           ") can be linearized; green points show one linearization, in order. Operations still running at the end of the prefix "
+           "count as pending there. Greyed operations come after the prefix; red outlines mark the minimal sub-history above.";
+    }
+    // Around the failure: the end of the prefix and what follows it.
+    const std::vector<std::uint32_t> all = sorted_by_call(h, ex.key_history);
+    std::size_t first_after = 0;
+    while (first_after < all.size() && in_prefix.count(all[first_after])) ++first_after;
+    const std::size_t from = first_after > 40 ? first_after - 40 : 0;
+    const std::size_t to = std::min(all.size(), first_after + 20);
+    window.assign(all.begin() + static_cast<std::ptrdiff_t>(from), all.begin() + static_cast<std::ptrdiff_t>(to));
+    for (std::uint32_t i : ex.minimal) {
+      if (std::find(window.begin(), window.end(), i) == window.end()) window.push_back(i);
+    }
+    if (window.size() < all.size()) {
+      s += " Shown: " + std::to_string(window.size()) + " operations around the end of the prefix.";
+    }
+    s += "</p>\n";
+    svg_options po;
+    po.mark = &mark;
+    po.order = ex.prefix_empty ? nullptr : &ex.prefix_order;
+    po.in_prefix = &in_prefix;
+    po.cut = ex.prefix_empty || ex.prefix_until == never_returned ? model::no_stamp : ex.prefix_until;
+    po.id = "prefix";
+    s += "<div class=\"scroll\">" + svg_timeline(h, window, ctx.unrecorded_values, po) + "</div>\n";
+  }
+  if (r.undecided_keys) {
+    s += "<h2>Undecided keys</h2><p>";
+    for (std::size_t i = 0; i < r.undecided.size(); ++i) {
+      s += (i ? ", " : "") + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) + " operations)";
+    }
+    s += "</p>\n";
+  }
+  s += "<div id=\"info\">Hover an operation for its answer, stamps and the state after it.</div>\n";
+  s += "<script>" + std::string(page_script) + "</script>\n</body></html>\n";
+  return s;
+}
+
+std::string json_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+  using traces::json::append_string;
+  std::string s = "{\"file\":";
+  append_string(s, ctx.file);
+  s += ",\"form\":";
+  append_string(s, ctx.form);
+  s += ",\"verdict\":";
+  append_string(s, verdict_name(r.v));
+  s += ",\"operations\":" + std::to_string(r.operations) + ",\"optional_operations\":" + std::to_string(r.optional_operations) +
+       ",\"keys\":" + std::to_string(r.keys) + ",\"violating_keys\":" + std::to_string(r.violating_keys) +
+       ",\"undecided_keys\":" + std::to_string(r.undecided_keys) + ",\"seconds\":" + fmt("%.6f", r.seconds) +
+       ",\"threads\":" + std::to_string(r.threads);
+  auto keys = [&](const char* name, const std::vector<key_summary>& ks) {
+    s += ",\"";
+    s += name;
+    s += "\":[";
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      s += (i ? "," : "") + std::string("{\"key\":") + std::to_string(ks[i].key) + ",\"operations\":" + std::to_string(ks[i].operations) + "}";
+    }
+    s += "]";
+  };
+  keys("violating", r.violating);
+  keys("undecided", r.undecided);
+  if (r.example) {
+    const counterexample& ex = *r.example;
+    s += ",\"counterexample\":{\"key\":" + std::to_string(ex.key) + ",\"key_operations\":" + std::to_string(ex.key_history.size()) +
+         ",\"one_minimal\":" + (ex.one_minimal ? "true" : "false") + ",\"from_start\":" + (ex.from_start ? "true" : "false") +
+         ",\"window_from\":" + std::to_string(ex.window_from) + ",\"window_to\":" +
+         (ex.window_to == never_returned ? std::string("null") : std::to_string(ex.window_to));
+    auto list = [&](const char* name, const std::vector<std::uint32_t>& which) {
+      s += ",\"";
+      s += name;
+      s += "\":[";
+      const std::vector<std::uint32_t> ops = sorted_by_call(h, which);
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        std::string rec = traces::record_json(h[ops[k]], value_known(ctx.unrecorded_values, ops[k]));
+        rec.insert(rec.size() - 1, ",\"record\":" + std::to_string(ops[k]));
+        s += (k ? "," : "") + rec;
+      }
+      s += "]";
+    };
+    list("operations", ex.minimal);
+    list("set_aside", ex.set_aside);
+    s += ",\"prefix_operations\":" + std::to_string(ex.prefix.size()) + ",\"prefix_until\":" +
+         (ex.prefix_empty ? std::string("null") : ex.prefix_until == never_returned ? std::string("\"end\"") : std::to_string(ex.prefix_until)) +
+         ",\"explain_seconds\":" + fmt("%.6f", r.explain_seconds) + "}";
+  }
+  s += "}";
+  return s;
+}
+
+}  // namespace gfsl::lin

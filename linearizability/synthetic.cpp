@@ -1,0 +1,104 @@
+#include "linearizability/synthetic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <utility>
+
+namespace gfsl::lin {
+
+std::vector<model::op_record> synthetic_history(const synthetic_options& o) {
+  std::mt19937_64 rng(o.seed);
+  auto below = [&](std::uint64_t n) { return n ? rng() % n : 0; };
+  const std::uint32_t keys = std::max<std::uint32_t>(o.keys, 1);
+  const std::uint32_t teams = std::max<std::uint32_t>(o.teams, 1);
+
+  // present[k], value[k]: the map, applied in linearization order.
+  std::vector<std::uint8_t> present(keys + 1, 0);
+  std::vector<value_type> value(keys + 1, 0);
+
+  std::vector<model::op_record> out;
+  const auto prefill = static_cast<std::uint64_t>(std::llround(std::clamp(o.prefill, 0.0, 1.0) * keys));
+  out.reserve(prefill + o.ops);
+  {
+    std::vector<key_type> all(keys);
+    std::iota(all.begin(), all.end(), key_type{1});
+    for (std::uint64_t i = 0; i < prefill; ++i) {
+      std::swap(all[i], all[i + below(keys - i)]);
+      model::op_record r;
+      r.op.kind = op_kind::insert;
+      r.op.key = all[i];
+      r.op.value = static_cast<value_type>(rng());
+      r.ok = true;
+      r.call = model::prefill_call_stamp(i);
+      r.ret = r.call + 1;
+      present[r.op.key] = 1;
+      value[r.op.key] = r.op.value;
+      out.push_back(r);
+    }
+  }
+
+  // Intervals, team by team, and a point in each.
+  const std::uint64_t base = model::first_free_stamp(prefill);
+  std::vector<std::uint64_t> point;
+  point.reserve(o.ops);
+  const std::uint64_t first = out.size();
+  for (std::uint32_t t = 0; t < teams; ++t) {
+    std::uint64_t clock = base + below(o.max_gap + 1);
+    const std::uint64_t count = o.ops / teams + (t < o.ops % teams ? 1 : 0);
+    for (std::uint64_t j = 0; j < count; ++j) {
+      model::op_record r;
+      r.team = t;
+      const auto pct = static_cast<int>(below(100));
+      r.op.kind = pct < o.insert_pct ? op_kind::insert : pct < o.insert_pct + o.delete_pct ? op_kind::remove : op_kind::contains;
+      r.op.key = static_cast<key_type>(1 + below(keys));
+      if (r.op.kind == op_kind::insert) r.op.value = static_cast<value_type>(rng());
+      r.call = clock;
+      r.ret = clock + 1 + below(std::max<std::uint64_t>(o.max_duration, 1));
+      point.push_back(r.call + below(r.ret - r.call + 1));
+      clock = r.ret + 1 + below(std::max<std::uint64_t>(o.max_gap, 1));
+      out.push_back(r);
+    }
+  }
+
+  // Answers in the order of the points.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> order(point.size());
+  for (std::uint32_t i = 0; i < point.size(); ++i) order[i] = {point[i], i};
+  std::sort(order.begin(), order.end());
+  if (o.pending) {
+    // The last operation of the first `pending` teams never returns.
+    std::uint64_t end = first;
+    for (std::uint32_t t = 0; t < teams; ++t) {
+      end += o.ops / teams + (t < o.ops % teams ? 1 : 0);
+      if (t < o.pending && end > first && out[end - 1].team == t) out[end - 1].ret = model::no_stamp;
+    }
+  }
+  for (const auto& [p, i] : order) {
+    model::op_record& r = out[first + i];
+    const bool pending = r.ret == model::no_stamp;
+    if (pending && below(2) == 0) continue;  // it did not take effect
+    const key_type k = r.op.key;
+    bool ok = false;
+    value_type v = 0;
+    switch (r.op.kind) {
+      case op_kind::insert:
+        ok = !present[k];
+        if (ok) present[k] = 1, value[k] = r.op.value;
+        break;
+      case op_kind::remove:
+        ok = present[k];
+        v = present[k] ? value[k] : 0;
+        present[k] = 0;
+        break;
+      case op_kind::contains:
+        ok = present[k];
+        v = present[k] ? value[k] : 0;
+        break;
+    }
+    if (!pending) r.ok = ok, r.value = v;  // a pending record's answer was never seen
+  }
+  return out;
+}
+
+}  // namespace gfsl::lin

@@ -1,0 +1,182 @@
+// gfsl check and gfsl convert as users meet them: exit codes 0 (linearizable),
+// 1 (not), 2 (bad input or usage), 3 (undecided), the reports, and
+// conversions that lose nothing.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "linearizability/synthetic.hpp"
+#include "traces/trace.hpp"
+
+namespace {
+
+struct result {
+  int code;
+  std::string out;
+};
+
+result run(const std::string& args) {
+  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  result r{-1, {}};
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "gfsl_check_cli_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+std::vector<gfsl::model::op_record> synthetic(std::uint64_t ops) {
+  gfsl::lin::synthetic_options o;
+  o.ops = ops;
+  o.keys = 50;
+  o.teams = 16;
+  o.insert_pct = 25;
+  o.delete_pct = 25;
+  o.pending = 2;
+  return gfsl::lin::synthetic_history(o);
+}
+
+gfsl::traces::trace_header header() {
+  gfsl::model::workload w;
+  w.ops = 5000;
+  w.range = 50;
+  w.teams = 16;
+  return gfsl::traces::make_header(w, "synthetic", "", gfsl::model::clock_kind::global_counter, "lin synthetic");
+}
+
+TEST(CheckCli, ALinearizableHistoryExitsZeroInBothForms) {
+  const std::string bin = temp_path("ok.trace"), json = temp_path("ok.jsonl");
+  gfsl::traces::write_trace(bin, header(), synthetic(5000));
+  result r = run("check " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("binary v1"), std::string::npos) << r.out;
+  r = run("convert " + bin + " " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = run("check " + json + " --threads 1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("JSON lines v1"), std::string::npos) << r.out;
+  std::remove(bin.c_str());
+  std::remove(json.c_str());
+}
+
+TEST(CheckCli, AViolationExitsOneWithTheKeyATimelineAndReports) {
+  auto h = synthetic(5000);
+  // A contains that found nothing now finds a value nobody inserted.
+  std::size_t planted = h.size() / 2;
+  while (h[planted].op.kind != gfsl::op_kind::contains || h[planted].pending() || h[planted].ok) ++planted;
+  h[planted].ok = true;
+  h[planted].value = 4242u;
+  const std::string bin = temp_path("bad.trace"), html = temp_path("bad.html");
+  gfsl::traces::write_trace(bin, header(), h);
+
+  result r = run("check " + bin + " --html " + html);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("NOT LINEARIZABLE: 1 of 50 keys"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("key " + std::to_string(h[planted].op.key) + ":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("team "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1"), std::string::npos) << r.out;  // intervals drawn
+  EXPECT_NE(r.out.find("(record " + std::to_string(planted) + ")"), std::string::npos) << r.out;
+  const std::string page = slurp(html);
+  EXPECT_EQ(page.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  EXPECT_NE(page.find("<script>"), std::string::npos);
+  EXPECT_EQ(page.find("src="), std::string::npos);  // nothing fetched
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+
+  r = run("check --json " + bin);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.out.rfind("{\"file\":", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\"verdict\":\"not linearizable\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"record\":" + std::to_string(planted)), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1);  // one line
+  std::remove(bin.c_str());
+  std::remove(html.c_str());
+}
+
+TEST(CheckCli, BadInputAndUsageExitTwoWithOneLine) {
+  const std::string bin = temp_path("cut.trace");
+  gfsl::traces::write_trace(bin, header(), synthetic(200));
+  const std::string bytes = slurp(bin);
+  spit(bin, bytes.substr(0, bytes.size() - 100));
+  result r = run("check " + bin);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out;
+  EXPECT_NE(r.out.find(bin + ": byte "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expected"), std::string::npos) << r.out;
+
+  const std::string json = temp_path("bad.jsonl");
+  spit(json, "{\"team\":1,\"op\":\"insert\",\"key\":1,\"value\":1,\"ok\":true,\"call\":9,\"ret\":3}\n");
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(json + ": byte 0 (line 1): expected a return stamp not before the call stamp 9"), std::string::npos) << r.out;
+
+  for (const char* args : {"check", "check /nonexistent/trace", "check a b", "check x --timeout -1", "convert only-one"}) {
+    r = run(args);
+    EXPECT_EQ(r.code, 2) << args << ":\n" << r.out;
+    EXPECT_FALSE(r.out.empty());
+  }
+  std::remove(bin.c_str());
+  std::remove(json.c_str());
+}
+
+// Every delete succeeding with its value unrecorded, one more delete than
+// inserts, all at once: only trying the orders shows that none works.
+TEST(CheckCli, ATimeLimitGivesExitThree) {
+  const std::string json = temp_path("hard.jsonl");
+  std::string text = "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"hand-made\"}\n";
+  const int n = 26;
+  for (int i = 0; i < n; ++i) {
+    text += "{\"team\":" + std::to_string(i) + ",\"op\":\"insert\",\"key\":5,\"value\":" + std::to_string(i + 1) +
+            ",\"ok\":true,\"call\":0,\"ret\":1000}\n";
+  }
+  for (int i = 0; i <= n; ++i) {
+    text += "{\"team\":" + std::to_string(n + i) + ",\"op\":\"delete\",\"key\":5,\"ok\":true,\"call\":0,\"ret\":1000}\n";
+  }
+  spit(json, text);
+  const result r = run("check --timeout 0.3 " + json);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("undecided"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 (53 operations)"), std::string::npos) << r.out;
+  std::remove(json.c_str());
+}
+
+TEST(CheckCli, ConvertRoundTripsAndCanBeForced) {
+  const std::string a = temp_path("a.trace"), b = temp_path("b.jsonl"), c = temp_path("c.trace"), d = temp_path("d.jsonl");
+  gfsl::traces::write_trace(a, header(), synthetic(1000));
+  EXPECT_EQ(run("convert " + a + " " + b).code, 0);
+  EXPECT_EQ(run("convert " + b + " " + c).code, 0);
+  EXPECT_EQ(slurp(a), slurp(c));
+  const result r = run("convert --to json " + b + " " + d);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(slurp(b), slurp(d));
+  EXPECT_EQ(slurp(b).rfind("{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"synthetic\"", 0), 0u);
+  for (const auto& p : {a, b, c, d}) std::remove(p.c_str());
+}
+
+}  // namespace

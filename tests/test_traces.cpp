@@ -1,0 +1,470 @@
+// Trace files: both forms round-trip exactly, in both directions, header and
+// all; readers refuse bad input with one line naming the file, the byte
+// offset and what was expected, for every truncation of a valid file and for
+// byte flips anywhere in it, without crashing and without allocating what a
+// corrupt length asks for.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "linearizability/synthetic.hpp"
+#include "traces/trace.hpp"
+
+namespace {
+
+using gfsl::model::op_record;
+using gfsl::traces::trace;
+using gfsl::traces::trace_error;
+
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "gfsl_traces_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+gfsl::traces::trace_header sample_header() {
+  gfsl::model::workload w;
+  w.ops = 1234;
+  w.insert_pct = 20;
+  w.delete_pct = 30;
+  w.contains_pct = 50;
+  w.range = 777;
+  w.prefill = 0.25;
+  w.teams = 9;
+  w.chunk = 16;
+  w.p_chunk = 0.75;
+  w.seed = 0xFFFFFFFFFFFFFFF0ull;
+  w.hot_keys = 3;
+  w.hot_pct = 40;
+  auto h = gfsl::traces::make_header(w, "threads", "NVIDIA H200 \"SXM\"\tunit", gfsl::model::clock_kind::device_counter,
+                                      "gfsl run --backend threads --teams 9 --seed 18446744073709551600");
+  gfsl::traces::extra_field a;
+  a.name = "granularity";
+  a.s = "lane \xc3\xa9";
+  h.extra.push_back(a);
+  gfsl::traces::extra_field b;
+  b.name = "k_steps";
+  b.kind = gfsl::traces::extra_field::type::unsigned_integer;
+  b.u = 42;
+  h.extra.push_back(b);
+  gfsl::traces::extra_field c;
+  c.name = "ratio";
+  c.kind = gfsl::traces::extra_field::type::real;
+  c.r = 3.0;
+  h.extra.push_back(c);
+  gfsl::traces::extra_field d;
+  d.name = "events";
+  d.kind = gfsl::traces::extra_field::type::boolean;
+  d.b = true;
+  h.extra.push_back(d);
+  return h;
+}
+
+// Every kind of record: pending, errors, unrecorded delete values, extremes.
+std::vector<op_record> sample_history() {
+  gfsl::lin::synthetic_options o;
+  o.ops = 300;
+  o.keys = 5;
+  o.teams = 7;
+  o.pending = 3;
+  std::vector<op_record> h = gfsl::lin::synthetic_history(o);
+  op_record e;
+  e.team = 0xFFFFFFFFu;
+  e.op.kind = gfsl::op_kind::insert;
+  e.op.key = 0xFFFFFFFFu;
+  e.op.value = 0xFFFFFFFFu;
+  e.st = gfsl::status::pool_exhausted;
+  e.call = 0xFFFFFFFFFFFFFFFDull;
+  e.ret = 0xFFFFFFFFFFFFFFFEull;
+  h.push_back(e);
+  e.op.kind = gfsl::op_kind::remove;
+  e.op.value = 0;  // an argument only inserts have
+  e.st = gfsl::status::stopped;
+  e.ret = gfsl::model::no_stamp;
+  h.push_back(e);
+  return h;
+}
+
+std::vector<std::uint32_t> deletes_that_removed(const std::vector<op_record>& h, std::size_t every) {
+  std::vector<std::uint32_t> out;
+  std::size_t seen = 0;
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h[i].op.kind == gfsl::op_kind::remove && h[i].ok && !h[i].pending() && seen++ % every == 0) out.push_back(i);
+  }
+  return out;
+}
+
+bool same_records(const std::vector<op_record>& a, const std::vector<op_record>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const op_record &x = a[i], &y = b[i];
+    if (x.team != y.team || x.op.kind != y.op.kind || x.op.key != y.op.key || x.op.value != y.op.value || x.st != y.st ||
+        x.ok != y.ok || x.value != y.value || x.call != y.call || x.ret != y.ret) {
+      ADD_FAILURE() << "record " << i << " differs: " << gfsl::traces::record_json(x) << " vs " << gfsl::traces::record_json(y);
+      return false;
+    }
+  }
+  return true;
+}
+
+void expect_same_header(const gfsl::traces::trace_header& a, const gfsl::traces::trace_header& b) {
+  EXPECT_EQ(a.backend, b.backend);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.replay, b.replay);
+  EXPECT_EQ(a.clock, b.clock);
+  EXPECT_EQ(a.workload.ops, b.workload.ops);
+  EXPECT_EQ(a.workload.insert_pct, b.workload.insert_pct);
+  EXPECT_EQ(a.workload.delete_pct, b.workload.delete_pct);
+  EXPECT_EQ(a.workload.contains_pct, b.workload.contains_pct);
+  EXPECT_EQ(a.workload.range, b.workload.range);
+  EXPECT_EQ(a.workload.prefill, b.workload.prefill);
+  EXPECT_EQ(a.workload.teams, b.workload.teams);
+  EXPECT_EQ(a.workload.chunk, b.workload.chunk);
+  EXPECT_EQ(a.workload.p_chunk, b.workload.p_chunk);
+  EXPECT_EQ(a.workload.seed, b.workload.seed);
+  EXPECT_EQ(a.workload.hot_keys, b.workload.hot_keys);
+  EXPECT_EQ(a.workload.hot_pct, b.workload.hot_pct);
+  EXPECT_EQ(a.extra, b.extra);
+}
+
+// The error is one line that names the file and a byte offset.
+void expect_one_line_error(const std::string& path, const std::string& what, const std::string& expected_part = "") {
+  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  EXPECT_EQ(what.rfind(path + ": ", 0), 0u) << what;
+  EXPECT_NE(what.find("byte "), std::string::npos) << what;
+  if (!expected_part.empty()) {
+    EXPECT_NE(what.find(expected_part), std::string::npos) << what;
+  }
+}
+
+std::string read_error(const std::string& path) {
+  try {
+    gfsl::traces::read_trace(path);
+  } catch (const trace_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(Traces, BinaryRoundTripKeepsHeaderRecordsAndUnrecordedValues) {
+  const auto header = sample_header();
+  const auto history = sample_history();
+  const auto unrecorded = deletes_that_removed(history, 3);
+  ASSERT_FALSE(unrecorded.empty());
+  const std::string p = temp_path("rt.trace");
+  gfsl::traces::write_trace(p, header, history, unrecorded);
+  EXPECT_EQ(gfsl::traces::detect_format(p), gfsl::traces::trace_format::binary);
+  const trace t = gfsl::traces::read_trace(p);
+  EXPECT_EQ(t.format, gfsl::traces::trace_format::binary);
+  EXPECT_EQ(t.version, 1u);
+  expect_same_header(header, t.header);
+  std::vector<op_record> expected = history;
+  for (std::uint32_t i : unrecorded) expected[i].value = 0;  // not recorded: not in the file
+  EXPECT_TRUE(same_records(expected, t.history));
+  EXPECT_EQ(t.unrecorded_values, unrecorded);
+  std::remove(p.c_str());
+}
+
+TEST(Traces, JsonRoundTripKeepsHeaderRecordsAndUnrecordedValues) {
+  const auto header = sample_header();
+  const auto history = sample_history();
+  const auto unrecorded = deletes_that_removed(history, 2);
+  const std::string p = temp_path("rt.jsonl");
+  gfsl::traces::write_trace_json(p, header, history, unrecorded);
+  EXPECT_EQ(gfsl::traces::detect_format(p), gfsl::traces::trace_format::json);
+  const trace t = gfsl::traces::read_trace(p);
+  EXPECT_EQ(t.format, gfsl::traces::trace_format::json);
+  expect_same_header(header, t.header);
+  std::vector<op_record> expected = history;
+  for (std::uint32_t i : unrecorded) expected[i].value = 0;
+  EXPECT_TRUE(same_records(expected, t.history));
+  EXPECT_EQ(t.unrecorded_values, unrecorded);
+  std::remove(p.c_str());
+}
+
+TEST(Traces, ConversionBothWaysIsByteIdentical) {
+  const std::string bin = temp_path("a.trace"), json = temp_path("a.jsonl"), bin2 = temp_path("b.trace"), json2 = temp_path("b.jsonl");
+  const auto history = sample_history();
+  const auto unrecorded = deletes_that_removed(history, 4);
+  gfsl::traces::write_trace(bin, sample_header(), history, unrecorded);
+  gfsl::traces::write_trace(json, gfsl::traces::read_trace(bin), gfsl::traces::trace_format::json);
+  gfsl::traces::write_trace(bin2, gfsl::traces::read_trace(json), gfsl::traces::trace_format::binary);
+  gfsl::traces::write_trace(json2, gfsl::traces::read_trace(bin2), gfsl::traces::trace_format::json);
+  EXPECT_EQ(slurp(bin), slurp(bin2));
+  EXPECT_EQ(slurp(json), slurp(json2));
+  for (const auto& p : {bin, json, bin2, json2}) std::remove(p.c_str());
+}
+
+TEST(Traces, JsonLinesAreExactlyTheDocumentedObjects) {
+  op_record r;
+  r.team = 3;
+  r.op.kind = gfsl::op_kind::insert;
+  r.op.key = 17;
+  r.op.value = 9;
+  r.ok = true;
+  r.call = 120;
+  r.ret = 180;
+  EXPECT_EQ(gfsl::traces::record_json(r), R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180})");
+  r.op.kind = gfsl::op_kind::remove;
+  r.op.value = 0;
+  r.value = 9;
+  r.ret = gfsl::model::no_stamp;
+  EXPECT_EQ(gfsl::traces::record_json(r), R"({"team":3,"op":"delete","key":17,"value":9,"ok":true,"call":120,"ret":null})");
+  r.st = gfsl::status::pool_exhausted;
+  r.ret = 130;
+  EXPECT_EQ(gfsl::traces::record_json(r, false), R"({"team":3,"op":"delete","key":17,"ok":true,"call":120,"ret":130,"status":"pool_exhausted"})");
+}
+
+TEST(Traces, JsonReaderTakesMembersInAnyOrderAndMetadataIsOptional) {
+  const std::string p = temp_path("order.jsonl");
+  spit(p,
+       "  {\"ret\":180,\"call\":120,\"ok\":true,\"value\":9,\"key\":17,\"op\":\"insert\",\"team\":3}\r\n"
+       "{\"team\":1,\"op\":\"contains\",\"key\":17,\"ok\":false,\"call\":121,\"ret\":null}\n"
+       "{\"team\":2,\"op\":\"delete\",\"key\":17,\"ok\":true,\"call\":190,\"ret\":200}\n"
+       "{\"team\":2, \"op\" : \"delete\", \"key\":17, \"value\":null, \"ok\":false, \"call\":210, \"ret\":220}");
+  const trace t = gfsl::traces::read_trace(p);
+  ASSERT_EQ(t.history.size(), 4u);
+  EXPECT_EQ(t.history[0].team, 3u);
+  EXPECT_EQ(t.history[0].op.value, 9u);
+  EXPECT_EQ(t.history[0].call, 120u);
+  EXPECT_EQ(t.history[0].ret, 180u);
+  EXPECT_TRUE(t.history[1].pending());
+  EXPECT_EQ(t.unrecorded_values, std::vector<std::uint32_t>{2});  // a successful delete without its value
+  EXPECT_EQ(t.header.backend, "");
+  EXPECT_EQ(t.header.clock, gfsl::model::clock_kind::none);
+  std::remove(p.c_str());
+}
+
+TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation) {
+  const std::string good = R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180})";
+  const std::string meta = R"({"format":"gfsl-history","version":1})";
+  struct bad_case {
+    std::string text;
+    std::string at;        // the error names the byte where this first occurs ("" : the end of the text)
+    std::string expected;  // part of the message
+  };
+  const std::vector<bad_case> cases = {
+      {good + "\n" + R"({"team":3,"op":"insert","key":17,"ok":true,"call":1,"ret":2})", "", "\"value\""},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2,"colour":1})", "1}", "found \"colour\""},
+      {R"({"team":3,"team":4,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\"team\":4", "once"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2,})", "}", "'\"'"},
+      {R"({"team":03,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "03", "leading zeros"},
+      {R"({"team":3,"op":"insert","key":4294967296,"value":9,"ok":true,"call":1,"ret":2})", "4294967296", "[0, 4294967295]"},
+      {R"({"team":3,"op":"insert","key":-1,"value":9,"ok":true,"call":1,"ret":2})", "-1", "[0, 4294967295]"},
+      {R"({"team":3,"op":"insert","key":1.5,"value":9,"ok":true,"call":1,"ret":2})", "1.5", "[0, 4294967295]"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":1,"call":1,"ret":2})", "1,\"call", "true or false"},
+      {R"({"team":3,"op":"upsert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\"upsert", "\"insert\", \"delete\" or \"contains\""},
+      {R"({"team":3,"op":"insert","key":{"k":1},"value":9,"ok":true,"call":1,"ret":2})", "{\"k", "nested"},
+      {R"({"team":3,"op":"ins\qrt","key":17,"value":9,"ok":true,"call":1,"ret":2})", "q", "expected one of"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":5,"ret":2})", "{", "not before the call stamp 5"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2} x)", "x", "end of the line"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2,"status":"melted"})", "\"melted", "\"status\""},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":18446744073709551615,"ret":null})", "18446744073709551615", "[0, 18446744073709551614]"},
+      {R"({"team":3,"op":"contains","key":17,"ok":true,"call":1,"ret":2})", "", "the value found"},
+      {good + "\n\n" + good, "\n\n", "expected '{'"},
+      {R"({"format":"gfsl-history","version":2})", "2}", "\"version\":1"},
+      {R"({"format":"other","version":1})", "\"other", "gfsl-history"},
+      {meta + "\n" + meta, "\n{", "may only be the first line"},
+      {R"({"format":"gfsl-history","version":1,"chunk":"big"})", "\"big", "\"chunk\""},
+      {R"({"format":"gfsl-history","version":1,"clock":"sundial"})", "\"sundial", "globaltimer"},
+      {R"({"format":"gfsl-history","version":1,"Bad Name":1})", "1}", "metadata names"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2)", "", "',' or '}'"},
+      {R"({"team":3,"op":"insert","key":17,"value":"9","ok":true,"call":1,"ret":2})", "\"9", "\"value\""},
+      {"{\"team\":3,\"op\":\"in\x01sert\"}", "\x01", "printable"},
+      {"{\"team\":3,\"op\":\"in\xffsert\"}", "\xff", "UTF-8"},
+  };
+  const std::string p = temp_path("bad.jsonl");
+  for (const bad_case& c : cases) {
+    spit(p, c.text);
+    const std::string what = read_error(p);
+    ASSERT_FALSE(what.empty()) << c.text;
+    expect_one_line_error(p, what, c.expected);
+    std::size_t offset = c.text.size();
+    if (!c.at.empty()) {
+      offset = c.text.find(c.at);
+      if (c.at[0] == '\n') ++offset;  // the line after the marked newline
+      if (c.at == "{") offset = c.text.rfind('\n') == std::string::npos ? 0 : c.text.rfind('\n') + 1;
+    }
+    EXPECT_NE(what.find("byte " + std::to_string(offset) + " "), std::string::npos) << c.text << "\n" << what;
+  }
+  // The file's first byte decides the form: a byte-order mark is neither.
+  spit(p, "\xef\xbb\xbf" + good);
+  const std::string what = read_error(p);
+  expect_one_line_error(p, what, "starting with '{'");
+  EXPECT_NE(what.find("byte 0:"), std::string::npos) << what;
+  std::remove(p.c_str());
+}
+
+TEST(Traces, EmptyMissingAndForeignFilesAreRefusedClearly) {
+  const std::string p = temp_path("empty");
+  spit(p, "");
+  expect_one_line_error(p, read_error(p), "empty file");
+  spit(p, "GFSL but not really");
+  expect_one_line_error(p, read_error(p), "expected a gfsl trace");
+  std::remove(p.c_str());
+  const std::string missing = read_error(p);
+  EXPECT_NE(missing.find(p + ": cannot open"), std::string::npos) << missing;
+  EXPECT_EQ(missing.find('\n'), std::string::npos);
+}
+
+class BinaryCorruption : public testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = temp_path("small.trace");
+    gfsl::lin::synthetic_options o;
+    o.ops = 24;
+    o.keys = 3;
+    o.teams = 4;
+    o.pending = 1;
+    history_ = gfsl::lin::synthetic_history(o);
+    const auto unrecorded = deletes_that_removed(history_, 1);
+    gfsl::traces::write_trace(path_, sample_header(), history_, unrecorded);
+    for (std::uint32_t i : unrecorded) history_[i].value = 0;  // what the file holds
+    bytes_ = slurp(path_);
+    probe_ = temp_path("probe.trace");
+  }
+  void TearDown() override {
+    std::remove(path_.c_str());
+    std::remove(probe_.c_str());
+  }
+  std::string path_, probe_, bytes_;
+  std::vector<op_record> history_;  // as read back
+};
+
+TEST_F(BinaryCorruption, EveryTruncationIsRefusedWithTheOffsetWhereDataRanOut) {
+  ASSERT_GT(bytes_.size(), 800u);
+  for (std::size_t n = 0; n < bytes_.size(); ++n) {
+    spit(probe_, bytes_.substr(0, n));
+    const std::string what = read_error(probe_);
+    ASSERT_FALSE(what.empty()) << "a file cut to " << n << " bytes was accepted";
+    expect_one_line_error(probe_, what);
+  }
+}
+
+TEST_F(BinaryCorruption, EverySingleByteChangeIsRefused) {
+  std::mt19937 rng(7);
+  for (std::size_t at = 0; at < bytes_.size(); ++at) {
+    std::string b = bytes_;
+    b[at] = static_cast<char>(b[at] ^ static_cast<char>(1 + rng() % 255));
+    spit(probe_, b);
+    const std::string what = read_error(probe_);
+    ASSERT_FALSE(what.empty()) << "a change at byte " << at << " went unnoticed";
+    expect_one_line_error(probe_, what);
+  }
+}
+
+TEST_F(BinaryCorruption, RandomDamageNeverCrashesTheReader) {
+  std::mt19937_64 rng(11);
+  std::size_t refused = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::string b = bytes_;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int f = 0; f < flips; ++f) b[rng() % b.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) b.resize(rng() % b.size());
+    if (rng() % 8 == 0) b += std::string(rng() % 64, static_cast<char>(rng()));
+    spit(probe_, b);
+    try {
+      const trace t = gfsl::traces::read_trace(probe_);
+      EXPECT_TRUE(same_records(history_, t.history) || b == bytes_);
+    } catch (const trace_error& e) {
+      expect_one_line_error(probe_, e.what());
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 3900u);
+}
+
+// A length or a count is checked against the file before anything is
+// allocated for it: a section claiming 2^60 bytes, or a count of 2^40
+// records, is one line, at once.
+TEST_F(BinaryCorruption, HugeLengthsAndCountsAreCheckedAgainstTheFile) {
+  auto put64 = [](std::string& b, std::size_t at, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) b[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  auto get64 = [](const std::string& b, std::size_t at) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+    return v;
+  };
+  std::string b = bytes_;
+  put64(b, 16 + 8, std::uint64_t{1} << 60);  // the header section's length
+  spit(probe_, b);
+  expect_one_line_error(probe_, read_error(probe_), "fits in the file");
+  EXPECT_NE(read_error(probe_).find("byte 24:"), std::string::npos);
+
+  const std::uint64_t header_len = get64(bytes_, 24);
+  const std::size_t history_at = 16 + 16 + header_len + 8;
+  b = bytes_;
+  put64(b, history_at + 16, std::uint64_t{1} << 40);  // the record count
+  spit(probe_, b);
+  const std::string what = read_error(probe_);
+  expect_one_line_error(probe_, what, "record count that fills the section");
+  EXPECT_NE(what.find("byte " + std::to_string(history_at + 16) + ":"), std::string::npos) << what;
+}
+
+// Later sections (structural events, snapshots) must not break this reader:
+// a section of a type it does not know is skipped, checksum checked.
+TEST_F(BinaryCorruption, UnknownSectionsAreSkipped) {
+  auto get64 = [](const std::string& b, std::size_t at) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+    return v;
+  };
+  const std::size_t after_header = 16 + 16 + get64(bytes_, 24) + 8;
+  const std::string payload = "snapshot bytes a newer writer put here";
+  std::string section(16, '\0');
+  section[0] = 7;
+  for (int i = 0; i < 8; ++i) section[8 + i] = static_cast<char>(payload.size() >> (8 * i));
+  section += payload;
+  const std::uint64_t sum =
+      gfsl::traces::section_checksum(reinterpret_cast<const unsigned char*>(payload.data()), payload.size());
+  for (int i = 0; i < 8; ++i) section += static_cast<char>(sum >> (8 * i));
+  spit(probe_, bytes_.substr(0, after_header) + section + bytes_.substr(after_header));
+  const trace t = gfsl::traces::read_trace(probe_);
+  EXPECT_TRUE(same_records(history_, t.history));
+
+  std::string corrupt = section;
+  corrupt[20] ^= 1;
+  spit(probe_, bytes_.substr(0, after_header) + corrupt + bytes_.substr(after_header));
+  expect_one_line_error(probe_, read_error(probe_), "checksum");
+}
+
+TEST_F(BinaryCorruption, JsonTruncationsAreRefusedOrReadAsTheLinesBeforeTheCut) {
+  const std::string json = temp_path("small.jsonl");
+  gfsl::traces::write_trace_json(json, sample_header(), history_);
+  const std::string text = slurp(json);
+  std::size_t complete_lines = 0;
+  for (std::size_t n = 0; n <= text.size(); ++n) {
+    spit(probe_, text.substr(0, n));
+    try {
+      const trace t = gfsl::traces::read_trace(probe_);
+      // A cut right after a newline (or just before it) leaves whole lines.
+      EXPECT_TRUE(n == text.size() || text[n] == '\n' || (n > 0 && text[n - 1] == '\n')) << n;
+      EXPECT_LE(t.history.size(), history_.size());
+      ++complete_lines;
+    } catch (const trace_error& e) {
+      expect_one_line_error(probe_, e.what());
+    }
+  }
+  EXPECT_GT(complete_lines, history_.size());
+  std::remove(json.c_str());
+}
+
+}  // namespace

@@ -1,0 +1,520 @@
+// The binary form (layout in traces/FORMAT.md): a preamble, then sections of
+// (type, length, payload, checksum), ending with an end section.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "traces/internal.hpp"
+#include "traces/json.hpp"
+#include "traces/trace.hpp"
+
+namespace gfsl::traces {
+
+namespace detail {
+
+namespace {
+
+enum section_type : std::uint32_t { section_end = 0, section_header = 1, section_history = 2 };
+constexpr std::size_t preamble_bytes = 16;
+constexpr std::size_t section_head_bytes = 16;
+constexpr std::size_t record_bytes = 32;
+constexpr std::size_t block_records = 32768;  // 1 MiB at a time
+
+const char* section_name(std::uint32_t t) {
+  switch (t) {
+    case section_end: return "end";
+    case section_header: return "header";
+    case section_history: return "history";
+  }
+  return "unknown";
+}
+
+void put_u32(unsigned char* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+void put_u64(unsigned char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+std::uint32_t get_u32(const unsigned char* p) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+std::uint64_t get_u64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
+// The section checksum: 8-byte little-endian words (the last one padded with
+// zeros) through a step that is a bijection of the running value for each
+// word and of each word for the running value, so any change confined to one
+// word always changes the result; then the length, and a final mix.
+class checksum {
+ public:
+  void update(const unsigned char* p, std::size_t n) {
+    length_ += n;
+    if (fill_) {
+      while (n && fill_ < 8) pending_[fill_++] = *p++, --n;
+      if (fill_ < 8) return;
+      step(get_u64(pending_));
+      fill_ = 0;
+    }
+    for (; n >= 8; p += 8, n -= 8) step(get_u64(p));
+    while (n) pending_[fill_++] = *p++, --n;
+  }
+  std::uint64_t value() const {
+    std::uint64_t h = h_;
+    if (fill_) {
+      unsigned char last[8] = {};
+      std::memcpy(last, pending_, fill_);
+      h = next(h, get_u64(last));
+    }
+    h ^= length_;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 33);
+  }
+
+ private:
+  static std::uint64_t next(std::uint64_t h, std::uint64_t w) {
+    h ^= w * 0x9E3779B97F4A7C15ull;
+    h = (h << 29) | (h >> 35);
+    return h * 0xC2B2AE3D27D4EB4Full;
+  }
+  void step(std::uint64_t w) { h_ = next(h_, w); }
+  std::uint64_t h_ = 0x27D4EB2F165667C5ull;
+  std::uint64_t length_ = 0;
+  unsigned char pending_[8] = {};
+  std::size_t fill_ = 0;
+};
+
+namespace {
+
+// ---- writing ----
+
+class writer {
+ public:
+  explicit writer(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb"), &std::fclose) {
+    if (!f_) throw trace_error(path + ": cannot write: " + errno_text());
+    buf_.reserve(1 << 20);
+  }
+  void bytes(const unsigned char* p, std::size_t n) {
+    if (in_section_) sum_.update(p, n);
+    buf_.insert(buf_.end(), p, p + n);
+    if (buf_.size() >= (1u << 20)) flush();
+  }
+  void u32(std::uint32_t v) {
+    unsigned char b[4];
+    put_u32(b, v);
+    bytes(b, 4);
+  }
+  void u64(std::uint64_t v) {
+    unsigned char b[8];
+    put_u64(b, v);
+    bytes(b, 8);
+  }
+  void begin_section(std::uint32_t type, std::uint64_t length) {
+    u32(type);
+    u32(0);
+    u64(length);
+    sum_ = checksum{};
+    in_section_ = true;
+  }
+  void end_section() {
+    in_section_ = false;
+    u64(sum_.value());
+  }
+  void close() {
+    flush();
+    FILE* f = f_.release();
+    if (std::fclose(f) != 0) throw trace_error(path_ + ": cannot write: " + errno_text());
+  }
+
+ private:
+  void flush() {
+    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_.get()) != buf_.size()) {
+      throw trace_error(path_ + ": cannot write: " + errno_text());
+    }
+    buf_.clear();
+  }
+  std::string path_;
+  std::unique_ptr<FILE, int (*)(FILE*)> f_;
+  std::vector<unsigned char> buf_;
+  checksum sum_;
+  bool in_section_ = false;
+};
+
+std::vector<unsigned char> encode_header(const std::string& path, const trace_header& h) {
+  const std::vector<extra_field> fields = header_fields(h);
+  std::vector<unsigned char> out(4);
+  put_u32(out.data(), static_cast<std::uint32_t>(fields.size()));
+  for (const extra_field& f : fields) {
+    if (f.name.empty() || f.name.size() > 64 ||
+        !std::all_of(f.name.begin(), f.name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; })) {
+      throw trace_error(path + ": cannot write header field \"" + f.name + "\": names are 1 to 64 of a-z, 0-9, _");
+    }
+    out.push_back(static_cast<unsigned char>(f.name.size()));
+    out.insert(out.end(), f.name.begin(), f.name.end());
+    out.push_back(static_cast<unsigned char>(f.kind));
+    unsigned char b[8];
+    switch (f.kind) {
+      case extra_field::type::unsigned_integer:
+        put_u64(b, f.u);
+        out.insert(out.end(), b, b + 8);
+        break;
+      case extra_field::type::real: {
+        std::uint64_t bits;
+        std::memcpy(&bits, &f.r, 8);
+        put_u64(b, bits);
+        out.insert(out.end(), b, b + 8);
+        break;
+      }
+      case extra_field::type::string:
+        if (!json::valid_utf8(f.s)) throw trace_error(path + ": cannot write header field \"" + f.name + "\": not UTF-8 text");
+        if (f.s.size() > 0xFFFFFFFFu) throw trace_error(path + ": cannot write header field \"" + f.name + "\": too long");
+        put_u32(b, static_cast<std::uint32_t>(f.s.size()));
+        out.insert(out.end(), b, b + 4);
+        out.insert(out.end(), f.s.begin(), f.s.end());
+        break;
+      case extra_field::type::boolean: out.push_back(f.b ? 1 : 0); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- reading ----
+
+namespace {
+
+class reader {
+ public:
+  explicit reader(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose) {
+    if (!f_) throw trace_error(path + ": cannot open: " + errno_text());
+    struct stat st {};
+    if (fstat(fileno(f_.get()), &st) != 0 || !S_ISREG(st.st_mode)) {
+      throw trace_error(path + ": byte 0: expected a regular file (its size bounds every length in it)");
+    }
+    size_ = static_cast<std::uint64_t>(st.st_size);
+  }
+  std::uint64_t pos() const { return pos_; }
+  std::uint64_t left() const { return size_ - pos_; }
+  std::uint64_t size() const { return size_; }
+
+  [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
+    throw trace_error(path_ + ": byte " + std::to_string(at) + ": " + what);
+  }
+  void read(unsigned char* into, std::size_t n, const char* what) {
+    if (n > left()) {
+      fail(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the file after " +
+                     std::to_string(left()) + " more");
+    }
+    if (n && std::fread(into, 1, n, f_.get()) != n) fail(pos_, "cannot read: " + errno_text());
+    pos_ += n;
+  }
+  std::uint32_t u32(const char* what) {
+    unsigned char b[4];
+    read(b, 4, what);
+    return get_u32(b);
+  }
+  std::uint64_t u64(const char* what) {
+    unsigned char b[8];
+    read(b, 8, what);
+    return get_u64(b);
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<FILE, int (*)(FILE*)> f_;
+  std::uint64_t size_ = 0;
+  std::uint64_t pos_ = 0;
+};
+
+// Bounds-checked walk over a section held in memory.
+struct cursor {
+  const reader& r;
+  const std::vector<unsigned char>& b;
+  std::uint64_t base;  // file offset of b[0]
+  std::size_t at = 0;
+  [[noreturn]] void fail(const std::string& what) const { r.fail(base + at, what); }
+  void need(std::size_t n, const char* what) const {
+    if (n > b.size() - at) {
+      fail(std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the header section after " +
+           std::to_string(b.size() - at) + " more");
+    }
+  }
+  std::uint8_t u8(const char* what) {
+    need(1, what);
+    return b[at++];
+  }
+  std::uint32_t u32(const char* what) {
+    need(4, what);
+    const std::uint32_t v = get_u32(&b[at]);
+    at += 4;
+    return v;
+  }
+  std::uint64_t u64(const char* what) {
+    need(8, what);
+    const std::uint64_t v = get_u64(&b[at]);
+    at += 8;
+    return v;
+  }
+};
+
+void parse_header(const reader& r, const std::vector<unsigned char>& payload, std::uint64_t base, trace_header& h) {
+  cursor c{r, payload, base};
+  const std::uint32_t count = c.u32("the number of header fields");
+  std::vector<std::string> names;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::size_t field_at = c.at;
+    const std::uint8_t len = c.u8("the length of a field name");
+    if (len == 0 || len > 64) {
+      c.at = field_at;
+      c.fail("expected a field name length of 1 to 64, found " + std::to_string(len));
+    }
+    c.need(len, "a field name");
+    extra_field f;
+    f.name.assign(reinterpret_cast<const char*>(&payload[c.at]), len);
+    for (char ch : f.name) {
+      if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_')) {
+        c.fail("expected a field name of a-z, 0-9 and _, found " + json::show_byte(static_cast<unsigned char>(ch)));
+      }
+    }
+    if (std::find(names.begin(), names.end(), f.name) != names.end()) c.fail("expected each field once, found \"" + f.name + "\" again");
+    names.push_back(f.name);
+    c.at += len;
+    const std::size_t type_at = c.at;
+    const std::uint8_t type = c.u8("a field type");
+    switch (type) {
+      case 1:
+        f.kind = extra_field::type::unsigned_integer;
+        f.u = c.u64("an unsigned integer");
+        break;
+      case 2: {
+        f.kind = extra_field::type::real;
+        const std::uint64_t bits = c.u64("a real number");
+        std::memcpy(&f.r, &bits, 8);
+        break;
+      }
+      case 3: {
+        f.kind = extra_field::type::string;
+        const std::uint32_t n = c.u32("a string length");
+        c.need(n, "the string's bytes");
+        f.s.assign(reinterpret_cast<const char*>(&payload[c.at]), n);
+        if (!json::valid_utf8(f.s)) c.fail("expected UTF-8 text in field \"" + f.name + "\"");
+        c.at += n;
+        break;
+      }
+      case 4: {
+        f.kind = extra_field::type::boolean;
+        const std::uint8_t v = c.u8("a boolean");
+        if (v > 1) {
+          --c.at;
+          c.fail("expected a boolean 0 or 1, found " + std::to_string(v));
+        }
+        f.b = v == 1;
+        break;
+      }
+      default:
+        c.at = type_at;
+        c.fail("expected a field type 1 (unsigned), 2 (real), 3 (string) or 4 (boolean), found " + std::to_string(type));
+    }
+    if (std::string e = apply_field(h, f); !e.empty()) {
+      c.at = type_at + 1;
+      c.fail(e);
+    }
+  }
+  if (c.at != payload.size()) {
+    c.fail("expected the end of the header section after its " + std::to_string(count) + " fields, found " +
+           std::to_string(payload.size() - c.at) + " more bytes");
+  }
+}
+
+}  // namespace
+
+trace read_binary(const std::string& path) {
+  reader r(path);
+  trace t;
+  t.format = trace_format::binary;
+  unsigned char pre[preamble_bytes];
+  r.read(pre, 8, "the magic bytes 89 47 46 53 4c 54 52 0a");
+  if (std::memcmp(pre, magic, 8) != 0) r.fail(0, "expected the magic bytes 89 47 46 53 4c 54 52 0a of a binary gfsl trace");
+  t.version = r.u32("the format version");
+  if (t.version != binary_version) {
+    r.fail(8, "expected format version " + std::to_string(binary_version) + " (the only one this reader knows), found " +
+                  std::to_string(t.version));
+  }
+  if (const std::uint32_t reserved = r.u32("a reserved word"); reserved != 0) {
+    r.fail(12, "expected 0 in the reserved word, found " + std::to_string(reserved));
+  }
+  bool have_header = false, have_history = false;
+  for (int index = 0;; ++index) {
+    const std::uint64_t at = r.pos();
+    const std::uint32_t type = r.u32("a section header (type, reserved, length)");
+    if (const std::uint32_t reserved = r.u32("a section's reserved word"); reserved != 0) {
+      r.fail(at + 4, "expected 0 in the section's reserved word, found " + std::to_string(reserved));
+    }
+    const std::uint64_t length = r.u64("a section length");
+    const std::uint64_t payload_at = r.pos();
+    if (r.left() < 8 || length > r.left() - 8) {
+      r.fail(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
+                         " bytes before the section's checksum), found " + std::to_string(length));
+    }
+    if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
+    checksum sum;
+    switch (type) {
+      case section_end:
+        if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
+        if (!have_history) r.fail(at, "expected a history section (type 2) before the end section");
+        break;
+      case section_header: {
+        if (have_header) r.fail(at, "expected one header section, found a second");
+        have_header = true;
+        std::vector<unsigned char> payload(length);
+        r.read(payload.data(), length, "the header section");
+        sum.update(payload.data(), payload.size());
+        parse_header(r, payload, payload_at, t.header);
+        break;
+      }
+      case section_history: {
+        if (have_history) r.fail(at, "expected one history section, found a second");
+        have_history = true;
+        if (length < 8) r.fail(at + 8, "expected a history section of at least 8 bytes (its record count), found " + std::to_string(length));
+        unsigned char cb[8];
+        r.read(cb, 8, "the record count");
+        sum.update(cb, 8);
+        const std::uint64_t count = get_u64(cb);
+        if ((length - 8) % record_bytes != 0 || (length - 8) / record_bytes != count) {
+          r.fail(payload_at, "expected a record count that fills the section (" + std::to_string((length - 8) / record_bytes) +
+                                 " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
+        }
+        if (count > 0xFFFFFFFFull) r.fail(payload_at, "expected at most 4294967295 records, found " + std::to_string(count));
+        t.history.reserve(count);  // bounded by the file's size, checked above
+        std::vector<unsigned char> block;
+        for (std::uint64_t done = 0; done < count;) {
+          const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
+          block.resize(n * record_bytes);
+          const std::uint64_t block_at = r.pos();
+          r.read(block.data(), block.size(), "history records");
+          sum.update(block.data(), block.size());
+          for (std::size_t k = 0; k < n; ++k) {
+            const unsigned char* p = &block[k * record_bytes];
+            const std::uint64_t rec_at = block_at + k * record_bytes;
+            auto bad = [&](std::size_t field, const std::string& what) {
+              r.fail(rec_at + field, "record " + std::to_string(done + k) + ": " + what);
+            };
+            model::op_record rec;
+            rec.call = get_u64(p);
+            rec.ret = get_u64(p + 8);
+            rec.team = get_u32(p + 16);
+            rec.op.key = get_u32(p + 20);
+            const std::uint32_t value = get_u32(p + 24);
+            const unsigned op = p[28], ok = p[29], st = p[30], flags = p[31];
+            if (op > 2) bad(28, "expected an operation code 0 (insert), 1 (delete) or 2 (contains), found " + std::to_string(op));
+            if (ok > 1) bad(29, "expected a result 0 or 1, found " + std::to_string(ok));
+            if (st > max_status) bad(30, "expected a status 0 to " + std::to_string(max_status) + ", found " + std::to_string(st));
+            rec.op.kind = static_cast<op_kind>(op);
+            rec.ok = ok == 1;
+            rec.st = static_cast<status>(st);
+            if (flags & ~1u) bad(31, "expected flags 0 or 1, found " + std::to_string(flags));
+            if (flags & 1u) {
+              if (rec.op.kind != op_kind::remove || !rec.ok || rec.pending()) {
+                bad(31, "expected the flag 'value not recorded' on successful deletes only");
+              }
+              t.unrecorded_values.push_back(static_cast<std::uint32_t>(done + k));
+            }
+            if (rec.op.kind == op_kind::insert) rec.op.value = value;
+            else rec.value = value;
+            if (std::string e = validate_record(rec); !e.empty()) bad(rec.call == model::no_stamp ? 0 : 8, e);
+            t.history.push_back(rec);
+          }
+          done += n;
+        }
+        break;
+      }
+      default: {
+        std::vector<unsigned char> block;
+        for (std::uint64_t left = length; left > 0;) {
+          block.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20)));
+          r.read(block.data(), block.size(), "a section's payload");
+          sum.update(block.data(), block.size());
+          left -= block.size();
+        }
+      }
+    }
+    const std::uint64_t sum_at = r.pos();
+    const std::uint64_t stored = r.u64("the section's checksum");
+    if (stored != sum.value()) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "expected the checksum %016llx of the %s section, found %016llx (the section is corrupt)",
+                    static_cast<unsigned long long>(sum.value()), section_name(type), static_cast<unsigned long long>(stored));
+      r.fail(sum_at, buf);
+    }
+    if (type == section_end) {
+      if (r.left() != 0) r.fail(r.pos(), "expected the end of the file after the end section, found " + std::to_string(r.left()) + " more bytes");
+      return t;
+    }
+  }
+}
+
+}  // namespace detail
+
+std::uint64_t section_checksum(const unsigned char* payload, std::size_t size) {
+  detail::checksum c;
+  c.update(payload, size);
+  return c.value();
+}
+
+void write_trace(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
+                 const std::vector<std::uint32_t>& unrecorded_values) {
+  using namespace detail;
+  if (history.size() > 0xFFFFFFFFull) throw trace_error(path + ": cannot write more than 4294967295 records");
+  const std::vector<unsigned char> head = encode_header(path, header);
+  writer w(path);
+  w.bytes(magic, 8);
+  w.u32(binary_version);
+  w.u32(0);
+  w.begin_section(section_header, head.size());
+  w.bytes(head.data(), head.size());
+  w.end_section();
+  w.begin_section(section_history, 8 + record_bytes * static_cast<std::uint64_t>(history.size()));
+  w.u64(history.size());
+  std::size_t next_unrecorded = 0;
+  unsigned char rec[record_bytes];
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const model::op_record& r = history[i];
+    if (std::string e = validate_record(r); !e.empty()) throw trace_error(path + ": cannot write record " + std::to_string(i) + ": " + e);
+    bool unrecorded = false;
+    while (next_unrecorded < unrecorded_values.size() && unrecorded_values[next_unrecorded] < i) ++next_unrecorded;
+    if (next_unrecorded < unrecorded_values.size() && unrecorded_values[next_unrecorded] == i) {
+      unrecorded = r.op.kind == op_kind::remove && r.ok && !r.pending();  // only a removed value can be missing
+    }
+    put_u64(rec, r.call);
+    put_u64(rec + 8, r.ret);
+    put_u32(rec + 16, r.team);
+    put_u32(rec + 20, r.op.key);
+    put_u32(rec + 24, unrecorded ? 0 : r.op.kind == op_kind::insert ? r.op.value : r.value);
+    rec[28] = static_cast<unsigned char>(r.op.kind);
+    rec[29] = r.ok ? 1 : 0;
+    rec[30] = static_cast<unsigned char>(r.st);
+    rec[31] = unrecorded ? 1 : 0;
+    w.bytes(rec, record_bytes);
+  }
+  w.end_section();
+  w.begin_section(section_end, 0);
+  w.end_section();
+  w.close();
+}
+
+}  // namespace gfsl::traces

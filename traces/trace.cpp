@@ -1,0 +1,235 @@
+#include "traces/trace.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "traces/internal.hpp"
+#include "traces/json.hpp"
+
+namespace gfsl::traces {
+
+trace_header make_header(const model::workload& w, const std::string& backend, const std::string& device,
+                         model::clock_kind clock, const std::string& replay) {
+  trace_header h;
+  h.backend = backend;
+  h.device = device;
+  h.workload = w;
+  h.clock = clock;
+  h.replay = replay;
+  return h;
+}
+
+const char* clock_name(model::clock_kind c) {
+  switch (c) {
+    case model::clock_kind::none: return "none";
+    case model::clock_kind::global_counter: return "global_counter";
+    case model::clock_kind::device_counter: return "device_counter";
+    case model::clock_kind::globaltimer: return "globaltimer";
+  }
+  return "?";
+}
+
+bool parse_clock(const std::string& name, model::clock_kind& out) {
+  for (auto c : {model::clock_kind::none, model::clock_kind::global_counter, model::clock_kind::device_counter,
+                 model::clock_kind::globaltimer}) {
+    if (name == clock_name(c)) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* status_key(status s) {
+  switch (s) {
+    case status::ok: return "ok";
+    case status::key_out_of_range: return "key_out_of_range";
+    case status::pool_exhausted: return "pool_exhausted";
+    case status::stopped: return "stopped";
+    case status::corrupt: return "corrupt";
+  }
+  return "?";
+}
+
+bool parse_status(const std::string& name, status& out) {
+  for (auto s : {status::ok, status::key_out_of_range, status::pool_exhausted, status::stopped, status::corrupt}) {
+    if (name == status_key(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string validate_record(const model::op_record& r) {
+  if (r.call == model::no_stamp) return "expected a call stamp below 2^64-1 (that value means 'never returned')";
+  if (r.ret != model::no_stamp && r.ret < r.call) {
+    return "expected a return stamp not before the call stamp " + std::to_string(r.call) + ", found " + std::to_string(r.ret);
+  }
+  if (static_cast<unsigned>(r.op.kind) > 2) return "expected an operation insert, delete or contains";
+  if (static_cast<unsigned>(r.st) > max_status) return "expected a status ok, key_out_of_range, pool_exhausted, stopped or corrupt";
+  return {};
+}
+
+std::string record_json(const model::op_record& r, bool value_recorded) {
+  std::string s;
+  s.reserve(112);
+  s += "{\"team\":";
+  s += std::to_string(r.team);
+  s += ",\"op\":\"";
+  s += model::op_name(r.op.kind);
+  s += "\",\"key\":";
+  s += std::to_string(r.op.key);
+  if (value_recorded) {
+    s += ",\"value\":";
+    s += std::to_string(r.op.kind == op_kind::insert ? r.op.value : r.value);
+  }
+  s += ",\"ok\":";
+  s += r.ok ? "true" : "false";
+  s += ",\"call\":";
+  s += std::to_string(r.call);
+  s += ",\"ret\":";
+  s += r.ret == model::no_stamp ? "null" : std::to_string(r.ret);
+  if (r.st != status::ok) {
+    s += ",\"status\":\"";
+    s += status_key(r.st);
+    s += '"';
+  }
+  s += '}';
+  return s;
+}
+
+namespace detail {
+
+namespace {
+extra_field text(const char* name, const std::string& v) {
+  extra_field f;
+  f.name = name;
+  f.kind = extra_field::type::string;
+  f.s = v;
+  return f;
+}
+extra_field number(const char* name, std::uint64_t v) {
+  extra_field f;
+  f.name = name;
+  f.kind = extra_field::type::unsigned_integer;
+  f.u = v;
+  return f;
+}
+extra_field real(const char* name, double v) {
+  extra_field f;
+  f.name = name;
+  f.kind = extra_field::type::real;
+  f.r = v;
+  return f;
+}
+}  // namespace
+
+std::vector<extra_field> header_fields(const trace_header& h) {
+  const model::workload& w = h.workload;
+  std::vector<extra_field> out{
+      text("backend", h.backend),
+      text("device", h.device),
+      text("clock", clock_name(h.clock)),
+      number("ops", w.ops),
+      number("insert_pct", static_cast<std::uint64_t>(w.insert_pct)),
+      number("delete_pct", static_cast<std::uint64_t>(w.delete_pct)),
+      number("contains_pct", static_cast<std::uint64_t>(w.contains_pct)),
+      number("range", w.range),
+      real("prefill", w.prefill),
+      number("teams", w.teams),
+      number("chunk", static_cast<std::uint64_t>(w.chunk)),
+      real("p_chunk", w.p_chunk),
+      number("seed", w.seed),
+      number("hot_keys", w.hot_keys),
+      number("hot_pct", static_cast<std::uint64_t>(w.hot_pct)),
+      text("replay", h.replay),
+  };
+  out.insert(out.end(), h.extra.begin(), h.extra.end());
+  return out;
+}
+
+std::string apply_field(trace_header& h, const extra_field& f) {
+  using t = extra_field::type;
+  model::workload& w = h.workload;
+  auto want_string = [&](std::string& into) -> std::string {
+    if (f.kind != t::string) return "expected a string for \"" + f.name + "\"";
+    into = f.s;
+    return {};
+  };
+  auto want_unsigned = [&](auto& into, std::uint64_t max) -> std::string {
+    if (f.kind != t::unsigned_integer || f.u > max) {
+      return "expected an integer in [0, " + std::to_string(max) + "] for \"" + f.name + "\"";
+    }
+    into = static_cast<std::remove_reference_t<decltype(into)>>(f.u);
+    return {};
+  };
+  auto want_real = [&](double& into) -> std::string {
+    if (f.kind == t::unsigned_integer) into = static_cast<double>(f.u);
+    else if (f.kind == t::real) into = f.r;
+    else return "expected a number for \"" + f.name + "\"";
+    return {};
+  };
+  if (f.name == "backend") return want_string(h.backend);
+  if (f.name == "device") return want_string(h.device);
+  if (f.name == "replay") return want_string(h.replay);
+  if (f.name == "clock") {
+    std::string name;
+    if (std::string e = want_string(name); !e.empty()) return e;
+    if (!parse_clock(name, h.clock)) return "expected a clock none, global_counter, device_counter or globaltimer, found \"" + name + "\"";
+    return {};
+  }
+  if (f.name == "ops") return want_unsigned(w.ops, UINT64_MAX);
+  if (f.name == "insert_pct") return want_unsigned(w.insert_pct, INT_MAX);
+  if (f.name == "delete_pct") return want_unsigned(w.delete_pct, INT_MAX);
+  if (f.name == "contains_pct") return want_unsigned(w.contains_pct, INT_MAX);
+  if (f.name == "range") return want_unsigned(w.range, UINT32_MAX);
+  if (f.name == "teams") return want_unsigned(w.teams, UINT32_MAX);
+  if (f.name == "chunk") return want_unsigned(w.chunk, INT_MAX);
+  if (f.name == "seed") return want_unsigned(w.seed, UINT64_MAX);
+  if (f.name == "hot_keys") return want_unsigned(w.hot_keys, UINT32_MAX);
+  if (f.name == "hot_pct") return want_unsigned(w.hot_pct, INT_MAX);
+  if (f.name == "prefill") return want_real(w.prefill);
+  if (f.name == "p_chunk") return want_real(w.p_chunk);
+  h.extra.push_back(f);
+  return {};
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace detail
+
+trace_format detect_format(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw trace_error(path + ": cannot open: " + detail::errno_text());
+  std::uint64_t at = 0;
+  for (;;) {
+    const int c = std::fgetc(f.get());
+    if (c == EOF) {
+      if (at == 0) throw trace_error(path + ": byte 0: expected a gfsl trace, found an empty file");
+      throw trace_error(path + ": byte " + std::to_string(at) + ": expected '{' to start a JSON line, found the end of the file");
+    }
+    if (at == 0 && c == detail::magic[0]) return trace_format::binary;
+    if (c == '{') return trace_format::json;
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+      throw trace_error(path + ": byte " + std::to_string(at) +
+                        ": expected a gfsl trace (binary, starting with the bytes 89 47 46 53 4c 54 52 0a, or JSON lines, "
+                        "starting with '{'), found " + json::show_byte(c));
+    }
+    ++at;
+  }
+}
+
+trace read_trace(const std::string& path) {
+  return detect_format(path) == trace_format::binary ? detail::read_binary(path) : detail::read_json(path);
+}
+
+void write_trace(const std::string& path, const trace& t, trace_format as) {
+  if (as == trace_format::binary) write_trace(path, t.header, t.history, t.unrecorded_values);
+  else write_trace_json(path, t.header, t.history, t.unrecorded_values);
+}
+
+}  // namespace gfsl::traces

@@ -1,0 +1,103 @@
+// Trace files: the header of a run (backend, device, chunk size, workload and
+// seed, teams, clock) and its history, in one of two forms.
+//
+// - Binary, versioned, sectioned: the form runs write (traces/FORMAT.md).
+// - JSON lines: one object per line, an optional metadata line first; for
+//   people and other tools.
+//
+// Readers tell the forms apart by content. Every error is one line naming the
+// file, the byte offset and what was expected there; a reader never trusts a
+// length or a count before checking it against the file's size.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/history.hpp"
+#include "model/workload.hpp"
+
+namespace gfsl::traces {
+
+// One line: "FILE: byte N: expected ..., found ...".
+struct trace_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class trace_format : std::uint8_t { binary, json };
+
+// A header field this reader does not know: kept, so that a conversion does
+// not lose what a newer writer put there.
+struct extra_field {
+  enum class type : std::uint8_t { unsigned_integer = 1, real = 2, string = 3, boolean = 4 };
+  std::string name;
+  type kind = type::string;
+  std::uint64_t u = 0;
+  double r = 0;
+  std::string s;
+  bool b = false;
+  friend bool operator==(const extra_field&, const extra_field&) = default;
+};
+
+struct trace_header {
+  std::string backend;      // host, threads, cuda, synthetic, ...
+  std::string device;       // the GPU's name; empty on the CPU
+  model::workload workload; // chunk size, teams, operations, mix, key range, prefill, p_chunk, seed
+  model::clock_kind clock = model::clock_kind::none;
+  std::string replay;       // the line that repeats the run
+  std::vector<extra_field> extra;
+};
+
+struct trace {
+  trace_header header;
+  std::vector<model::op_record> history;
+  // Indices (ascending) of successful deletes whose removed value was not
+  // recorded: a JSON line may leave it out. Their values are not checked.
+  std::vector<std::uint32_t> unrecorded_values;
+  trace_format format = trace_format::binary;
+  std::uint32_t version = 1;
+};
+
+inline constexpr std::uint32_t binary_version = 1;
+inline constexpr unsigned max_status = static_cast<unsigned>(status::corrupt);
+inline constexpr std::uint32_t json_version = 1;
+
+// The header of a run, from what `gfsl run` knows.
+trace_header make_header(const model::workload& w, const std::string& backend, const std::string& device,
+                         model::clock_kind clock, const std::string& replay);
+
+// Writes the binary form; throws trace_error (one line) when the file cannot
+// be written. Histories hold fewer than 2^32 records.
+void write_trace(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
+                 const std::vector<std::uint32_t>& unrecorded_values = {});
+// Writes the JSON-lines form, metadata line first.
+void write_trace_json(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
+                      const std::vector<std::uint32_t>& unrecorded_values = {});
+void write_trace(const std::string& path, const trace& t, trace_format as);
+
+// Reads either form; throws trace_error.
+trace read_trace(const std::string& path);
+
+// Which form a file is in, from its first bytes; throws trace_error.
+trace_format detect_format(const std::string& path);
+
+// Names used in both forms.
+const char* clock_name(model::clock_kind c);
+bool parse_clock(const std::string& name, model::clock_kind& out);
+const char* status_key(status s);  // "pool_exhausted", ...
+bool parse_status(const std::string& name, status& out);
+
+// The checksum that follows each section of the binary form, over its
+// payload (traces/FORMAT.md).
+std::uint64_t section_checksum(const unsigned char* payload, std::size_t size);
+
+// One history record as a JSON line (no newline).
+std::string record_json(const model::op_record& r, bool value_recorded = true);
+
+// Problems a history must not have (the readers refuse them; the checker
+// refuses them in memory too): empty when fine, else one line naming the
+// record.
+std::string validate_record(const model::op_record& r);
+
+}  // namespace gfsl::traces
