@@ -6,6 +6,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "model/invariants/dot.hpp"
+#include "model/invariants/snapshot.hpp"
+#include "model/invariants/temporal.hpp"
 #include "linearizability/checker.hpp"
 #include "linearizability/report.hpp"
 #include "traces/trace.hpp"
@@ -68,12 +71,61 @@ int run_check(const check_options& o) {
     }
     if (!o.json) std::printf("html:     %s\n", o.html.c_str());
   }
+  // Everything else the trace holds: the final structure's snapshot
+  // invariants, and the temporal invariants of its event log.
+  bool invariants_hold = true;
+  if (!o.json) {
+    if (t.has_final_snapshot) {
+      auto snap = invariants::check_snapshot(t.final_snapshot);
+      invariants::name_operations_in_flight(snap.violations, t.history);
+      std::printf("snapshot: %zu invariants checked on the final structure (%zu chunks, %zu live): %s\n", snap.checked.size(),
+                  snap.chunks, snap.live_chunks, snap.violations.empty() ? "all hold" : "VIOLATED");
+      for (std::size_t i = 0; i < snap.violations.size() && i < 10; ++i) std::printf("  %s\n", snap.violations[i].describe().c_str());
+      invariants_hold = invariants_hold && snap.violations.empty();
+    } else {
+      std::printf("snapshot: none in this trace (not checked)\n");
+    }
+    if (t.has_events && t.has_initial_snapshot) {
+      auto temporal = invariants::check_events(t.initial_snapshot, t.events);
+      invariants::name_operations_in_flight(temporal.violations, t.history);
+      std::printf("events:   %zu structural events, %zu temporal invariants checked: %s\n", temporal.events,
+                  temporal.checked.size(), temporal.violations.empty() ? "all hold" : "VIOLATED");
+      for (std::size_t i = 0; i < temporal.violations.size() && i < 10; ++i) {
+        std::printf("  %s\n", temporal.violations[i].describe().c_str());
+      }
+      invariants_hold = invariants_hold && temporal.violations.empty();
+    } else {
+      std::printf("events:   none in this trace (not checked; record them with gfsl run --events on)\n");
+    }
+  }
   switch (r.v) {
-    case lin::verdict::linearizable: return exit_ok;
+    case lin::verdict::linearizable: return invariants_hold ? exit_ok : exit_violation;
     case lin::verdict::not_linearizable: return exit_violation;
-    case lin::verdict::unknown: return exit_undecided;
+    case lin::verdict::unknown: return invariants_hold ? exit_undecided : exit_violation;
   }
   return exit_undecided;
+}
+
+int run_dot(const std::string& file, const std::string& out) {
+  traces::trace t;
+  try {
+    t = traces::read_trace(file);
+  } catch (const traces::trace_error& e) {
+    std::fprintf(stderr, "gfsl dot: %s\n", e.what());
+    return exit_usage;
+  }
+  if (!t.has_final_snapshot) {
+    std::fprintf(stderr, "gfsl dot: %s: the trace holds no snapshot (binary traces of gfsl run --trace do)\n", file.c_str());
+    return exit_usage;
+  }
+  const std::string dot = invariants::to_dot(t.final_snapshot);
+  if (out.empty() || out == "-") {
+    std::fputs(dot.c_str(), stdout);
+  } else if (!write_file(out, dot)) {
+    std::fprintf(stderr, "gfsl dot: %s: cannot write\n", out.c_str());
+    return exit_usage;
+  }
+  return exit_ok;
 }
 
 struct convert_options {
@@ -87,6 +139,10 @@ int run_convert(const convert_options& o) {
     if (o.to == "binary") as = traces::trace_format::binary;
     if (o.to == "json") as = traces::trace_format::json;
     traces::write_trace(o.out, t, as);
+    if (as == traces::trace_format::json && (t.has_final_snapshot || t.has_events)) {
+      std::printf("gfsl convert: the JSON-lines form holds the history only: the snapshots and events of %s are left out\n",
+                  o.in.c_str());
+    }
     std::printf("gfsl convert: %s (%s, %zu records) -> %s (%s)\n", o.in.c_str(), form_name(t).c_str(), t.history.size(), o.out.c_str(),
                 as == traces::trace_format::binary ? "binary" : "JSON lines");
     return exit_ok;
@@ -119,6 +175,15 @@ command add_check_command(CLI::App& root) {
               return exit_usage;
             }
           }};
+}
+
+command add_dot_command(CLI::App& root) {
+  auto file = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  CLI::App* c = root.add_subcommand("dot", "Graphviz DOT of a trace's final structure (levels as ranks, zombies and locks marked)");
+  c->add_option("file", *file, "binary trace file with a snapshot")->required();
+  c->add_option("-o,--output", *out, "file to write (default: standard output)");
+  return {c, [file, out] { return run_dot(*file, *out); }};
 }
 
 command add_convert_command(CLI::App& root) {

@@ -28,6 +28,7 @@ command add_run_command(CLI::App& root);
 command add_replay_command(CLI::App& root);
 command add_fuzz_command(CLI::App& root);
 command add_mutants_command(CLI::App& root);
+command add_dot_command(CLI::App& root);
 command add_check_command(CLI::App& root);
 command add_convert_command(CLI::App& root);
 

@@ -29,7 +29,13 @@ bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::
   if (o.trace.empty()) return true;
   try {
     const auto header = gfsl::traces::make_header(o.w, o.backend, device, clock, encode_replay(o));
-    gfsl::traces::write_trace(o.trace, header, gfsl::model::full_history(r.prefill, r.records));
+    gfsl::traces::trace_extras extras;
+    if (!r.final_snapshot.words.empty()) extras.final_snapshot = &r.final_snapshot;
+    if (!r.initial_snapshot.words.empty()) {
+      extras.initial_snapshot = &r.initial_snapshot;
+      extras.events = &r.events;
+    }
+    gfsl::traces::write_trace(o.trace, header, gfsl::model::full_history(r.prefill, r.records), {}, extras);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfsl run: --trace %s: %s\n", o.trace.c_str(), e.what());
     return false;

@@ -19,7 +19,15 @@ namespace detail {
 
 namespace {
 
-enum section_type : std::uint32_t { section_end = 0, section_header = 1, section_history = 2 };
+enum section_type : std::uint32_t {
+  section_end = 0,
+  section_header = 1,
+  section_history = 2,
+  section_final_snapshot = 3,    // u32 chunk, u32 capacity, u64 stamp, u64 word count, the words
+  section_initial_snapshot = 4,  // the same, when the event log began
+  section_events = 5,            // u64 count, then 40-byte events
+};
+constexpr std::size_t event_bytes = 40;
 constexpr std::size_t preamble_bytes = 16;
 constexpr std::size_t section_head_bytes = 16;
 constexpr std::size_t record_bytes = 32;
@@ -30,6 +38,9 @@ const char* section_name(std::uint32_t t) {
     case section_end: return "end";
     case section_header: return "header";
     case section_history: return "history";
+    case section_final_snapshot: return "final snapshot";
+    case section_initial_snapshot: return "initial snapshot";
+    case section_events: return "events";
   }
   return "unknown";
 }
@@ -443,6 +454,56 @@ trace read_binary(const std::string& path) {
         }
         break;
       }
+      case section_final_snapshot:
+      case section_initial_snapshot: {
+        // The length was checked against the file above: reading it whole is bounded.
+        std::vector<unsigned char> payload(static_cast<std::size_t>(length));
+        r.read(payload.data(), payload.size(), "a snapshot section");
+        sum.update(payload.data(), payload.size());
+        cursor c{r, payload, payload_at};
+        invariants::snapshot& snap = type == section_final_snapshot ? t.final_snapshot : t.initial_snapshot;
+        bool& have = type == section_final_snapshot ? t.has_final_snapshot : t.has_initial_snapshot;
+        if (have) r.fail(at, std::string("expected one ") + section_name(type) + " section, found a second");
+        have = true;
+        snap.chunk = static_cast<int>(c.u32("the snapshot's chunk size"));
+        snap.capacity = c.u32("the snapshot's pool capacity");
+        snap.stamp = c.u64("the snapshot's stamp");
+        const std::uint64_t words = c.u64("the snapshot's word count");
+        if (words != (length - 24) / 8 || (length - 24) % 8 != 0) {
+          r.fail(payload_at + 16, "expected a word count that fills the snapshot section (" + std::to_string((length - 24) / 8) +
+                                      " words), found " + std::to_string(words));
+        }
+        snap.words.resize(static_cast<std::size_t>(words));
+        for (std::uint64_t i = 0; i < words; ++i) snap.words[i] = c.u64("a snapshot word");
+        break;
+      }
+      case section_events: {
+        std::vector<unsigned char> payload(static_cast<std::size_t>(length));
+        r.read(payload.data(), payload.size(), "the events section");
+        sum.update(payload.data(), payload.size());
+        cursor c{r, payload, payload_at};
+        if (t.has_events) r.fail(at, "expected one events section, found a second");
+        t.has_events = true;
+        const std::uint64_t count = c.u64("the event count");
+        if (length < 8 || (length - 8) % event_bytes != 0 || (length - 8) / event_bytes != count) {
+          r.fail(payload_at, "expected an event count that fills the section (" + std::to_string(length < 8 ? 0 : (length - 8) / event_bytes) +
+                                 " events of 40 bytes), found " + std::to_string(count));
+        }
+        t.events.resize(static_cast<std::size_t>(count));
+        for (invariants::structural_event& e : t.events) {
+          e.seq = c.u64("an event's sequence number");
+          e.stamp = c.u64("an event's stamp");
+          e.value = c.u64("an event's value");
+          e.team = c.u32("an event's team");
+          e.chunk = c.u32("an event's chunk");
+          const std::uint8_t kind = c.u8("an event's kind");
+          if (kind > 2) c.fail("expected an event kind 0 (alloc), 1 (store) or 2 (cas), found " + std::to_string(kind));
+          e.kind = static_cast<invariants::event_kind>(kind);
+          e.lane = c.u8("an event's lane");
+          for (int pad = 0; pad < 6; ++pad) c.u8("an event's padding");
+        }
+        break;
+      }
       default: {
         std::vector<unsigned char> block;
         for (std::uint64_t left = length; left > 0;) {
@@ -477,7 +538,7 @@ std::uint64_t section_checksum(const unsigned char* payload, std::size_t size) {
 }
 
 void write_trace(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
-                 const std::vector<std::uint32_t>& unrecorded_values) {
+                 const std::vector<std::uint32_t>& unrecorded_values, const trace_extras& extras) {
   using namespace detail;
   if (history.size() > 0xFFFFFFFFull) throw trace_error(path + ": cannot write more than 4294967295 records");
   const std::vector<unsigned char> head = encode_header(path, header);
@@ -512,6 +573,33 @@ void write_trace(const std::string& path, const trace_header& header, const std:
     w.bytes(rec, record_bytes);
   }
   w.end_section();
+  auto snapshot_section = [&](std::uint32_t type, const invariants::snapshot& snap) {
+    w.begin_section(type, 24 + 8 * static_cast<std::uint64_t>(snap.words.size()));
+    w.u32(static_cast<std::uint32_t>(snap.chunk));
+    w.u32(snap.capacity);
+    w.u64(snap.stamp);
+    w.u64(snap.words.size());
+    for (std::uint64_t word : snap.words) w.u64(word);
+    w.end_section();
+  };
+  if (extras.final_snapshot) snapshot_section(section_final_snapshot, *extras.final_snapshot);
+  if (extras.initial_snapshot) snapshot_section(section_initial_snapshot, *extras.initial_snapshot);
+  if (extras.events) {
+    w.begin_section(section_events, 8 + event_bytes * static_cast<std::uint64_t>(extras.events->size()));
+    w.u64(extras.events->size());
+    unsigned char ev[event_bytes] = {};
+    for (const invariants::structural_event& e : *extras.events) {
+      put_u64(ev, e.seq);
+      put_u64(ev + 8, e.stamp);
+      put_u64(ev + 16, e.value);
+      put_u32(ev + 24, e.team);
+      put_u32(ev + 28, e.chunk);
+      ev[32] = static_cast<unsigned char>(e.kind);
+      ev[33] = e.lane;
+      w.bytes(ev, event_bytes);
+    }
+    w.end_section();
+  }
   w.begin_section(section_end, 0);
   w.end_section();
   w.close();

@@ -228,8 +228,15 @@ trace read_trace(const std::string& path) {
 }
 
 void write_trace(const std::string& path, const trace& t, trace_format as) {
-  if (as == trace_format::binary) write_trace(path, t.header, t.history, t.unrecorded_values);
-  else write_trace_json(path, t.header, t.history, t.unrecorded_values);
+  if (as == trace_format::binary) {
+    trace_extras extras;
+    if (t.has_final_snapshot) extras.final_snapshot = &t.final_snapshot;
+    if (t.has_initial_snapshot) extras.initial_snapshot = &t.initial_snapshot;
+    if (t.has_events) extras.events = &t.events;
+    write_trace(path, t.header, t.history, t.unrecorded_values, extras);
+  } else {
+    write_trace_json(path, t.header, t.history, t.unrecorded_values);
+  }
 }
 
 }  // namespace gfsl::traces

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "model/history.hpp"
+#include "model/invariants/events.hpp"
+#include "model/invariants/snapshot.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::traces {
@@ -57,6 +59,18 @@ struct trace {
   std::vector<std::uint32_t> unrecorded_values;
   trace_format format = trace_format::binary;
   std::uint32_t version = 1;
+  // Binary form only (sections 3-5, traces/FORMAT.md): the structure at the
+  // end and at the start of the logged phase, and the structural event log.
+  bool has_final_snapshot = false, has_initial_snapshot = false, has_events = false;
+  invariants::snapshot final_snapshot, initial_snapshot;
+  std::vector<invariants::structural_event> events;
+};
+
+// What a run may add to its history in the binary form (null: absent).
+struct trace_extras {
+  const invariants::snapshot* final_snapshot = nullptr;
+  const invariants::snapshot* initial_snapshot = nullptr;
+  const std::vector<invariants::structural_event>* events = nullptr;
 };
 
 inline constexpr std::uint32_t binary_version = 1;
@@ -70,7 +84,7 @@ trace_header make_header(const model::workload& w, const std::string& backend, c
 // Writes the binary form; throws trace_error (one line) when the file cannot
 // be written. Histories hold fewer than 2^32 records.
 void write_trace(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
-                 const std::vector<std::uint32_t>& unrecorded_values = {});
+                 const std::vector<std::uint32_t>& unrecorded_values = {}, const trace_extras& extras = {});
 // Writes the JSON-lines form, metadata line first.
 void write_trace_json(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
                       const std::vector<std::uint32_t>& unrecorded_values = {});
