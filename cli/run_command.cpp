@@ -184,7 +184,12 @@ int execute(run_options& o) {
     return exit_usage;
   }
   if (o.mut != gfsl::mutant::none && o.backend == "cuda") {
-    std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only\n");
+    std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only (gfsl mutants --backend cuda runs them on the GPU)\n");
+    return exit_usage;
+  }
+  if (o.events && o.backend == "cuda") {
+    std::fprintf(stderr, "gfsl run: --events on: the cuda backend does not record the structural event log; its final "
+                         "snapshot is checked\n");
     return exit_usage;
   }
   if (o.backend == "cuda") {
