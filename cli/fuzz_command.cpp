@@ -14,6 +14,9 @@
 #include "cli/run_options.hpp"
 #include "fuzz/campaign.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace gfsl::cli {
 
 namespace {
@@ -218,26 +221,8 @@ command add_mutants_command(CLI::App& root) {
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;
               o.limits.max_range = 2000;
               o.replay_line = replay_of;
-              return std::make_pair(o, fuzz::run_campaign(o));
-            };
-            int rc = exit_ok;
-            // Control: the correct core must survive the same campaign.
-            const auto control = campaign(mutant::none);
-            if (control.second.found) {
-              std::fprintf(stderr, "gfsl mutants: the correct core failed its control campaign: %s\n",
-                           control.second.found->verdict.found.empty() ? "?" : control.second.found->verdict.found.front().detail.c_str());
-              rc = exit_violation;
-            }
-            for (const mutant_info& m : mutant_catalog) {
-              if (!st->only.empty() && m.name != st->only) continue;
+              const fuzz::campaign_result res = fuzz::run_campaign(o);
               row r;
-              r.m = &m;
-              if (m.backends.find(st->backend) == std::string_view::npos) {
-                r.applicable = false;
-                rows.push_back(r);
-                continue;
-              }
-              const auto [o, res] = campaign(m.id);
               r.runs = res.runs;
               if (res.found) {
                 r.killed = true;
@@ -253,7 +238,83 @@ command add_mutants_command(CLI::App& root) {
                   r.detail = found.front().detail;
                 }
               }
-              if (!r.killed && m.equivalent.empty()) rc = exit_violation;
+              return r;
+            };
+            // On the GPU each campaign runs in a child process: a mutant that
+            // makes the device fault (an illegal address) poisons the process's
+            // CUDA context for good, and must not take the next rows with it.
+            // The parent never touches the device.
+            auto isolated = [&](mutant m) -> row {
+              if (st->backend != "cuda") return campaign(m);
+              int fds[2];
+              if (pipe(fds) != 0) return campaign(m);
+              std::fflush(stdout);
+              std::fflush(stderr);
+              const pid_t pid = fork();
+              if (pid == 0) {
+                close(fds[0]);
+                const row r = campaign(m);
+                std::string text = std::to_string(r.killed) + "\n" + std::to_string(r.seconds) + "\n" + std::to_string(r.ops) +
+                                   "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" + r.detail + "\n";
+                for (const std::string& d : r.detectors) text += d + "\n";
+                std::size_t done = 0;
+                while (done < text.size()) {
+                  const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+                  if (n <= 0) break;
+                  done += static_cast<std::size_t>(n);
+                }
+                close(fds[1]);
+                std::_Exit(0);
+              }
+              close(fds[1]);
+              std::string text;
+              char buf[4096];
+              for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+              close(fds[0]);
+              int status = 0;
+              if (pid > 0) waitpid(pid, &status, 0);
+              row r;
+              std::istringstream in(text);
+              std::string line;
+              if (!std::getline(in, line)) {
+                r.killed = true;  // the child died: the device faulted past recovery, a detection too
+                r.detectors = {"run-error"};
+                r.detector = "run-error";
+                r.detail = "the campaign's process ended abnormally (status " + std::to_string(status) + ")";
+                return r;
+              }
+              r.killed = line == "1";
+              std::getline(in, line);
+              r.seconds = std::atof(line.c_str());
+              std::getline(in, line);
+              r.ops = std::strtoull(line.c_str(), nullptr, 10);
+              std::getline(in, line);
+              r.runs = std::strtoull(line.c_str(), nullptr, 10);
+              std::getline(in, r.replay);
+              std::getline(in, r.detail);
+              while (std::getline(in, line)) {
+                if (!line.empty()) r.detectors.push_back(line);
+              }
+              if (!r.detectors.empty()) r.detector = r.detectors.front();
+              return r;
+            };
+            int rc = exit_ok;
+            // Control: the correct core must survive the same campaign.
+            const row control = isolated(mutant::none);
+            if (control.killed) {
+              std::fprintf(stderr, "gfsl mutants: the correct core failed its control campaign: %s\n", control.detail.c_str());
+              rc = exit_violation;
+            }
+            for (const mutant_info& m : mutant_catalog) {
+              if (!st->only.empty() && m.name != st->only) continue;
+              row r;
+              if (m.backends.find(st->backend) == std::string_view::npos) {
+                r.applicable = false;
+              } else {
+                r = isolated(m.id);
+              }
+              r.m = &m;
+              if (r.applicable && !r.killed && m.equivalent.empty()) rc = exit_violation;
               rows.push_back(r);
             }
             std::size_t counted = 0, killed = 0;
@@ -265,7 +326,7 @@ command add_mutants_command(CLI::App& root) {
             if (st->json) {
               std::printf("{\"backend\":\"%s\",\"budget_seconds\":%g,\"seed\":%llu,\"control_passed\":%s,\"mutation_score\":%.3f,"
                           "\"mutants\":[",
-                          st->backend.c_str(), st->budget, (unsigned long long)st->seed, control.second.found ? "false" : "true",
+                          st->backend.c_str(), st->budget, (unsigned long long)st->seed, control.killed ? "false" : "true",
                           counted ? static_cast<double>(killed) / counted : 0.0);
               for (std::size_t i = 0; i < rows.size(); ++i) {
                 const row& r = rows[i];
@@ -287,14 +348,14 @@ command add_mutants_command(CLI::App& root) {
                             r.seconds, (unsigned long long)r.ops, all.c_str());
               }
               std::printf("mutation score: %zu of %zu non-equivalent %s mutants killed; control %s\n", killed, counted,
-                          st->backend.c_str(), control.second.found ? "FAILED" : "passed");
+                          st->backend.c_str(), control.killed ? "FAILED" : "passed");
             }
             if (!st->junit.empty()) {
               std::ofstream x(st->junit);
               x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gfsl-mutants-" << st->backend << "\" tests=\""
-                << rows.size() + 1 << "\" failures=\"" << (counted - killed) + (control.second.found ? 1 : 0) << "\">\n";
+                << rows.size() + 1 << "\" failures=\"" << (counted - killed) + (control.killed ? 1 : 0) << "\">\n";
               x << "  <testcase classname=\"control\" name=\"correct-core\">"
-                << (control.second.found ? "<failure message=\"the correct core failed\"/>" : "") << "</testcase>\n";
+                << (control.killed ? "<failure message=\"the correct core failed\"/>" : "") << "</testcase>\n";
               for (const row& r : rows) {
                 x << "  <testcase classname=\"mutants\" name=\"" << r.m->name << "\" time=\"" << r.seconds << "\">";
                 if (!r.applicable || !r.m->equivalent.empty()) x << "<skipped/>";
