@@ -2,6 +2,8 @@
 // 1 (not), 2 (bad input or usage), 3 (undecided), the reports, and
 // conversions that lose nothing.
 #include <gtest/gtest.h>
+
+#include "tests/gfsl_binary.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,22 +19,8 @@
 
 namespace {
 
-struct result {
-  int code;
-  std::string out;
-};
-
-result run(const std::string& args) {
-  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  result r{-1, {}};
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gfsl::testing_cli::result;
+using gfsl::testing_cli::run;
 
 std::string temp_path(const std::string& name) {
   return testing::TempDir() + "gfsl_check_cli_" + std::to_string(::getpid()) + "_" + name;

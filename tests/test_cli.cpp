@@ -1,6 +1,8 @@
 // The gfsl program as users meet it: summaries, checks and exit codes.
 #include <gtest/gtest.h>
 
+#include "tests/gfsl_binary.hpp"
+
 #include <array>
 #include <cstdio>
 #include <string>
@@ -8,22 +10,8 @@
 
 namespace {
 
-struct result {
-  int code;
-  std::string out;
-};
-
-result run(const std::string& args) {
-  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  result r{-1, {}};
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gfsl::testing_cli::result;
+using gfsl::testing_cli::run;
 
 TEST(Cli, TurnsRunPrintsASummaryAndPassesItsChecks) {
   const result r = run("run --backend host --sched turns --teams 4 --ops 20000 --mix 30,30,40 --range 500 --chunk 16 --seed 3");

@@ -2,6 +2,8 @@
 // exactly, are refused when damaged, and `gfsl check` and `gfsl dot` use them.
 #include <gtest/gtest.h>
 
+#include "tests/gfsl_binary.hpp"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,13 +40,9 @@ recorded record(const std::string& name) {
 }
 
 int run_gfsl(const std::string& args, std::string* out = nullptr) {
-  FILE* p = popen((std::string(GFSL_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  std::string text;
-  char buf[4096];
-  while (fgets(buf, sizeof buf, p)) text += buf;
-  const int st = pclose(p);
-  if (out) *out = text;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const gfsl::testing_cli::result r = gfsl::testing_cli::run(args);
+  if (out) *out = r.out;
+  return r.code;
 }
 
 TEST(TraceSections, SnapshotsAndEventsRoundTripExactly) {
