@@ -31,5 +31,6 @@ command add_mutants_command(CLI::App& root);
 command add_dot_command(CLI::App& root);
 command add_check_command(CLI::App& root);
 command add_convert_command(CLI::App& root);
+command add_bench_command(CLI::App& root);
 
 }  // namespace gfsl::cli

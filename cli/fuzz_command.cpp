@@ -1,5 +1,6 @@
 // gfsl fuzz / gfsl fuzz merge / gfsl mutants: property-based campaigns and
 // the mutants' kill matrix.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +30,7 @@ std::string replay_of(const fuzz::run_config& c) {
   o.so = c.so;
   o.sched = sched::name(c.so.strat);
   o.sched_seed_given = true;
-  o.events = c.backend != "cuda";
+  o.events = true;
   o.check_every = c.backend == "host" ? c.check_every : 0;
   o.mut = c.mut;
   return encode_replay(o);
@@ -220,6 +221,10 @@ command add_mutants_command(CLI::App& root) {
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;
               o.limits.max_range = 2000;
+              // A mutant that hangs on the GPU waits out the device's hang
+              // bound at every run of its shrinking: keep it short next to
+              // the budget (a correct run at these sizes takes milliseconds).
+              o.judge.device_hang_seconds = std::clamp(st->budget / 8, 0.5, 10.0);
               o.replay_line = replay_of;
               const fuzz::campaign_result res = fuzz::run_campaign(o);
               row r;

@@ -23,6 +23,7 @@ struct run_options {
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::string trace;                // where to write the history ("" : nowhere)
   bool events = false;              // record and check the structural event log
+  std::uint64_t event_capacity = 0; // cuda: events the device log holds (0: sized from the workload)
   mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)
   std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
 };

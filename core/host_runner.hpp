@@ -56,6 +56,7 @@ struct host_run {
   invariants::snapshot final_snapshot;    // the structure at the end (quiescent)
   invariants::snapshot initial_snapshot;  // before the concurrent phase (with events)
   std::vector<invariants::structural_event> events;  // with run_extras::events
+  std::uint64_t events_dropped = 0;       // events past a full device log: `events` is an exact prefix
   std::uint64_t mid_run_checks = 0;       // snapshots checked during a scheduled run
   std::vector<invariants::violation> mid_run_violations;
 };

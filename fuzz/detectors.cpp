@@ -72,7 +72,7 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
   judgement j;
   run_extras ex;
   ex.mut = c.mut;
-  ex.events = c.backend != "cuda";
+  ex.events = true;
   ex.check_every = c.backend == "host" ? c.check_every : 0;
   if (c.backend == "host") {
     scheduled_run s = run_scheduled(c.w, c.so, 0, true, ex);
@@ -88,8 +88,9 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
   } else {
 #if defined(GFSL_HAVE_CUDA)
     device_options d;
-    d.hang_seconds = 10;
+    d.hang_seconds = o.device_hang_seconds;
     d.mut = c.mut;
+    d.events = true;
     try {
       const device_run r = run_on_device(c.w, d);
       j.run = r.run;

@@ -31,6 +31,7 @@ struct judgement {
 
 struct judge_options {
   double linearizability_seconds = 10;  // time limit of the check (then undecided, never a wrong verdict)
+  double device_hang_seconds = 10;      // cuda: a lock wait this long stops the run on the device (a "hang")
 };
 
 judgement execute_and_judge(const run_config& c, const judge_options& o = {});

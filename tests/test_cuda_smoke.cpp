@@ -10,6 +10,7 @@
 
 #include "core/cuda/device_runner.hpp"
 #include "model/final_state.hpp"
+#include "model/invariants/temporal.hpp"
 
 namespace {
 
@@ -137,5 +138,120 @@ TEST(CudaHang, AStuckRunEndsWithinItsBoundAndNamesTheLockHolder) {
   std::printf("[ hang     ] %s: stopped after %.2f s: %s; %zu records, %zu pending\n", d.device_name.c_str(), seconds,
               d.hang_detail.c_str(), d.run.records.size(), pending);
 }
+
+// The structural event log recorded on the device. On the correct core every
+// temporal invariant holds, the sequence numbers are exactly 0..n-1 (one
+// device-wide counter, each number one slot), and the allocations logged are
+// the chunks the pool handed out in the concurrent phase.
+gfsl::model::workload churn_workload(int chunk) {
+  gfsl::model::workload w;
+  w.chunk = chunk;
+  w.teams = 2048;
+  w.ops = 300000;
+  w.range = 3000;
+  w.insert_pct = 40;
+  w.delete_pct = 40;
+  w.contains_pct = 20;
+  w.seed = 5;
+  return w;
+}
+
+class CudaEvents : public ::testing::TestWithParam<int> {};
+
+TEST_P(CudaEvents, TheDeviceLogIsCompleteOrderedAndEveryTemporalInvariantHolds) {
+  if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const gfsl::model::workload w = churn_workload(GetParam());
+  gfsl::device_options o;
+  o.events = true;
+  o.watchdog_seconds = 60.0;
+  const gfsl::device_run d = gfsl::run_on_device(w, o);
+  ASSERT_FALSE(d.timed_out);
+  ASSERT_FALSE(d.hung) << d.hang_detail;
+  const gfsl::host_run& r = d.run;
+  ASSERT_EQ(r.report.first_error, gfsl::status::ok) << r.report.error_detail;
+  ASSERT_EQ(r.events_dropped, 0u);
+  ASSERT_FALSE(r.initial_snapshot.words.empty());
+  ASSERT_GT(r.events.size(), w.ops / 10);
+  std::uint64_t allocations = 0, cas = 0;
+  for (std::size_t i = 0; i < r.events.size(); ++i) {
+    ASSERT_EQ(r.events[i].seq, i) << "slot " << i << " holds another event's number";
+    ASSERT_LT(r.events[i].team, w.teams);
+    allocations += r.events[i].kind == gfsl::invariants::event_kind::alloc;
+    cas += r.events[i].kind == gfsl::invariants::event_kind::cas;
+  }
+  const std::uint64_t allocated_before = r.initial_snapshot.words[gfsl::header_offsets::alloc_counter];
+  const std::uint64_t allocated_after = r.final_snapshot.words[gfsl::header_offsets::alloc_counter];
+  EXPECT_EQ(allocations, allocated_after - allocated_before);
+  EXPECT_GT(cas, 0u);
+  const auto t = gfsl::invariants::check_events(r.initial_snapshot, r.events);
+  EXPECT_TRUE(t.violations.empty()) << t.violations.size() << " violations, first: " << t.violations.front().describe();
+  EXPECT_EQ(t.checked.size(), gfsl::invariants::temporal_invariant_names().size());
+  std::printf("[ events   ] %s N=%d: %zu events (%llu allocations, %llu lock CASes) for %llu operations, %.1f Mops/s; "
+              "%zu temporal invariants hold\n",
+              d.device_name.c_str(), w.chunk, r.events.size(), (unsigned long long)allocations, (unsigned long long)cas,
+              (unsigned long long)w.ops, w.ops / r.report.seconds / 1e6, t.checked.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Chunk, CudaEvents, ::testing::Values(32, 16),
+                         [](const auto& info) { return "N" + std::to_string(info.param); });
+
+// A log too small for the run keeps an exact prefix of the order, says how
+// many events it lost, and the prefix still checks.
+TEST(CudaEvents, AFullLogKeepsAnExactPrefixAndCountsWhatItLost) {
+  if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const gfsl::model::workload w = churn_workload(32);
+  gfsl::device_options o;
+  o.events = true;
+  o.event_capacity = 5000;
+  const gfsl::device_run d = gfsl::run_on_device(w, o);
+  ASSERT_FALSE(d.timed_out || d.hung);
+  ASSERT_EQ(d.run.events.size(), 5000u);
+  EXPECT_GT(d.run.events_dropped, 0u);
+  for (std::size_t i = 0; i < d.run.events.size(); ++i) ASSERT_EQ(d.run.events[i].seq, i);
+  const auto t = gfsl::invariants::check_events(d.run.initial_snapshot, d.run.events);
+  EXPECT_TRUE(t.violations.empty()) << t.violations.front().describe();
+}
+
+// Seeded bugs that break the lock discipline must be flagged from the
+// device's log: a zombie unlinked by rewriting its predecessor's NEXT without
+// that chunk's lock, and a merge that writes into a successor it never locked.
+class CudaEventsMutant : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CudaEventsMutant, TheDeviceLogFlagsTheLockDiscipline) {
+  if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const gfsl::mutant_info* m = gfsl::find_mutant(GetParam());
+  ASSERT_NE(m, nullptr);
+  gfsl::model::workload w = churn_workload(32);
+  w.teams = 256;
+  w.ops = 50000;
+  gfsl::device_options o;
+  o.events = true;
+  o.mut = m->id;
+  o.hang_seconds = 2.0;
+  o.watchdog_seconds = 60.0;
+  gfsl::device_run d;
+  try {
+    d = gfsl::run_on_device(w, o);
+  } catch (const std::exception& e) {
+    gfsl::reset_device_after_fault();
+    GTEST_SKIP() << "the mutant made the device fault before its log came back: " << e.what();
+  }
+  ASSERT_FALSE(d.timed_out);
+  const auto t = gfsl::invariants::check_events(d.run.initial_snapshot, d.run.events);
+  bool lock_discipline = false;
+  for (const auto& v : t.violations) lock_discipline |= v.invariant == "lock-discipline";
+  EXPECT_TRUE(lock_discipline) << GetParam() << ": " << t.violations.size() << " violations in " << d.run.events.size()
+                               << " events, none of lock-discipline";
+  if (!t.violations.empty()) {
+    std::printf("[ events   ] %s: %s flagged: %s\n", d.device_name.c_str(), GetParam(), t.violations.front().describe().c_str());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Mutants, CudaEventsMutant, ::testing::Values("unlink-without-lock", "merge-into-unlocked"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n) if (ch == '-') ch = '_';
+                           return n;
+                         });
 
 }  // namespace

@@ -12,32 +12,14 @@
 #include "../algorithm.hpp"
 #include "../host_structure.hpp"
 #include "device_runner.hpp"
+#include "cuda_check.cuh"
 #include "device_team.cuh"
 
 namespace gfsl {
 
 namespace {
 
-void check(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string("CUDA error in ") + what + " at " + file + ":" + std::to_string(line) + ": " +
-                             cudaGetErrorString(e));
-  }
-}
-#define GFSL_CUDA_CHECK(call) check((call), #call, __FILE__, __LINE__)
-
-template <class T>
-struct device_buffer {
-  T* ptr = nullptr;
-  explicit device_buffer(std::size_t n) {
-    if (n) GFSL_CUDA_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
-  }
-  ~device_buffer() {
-    if (ptr) cudaFree(ptr);
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-};
+using cuda_util::device_buffer;
 
 template <int N>
 __global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_t capacity) {
@@ -189,6 +171,18 @@ bool wait_for(cudaEvent_t done, double seconds) {
   }
 }
 
+// Events the log has room for: a split or merge writes about N entries, an
+// insert or delete in place a few, so 24 per update covers the splits and
+// merges of small ranges; bounded by a quarter of the device's free memory.
+std::uint64_t event_capacity_of(const model::workload& w, const device_options& o) {
+  if (o.event_capacity) return o.event_capacity;
+  const std::uint64_t updates = w.ops * static_cast<std::uint64_t>(w.insert_pct + w.delete_pct) / 100;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GFSL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::uint64_t room = free_bytes / 4 / sizeof(invariants::structural_event);
+  return std::max<std::uint64_t>(1, std::min<std::uint64_t>(updates * 24 + 65536, room));
+}
+
 template <int N>
 device_run run(const model::workload& w, const device_options& o) {
   device_run out;
@@ -294,8 +288,32 @@ device_run run(const model::workload& w, const device_options& o) {
     }
   }
 
+  // The event log: the structure before the concurrent phase is its
+  // starting state, then every chunk write and allocation of that phase.
+  const std::uint64_t event_capacity = o.events && prefill_ok ? event_capacity_of(w, o) : 0;
+  device_buffer<invariants::structural_event> event_slots(event_capacity);
+  device_buffer<unsigned long long> event_count(o.events && prefill_ok ? 1 : 0);
+  device_buffer<device_event_log> event_log(o.events && prefill_ok ? 1 : 0);
+  if (event_log.ptr) {
+    host_structure<N> before(pool);
+    GFSL_CUDA_CHECK(cudaMemcpy(before.words(), words.ptr, word_count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    hr.initial_snapshot = take_snapshot(before.view());
+    GFSL_CUDA_CHECK(cudaMemset(event_count.ptr, 0, sizeof(unsigned long long)));
+    device_event_log log;
+    log.words = words.ptr;
+    log.chunk = N;
+    log.pool_chunks = pool;
+    log.next = event_count.ptr;
+    log.capacity = event_capacity;
+    log.out = event_slots.ptr;
+    if (o.keep_records && o.clock == model::clock_kind::device_counter) log.stamp_counter = clock_counter.ptr;
+    log.stamp_globaltimer = o.keep_records && o.clock == model::clock_kind::globaltimer;
+    GFSL_CUDA_CHECK(cudaMemcpy(event_log.ptr, &log, sizeof log, cudaMemcpyHostToDevice));
+  }
+
   if (prefill_ok) {
-    const run_controls controls = controls_for(stats.ptr);
+    run_controls controls = controls_for(stats.ptr);
+    controls.events = event_log.ptr;
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     // The correct core unless a seeded bug is asked for (core/mutants.hpp).
     if (o.mut == mutant::none) {
@@ -329,6 +347,18 @@ device_run run(const model::workload& w, const device_options& o) {
                       " lock waits; every team left the kernel, operations in flight are pending";
   }
 
+  if (event_log.ptr) {
+    unsigned long long taken = 0;
+    GFSL_CUDA_CHECK(cudaMemcpy(&taken, event_count.ptr, sizeof taken, cudaMemcpyDeviceToHost));
+    const std::uint64_t kept = std::min<std::uint64_t>(taken, event_capacity);
+    hr.events.resize(kept);
+    if (kept) {
+      GFSL_CUDA_CHECK(cudaMemcpy(hr.events.data(), event_slots.ptr, kept * sizeof(invariants::structural_event),
+                                 cudaMemcpyDeviceToHost));
+    }
+    hr.events_dropped = taken - kept;
+  }
+
   path_stats totals[2];
   GFSL_CUDA_CHECK(cudaMemcpy(totals, stats.ptr, sizeof(totals), cudaMemcpyDeviceToHost));
   hr.report.paths = totals[0];
@@ -360,6 +390,7 @@ device_run run(const model::workload& w, const device_options& o) {
 
   // The final structure, copied back whole: inspected by the same host code
   // that inspects CPU runs.
+  if (!o.inspect_final) return out;
   host_structure<N> snapshot(pool);
   GFSL_CUDA_CHECK(cudaMemcpy(snapshot.words(), words.ptr, word_count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
   take_final_state(hr, inspect_final_state(snapshot.view()));

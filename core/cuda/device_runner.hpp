@@ -26,6 +26,13 @@ struct device_options {
   // done; `compare_host_partition` also times the same grouping on the host.
   bool partition_on_device = true;
   mutant mut = mutant::none;  // a seeded bug in the concurrent phase
+  // The structural event log of the concurrent phase (with the structure
+  // before it as the initial snapshot). Capacity in events (40 bytes each);
+  // 0: sized from the workload. A log that fills keeps an exact prefix.
+  bool events = false;
+  std::uint64_t event_capacity = 0;
+  // false: skip copying the final structure back and inspecting it (benchmarks).
+  bool inspect_final = true;
   bool compare_host_partition = false;
 };
 

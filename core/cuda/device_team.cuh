@@ -22,6 +22,7 @@
 #include <cuda/atomic>
 #include <cstdint>
 
+#include "../../model/invariants/events.hpp"
 #include "../layout.hpp"
 #include "../stats.hpp"
 #include "../team.hpp"
@@ -42,11 +43,36 @@ struct hang_report {
   std::uint64_t waits = 0;        // lock waits of that team in its operation
 };
 
+// The structural event log of a run (model/invariants/events.hpp), written on
+// the device. An event's sequence number comes from one device-wide counter
+// and is also its slot, so the log needs no sorting and a log that fills up
+// keeps an exact prefix of the global order (`next` still counts the rest).
+//
+// Why the counter's order is a valid global order: a store takes its number
+// before it is made and a successful CAS after it. Every chunk write other
+// than a lock CAS is made under the chunk's lock, whose holder's later unlock
+// (or zombie mark) is a release store sequenced after those numbers; the next
+// holder's acquiring CAS reads it and only then takes its own numbers. The
+// counter's RMWs are therefore ordered by happens-before across holders
+// (coherence of the counter word), and within a team by program order (the
+// team's __syncwarp after each store orders its lanes).
+struct device_event_log {
+  const std::uint64_t* words = nullptr;  // the structure: an event's word is its offset from here
+  std::uint32_t chunk = 32;
+  std::uint32_t pool_chunks = 0;          // allocations past the pool are failures, not events
+  unsigned long long* next = nullptr;     // numbers handed out, also past the capacity
+  std::uint64_t capacity = 0;
+  invariants::structural_event* out = nullptr;
+  const std::uint64_t* stamp_counter = nullptr;  // the history's device counter, if that is its clock
+  bool stamp_globaltimer = false;                // else %globaltimer, if that is its clock
+};
+
 struct run_controls {
   unsigned int* abort_flag = nullptr;
   hang_report* hang = nullptr;
   std::uint64_t deadline_ns = ~0ull;  // %globaltimer value after which waiting teams abort the run
   path_stats* stats = nullptr;        // where a team adds its counters when it leaves
+  device_event_log* events = nullptr; // null: no event log (no cost but a not-taken branch per write)
 };
 
 __device__ inline std::uint64_t global_timer_ns() {
@@ -141,7 +167,10 @@ class device_team {
   }
   __host__ __device__ void store(std::uint64_t* p, int lane, std::uint64_t v, mem_order o) {
 #if defined(__CUDA_ARCH__)
-    if (lane_ == lane) ref(p).store(v, to_cuda(o));
+    if (lane_ == lane) {
+      if (controls_.events) log_write(p, invariants::event_kind::store, v);  // numbered before it is made
+      ref(p).store(v, to_cuda(o));
+    }
     __syncwarp(mask_);
 #else
     (void)lane, (void)o;
@@ -159,6 +188,7 @@ class device_team {
                ? 1
                : 0;
       found = e;
+      if (ok && controls_.events) log_write(p, invariants::event_kind::cas, desired);  // numbered after it is made
     }
     ok = __shfl_sync(mask_, ok, lane, N);
     expected = __shfl_sync(mask_, found, lane, N);
@@ -175,7 +205,10 @@ class device_team {
   __host__ __device__ std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta) {
 #if defined(__CUDA_ARCH__)
     unsigned long long old = 0;
-    if (lane_ == lane) old = ref(p).fetch_add(delta, cuda::std::memory_order_acq_rel);
+    if (lane_ == lane) {
+      old = ref(p).fetch_add(delta, cuda::std::memory_order_acq_rel);
+      if (controls_.events) log_allocation(p, old);
+    }
     old = __shfl_sync(mask_, old, lane, N);
     __syncwarp(mask_);
     return old;
@@ -241,6 +274,38 @@ class device_team {
 
  private:
 #if defined(__CUDA_ARCH__)
+  __device__ void append_event(invariants::structural_event e) {
+    device_event_log& log = *controls_.events;
+    e.seq = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*log.next).fetch_add(
+        1, cuda::std::memory_order_relaxed);
+    if (e.seq >= log.capacity) return;  // full: the prefix kept is still exact
+    if (log.stamp_counter) {
+      e.stamp = ref(log.stamp_counter).load(cuda::std::memory_order_relaxed);
+    } else if (log.stamp_globaltimer) {
+      e.stamp = global_timer_ns();
+    }
+    e.team = id_;
+    log.out[e.seq] = e;
+  }
+  // A write to a chunk entry (header words are not structural events).
+  __device__ void log_write(const std::uint64_t* p, invariants::event_kind kind, std::uint64_t value) {
+    const std::uint64_t word = static_cast<std::uint64_t>(p - controls_.events->words);
+    if (word < header_offsets::pool) return;
+    const std::uint64_t rel = word - header_offsets::pool;
+    invariants::structural_event e;
+    e.kind = kind;
+    e.chunk = static_cast<chunk_index>(rel / controls_.events->chunk);
+    e.lane = static_cast<std::uint8_t>(rel % controls_.events->chunk);
+    e.value = value;
+    append_event(e);
+  }
+  __device__ void log_allocation(const std::uint64_t* p, std::uint64_t old) {
+    if (p != controls_.events->words + header_offsets::alloc_counter || old >= controls_.events->pool_chunks) return;
+    invariants::structural_event e;
+    e.kind = invariants::event_kind::alloc;
+    e.chunk = static_cast<chunk_index>(old);
+    append_event(e);
+  }
   __device__ static cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> ref(const std::uint64_t* p) {
     return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*const_cast<std::uint64_t*>(p));
   }

@@ -1,0 +1,79 @@
+// The GPU evaluation of thesis 5.1: GFSL throughput on device-generated
+// workloads, with the launch configuration as a parameter (thesis Table 5.1).
+// Host-callable; the kernels live in bench/evaluation.cu.
+//
+// Each measurement prefills one structure on the device, keeps a copy of it,
+// and times `repeats` runs of the concurrent phase, each on a fresh copy of
+// that structure and with its own operation seed. Only the kernel of the
+// concurrent phase is timed (CUDA events around it). No history is recorded:
+// this is the structure's speed; `record` measures what recording costs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "model/workload.hpp"
+
+namespace gfsl::bench {
+
+// A kernel compiled with __launch_bounds__(threads_per_block, min_blocks_per_sm):
+// min_blocks_per_sm makes the compiler cap registers so that that many blocks
+// fit on one SM (1 leaves it free to use what it likes).
+struct launch_config {
+  int threads_per_block = 512;
+  int min_blocks_per_sm = 1;
+  std::string name() const { return std::to_string(threads_per_block) + "/" + std::to_string(min_blocks_per_sm); }
+};
+
+// The variants compiled in, for chunk size N (16 or 32).
+std::vector<launch_config> compiled_launch_configs(int chunk);
+// Parses "512/2"; false when it names no compiled variant.
+bool parse_launch_config(const std::string& text, int chunk, launch_config& out);
+
+// What the compiler and the occupancy calculator say about one variant.
+struct kernel_report {
+  int registers = 0;           // per thread
+  int local_bytes = 0;         // local memory per thread (stack and spills)
+  int blocks_per_sm = 0;       // resident at once
+  int warps_per_sm = 0;
+  double occupancy = 0;        // theoretical: resident warps / the SM's maximum
+  int sms = 0;
+  std::string device;
+};
+kernel_report describe_kernel(int chunk, const launch_config& lc);
+
+struct gfsl_bench_config {
+  int chunk = 32;
+  launch_config launch;
+  std::uint32_t teams = 0;     // 0: as many as the device holds at once (every team resident)
+  std::uint32_t range = 1000000;
+  std::uint64_t ops = 10000000;
+  int insert_pct = 10, delete_pct = 10, contains_pct = 80;
+  double prefill = 0.5;        // fraction of the range in the initial structure
+  double p_chunk = 1.0;
+  std::uint64_t seed = 1;      // the initial structure's keys; repeat r runs operations seeded seed + r
+  int repeats = 5;
+  double hang_seconds = 30;    // a lock wait past this ends the run (then an error, not a figure)
+  // Record the history as `gfsl run --backend cuda` does (device-counter call
+  // and return stamps, one record per operation): its cost, next to off.
+  bool record = false;
+};
+
+struct gfsl_bench_result {
+  bool ok = false;
+  std::string error;           // one line when !ok
+  std::vector<double> ms;      // the concurrent phase of each repeat
+  kernel_report kernel;
+  std::uint32_t teams = 0;
+  std::uint32_t pool_chunks = 0;
+  std::uint64_t chunks_after_prefill = 0, chunks_after_run = 0;  // of the last repeat
+  std::uint64_t prefill_keys = 0;
+  double prefill_ms = 0;
+  path_stats paths;            // of the last repeat
+};
+
+gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c);
+
+}  // namespace gfsl::bench

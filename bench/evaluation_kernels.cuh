@@ -1,0 +1,316 @@
+// The evaluation kernels and the measurement of one variant, included by one
+// translation unit per chunk size (evaluation_n16.cu, evaluation_n32.cu) so
+// that the variants compile in parallel.
+#pragma once
+
+#include "bench/evaluation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "bench/bench_workload.hpp"
+#include "core/algorithm.hpp"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/device_team.cuh"
+#include "core/host_runner.hpp"
+#include "core/layout.hpp"
+
+namespace gfsl::bench::detail {
+
+using cuda_util::device_buffer;
+
+// Device-wide tallies of one kernel: operations that did not end with
+// status::ok, and prefill inserts that found their (distinct) key present.
+struct tallies {
+  unsigned long long errors = 0;
+  unsigned long long first_error_status = 0;
+  unsigned long long prefill_duplicates = 0;
+};
+
+template <int N>
+__global__ void init_range(std::uint64_t* words, std::size_t from, std::size_t to) {
+  for (std::size_t i = from + blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < to;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    words[i] = initial_word<N>(i, 0);
+  }
+}
+
+static __global__ void read_globaltimer(std::uint64_t* out) { *out = global_timer_ns(); }
+
+// A stamp from one device-wide counter (seq_cst RMW by lane 0, shared with
+// the team), the testbed's default clock.
+template <int N>
+__device__ std::uint64_t stamp(device_team<N>& team, std::uint64_t* counter) {
+  std::uint64_t v = 0;
+  __syncwarp();
+  if (team.lane() == 0) {
+    v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_seq_cst);
+  }
+  v = team.shfl(typename device_team<N>::lanes{v}, 0);
+  __syncwarp();
+  return v;
+}
+
+// One team per N lanes; team t runs its contiguous block of the `count`
+// operations. Prefill: insert the permutation's keys [0, count); otherwise
+// the workload's operations, exactly as every backend of the testbed does.
+template <int N, int Threads, int MinBlocks>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    bench_ops(structure_view<N> s, model::workload w, bool prefill, key_permutation perm, std::uint64_t count,
+              std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
+              std::uint64_t* clock) {
+  const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
+  if (t64 >= w.teams) return;
+  const team_id t = static_cast<team_id>(t64);
+  device_team<N> team(t, w.seed, controls);
+  algorithm<device_team<N>, false> a(team, s, threshold);
+  const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
+  unsigned long long duplicates = 0;
+  for (std::uint64_t j = first; j < last; ++j) {
+    team.begin_operation();
+    op_result r;
+    if (prefill) {
+      const key_type k = perm.key(j);
+      r = a.insert(k, k);
+      duplicates += r.st == status::ok && !r.ok;
+    } else if (records) {
+      // As the testbed's runner records (core/cuda/device_runner.cu): a
+      // pending record with the call stamp, completed at the return.
+      const model::operation op = model::operation_at(w, j);
+      const std::uint64_t call = stamp(team, clock);
+      if (team.lane() == 0) records[j] = model::op_record{t, op, status::ok, false, 0, call, model::no_stamp};
+      r = apply_operation(a, op.kind, op.key, op.value);
+      const std::uint64_t ret = stamp(team, clock);
+      if (team.lane() == 0) {
+        model::op_record& rec = records[j];
+        rec.st = r.st;
+        rec.ok = r.ok;
+        rec.value = r.value;
+        rec.ret = ret;
+      }
+    } else {
+      const model::operation op = model::operation_at(w, j);
+      r = apply_operation(a, op.kind, op.key, op.value);
+    }
+    if (r.st != status::ok) {
+      if (team.lane() == 0) {
+        atomicAdd(&out->errors, 1ull);
+        atomicCAS(&out->first_error_status, 0ull, static_cast<unsigned long long>(r.st) + 1);
+      }
+      break;
+    }
+  }
+  if (team.lane() == 0) {
+    if (duplicates) atomicAdd(&out->prefill_duplicates, duplicates);
+    add_stats(controls.stats, team.stats());
+  }
+}
+
+// The compiled variants: the block sizes of Table 5.1 with the compiler's free
+// choice of registers, and register caps of 80, 64, 40 and 32 per thread
+// (3, 4, 6 and 8 blocks of 256 threads' worth of warps per SM).
+template <int T, int B>
+struct variant {
+  static constexpr int threads = T, blocks = B;
+};
+using variants = std::tuple<variant<128, 1>, variant<256, 1>, variant<512, 1>, variant<256, 3>, variant<256, 4>,
+                            variant<512, 2>, variant<1024, 1>, variant<512, 3>, variant<512, 4>>;
+
+// Calls f.template operator()<Threads, MinBlocks>() for the variant named by lc.
+template <class F, std::size_t... I>
+bool dispatch_impl(const launch_config& lc, F&& f, std::index_sequence<I...>) {
+  bool found = false;
+  (([&] {
+     using v = std::tuple_element_t<I, variants>;
+     if (!found && v::threads == lc.threads_per_block && v::blocks == lc.min_blocks_per_sm) {
+       found = true;
+       f.template operator()<v::threads, v::blocks>();
+     }
+   }()),
+   ...);
+  return found;
+}
+template <class F>
+bool dispatch(const launch_config& lc, F&& f) {
+  return dispatch_impl(lc, std::forward<F>(f), std::make_index_sequence<std::tuple_size_v<variants>>{});
+}
+
+template <int N, int T, int B>
+kernel_report describe_variant() {
+  kernel_report k;
+  cudaFuncAttributes attr{};
+  GFSL_CUDA_CHECK(cudaFuncGetAttributes(&attr, bench_ops<N, T, B>));
+  k.registers = attr.numRegs;
+  k.local_bytes = static_cast<int>(attr.localSizeBytes);
+  GFSL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, bench_ops<N, T, B>, T, 0));
+  int dev = 0;
+  GFSL_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  GFSL_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  k.warps_per_sm = k.blocks_per_sm * T / 32;
+  k.occupancy = static_cast<double>(k.warps_per_sm) / (prop.maxThreadsPerMultiProcessor / 32);
+  k.sms = prop.multiProcessorCount;
+  k.device = prop.name;
+  return k;
+}
+
+inline bool wait_for(cudaEvent_t done, double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(done);
+    if (e == cudaSuccess) return true;
+    if (e != cudaErrorNotReady) GFSL_CUDA_CHECK(e);
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+template <int N, int T, int B>
+gfsl_bench_result run_variant(const gfsl_bench_config& c) {
+  gfsl_bench_result res;
+  res.kernel = describe_variant<N, T, B>();
+  const std::uint32_t resident_teams = static_cast<std::uint32_t>(res.kernel.blocks_per_sm) * res.kernel.sms * (T / N);
+  res.teams = c.teams ? c.teams : resident_teams;
+
+  model::workload w;
+  w.chunk = N;
+  w.range = c.range;
+  w.ops = c.ops;
+  w.insert_pct = c.insert_pct;
+  w.delete_pct = c.delete_pct;
+  w.contains_pct = c.contains_pct;
+  w.prefill = c.prefill;
+  w.p_chunk = c.p_chunk;
+  w.teams = res.teams;
+  res.pool_chunks = default_pool_chunks(w);
+  res.prefill_keys = static_cast<std::uint64_t>(std::llround(c.prefill * c.range));
+
+  const std::size_t word_count = structure_view<N>::word_count(res.pool_chunks);
+  device_buffer<std::uint64_t> words(word_count), saved(word_count);
+  device_buffer<tallies> tally(1);
+  device_buffer<path_stats> stats(1);
+  device_buffer<unsigned int> abort_flag(1);
+  device_buffer<hang_report> hang(1);
+  device_buffer<std::uint64_t> now(1), clock(1);
+  device_buffer<model::op_record> records(c.record ? c.ops : 0);
+  structure_view<N> view{words.ptr, res.pool_chunks};
+  init_range<N><<<2048, 256>>>(words.ptr, 0, word_count);
+  GFSL_CUDA_CHECK(cudaGetLastError());
+
+  const std::uint64_t threshold = p_chunk_threshold_of(c.p_chunk);
+  const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(res.teams) * N + T - 1) / T);
+  cudaEvent_t begin, end;
+  GFSL_CUDA_CHECK(cudaEventCreate(&begin));
+  GFSL_CUDA_CHECK(cudaEventCreate(&end));
+  struct destroy {
+    cudaEvent_t a, b;
+    ~destroy() {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
+  } guard{begin, end};
+
+  // One kernel: returns its milliseconds, or sets res.error.
+  auto launch = [&](bool prefill, std::uint64_t count, std::uint64_t seed) -> double {
+    GFSL_CUDA_CHECK(cudaMemset(tally.ptr, 0, sizeof(tallies)));
+    GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, sizeof(path_stats)));
+    GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
+    GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
+    read_globaltimer<<<1, 1>>>(now.ptr);
+    std::uint64_t t0 = 0;
+    GFSL_CUDA_CHECK(cudaMemcpy(&t0, now.ptr, sizeof t0, cudaMemcpyDeviceToHost));
+    run_controls controls;
+    controls.abort_flag = abort_flag.ptr;
+    controls.hang = hang.ptr;
+    controls.stats = stats.ptr;
+    controls.deadline_ns = t0 + static_cast<std::uint64_t>(c.hang_seconds * 1e9);
+    model::workload kw = w;
+    kw.seed = seed;
+    const key_permutation perm(c.range, c.seed);
+    GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
+    GFSL_CUDA_CHECK(cudaEventRecord(begin));
+    bench_ops<N, T, B><<<blocks, T>>>(view, kw, prefill, perm, count, threshold, controls, tally.ptr,
+                                      prefill ? nullptr : records.ptr, clock.ptr);
+    GFSL_CUDA_CHECK(cudaGetLastError());
+    GFSL_CUDA_CHECK(cudaEventRecord(end));
+    if (!wait_for(end, c.hang_seconds * 2 + 60)) {
+      res.error = "a kernel outlived the watchdog";
+      return -1;
+    }
+    float ms = 0;
+    GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
+    tallies tl{};
+    GFSL_CUDA_CHECK(cudaMemcpy(&tl, tally.ptr, sizeof tl, cudaMemcpyDeviceToHost));
+    hang_report h{};
+    GFSL_CUDA_CHECK(cudaMemcpy(&h, hang.ptr, sizeof h, cudaMemcpyDeviceToHost));
+    if (h.raised) {
+      res.error = "team " + std::to_string(h.team) + " waited on chunk " + std::to_string(h.chunk) + " past the " +
+                  std::to_string(c.hang_seconds) + " s hang bound";
+      return -1;
+    }
+    if (tl.errors) {
+      res.error = std::to_string(tl.errors) + " teams stopped on an error, the first " +
+                  status_name(static_cast<status>(tl.first_error_status - 1)) + " (pool of " +
+                  std::to_string(res.pool_chunks) + " chunks)";
+      return -1;
+    }
+    if (tl.prefill_duplicates) {
+      res.error = std::to_string(tl.prefill_duplicates) + " prefill inserts of distinct keys answered false";
+      return -1;
+    }
+    GFSL_CUDA_CHECK(cudaMemcpy(&res.paths, stats.ptr, sizeof(path_stats), cudaMemcpyDeviceToHost));
+    return ms;
+  };
+  auto chunks_in_use = [&] {
+    std::uint64_t a = 0;
+    GFSL_CUDA_CHECK(cudaMemcpy(&a, words.ptr + header_offsets::alloc_counter, sizeof a, cudaMemcpyDeviceToHost));
+    return std::min<std::uint64_t>(a, res.pool_chunks);
+  };
+
+  res.prefill_ms = launch(true, res.prefill_keys, c.seed ^ 0xF1F1F1F1ull);
+  if (res.prefill_ms < 0) return res;
+  res.chunks_after_prefill = chunks_in_use();
+  const std::size_t saved_words = structure_view<N>::word_count(static_cast<std::uint32_t>(res.chunks_after_prefill));
+  GFSL_CUDA_CHECK(cudaMemcpy(saved.ptr, words.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+  std::size_t dirty_words = saved_words;
+  for (int r = 0; r < c.repeats; ++r) {
+    // A fresh copy of the initial structure: the saved words, and the chunks
+    // the previous repeat allocated made pristine again.
+    GFSL_CUDA_CHECK(cudaMemcpy(words.ptr, saved.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+    if (dirty_words > saved_words) {
+      init_range<N><<<2048, 256>>>(words.ptr, saved_words, dirty_words);
+      GFSL_CUDA_CHECK(cudaGetLastError());
+    }
+    const double ms = launch(false, c.ops, c.seed * 1000003ull + 1 + static_cast<std::uint64_t>(r));
+    if (ms < 0) return res;
+    res.ms.push_back(ms);
+    res.chunks_after_run = chunks_in_use();
+    dirty_words = structure_view<N>::word_count(static_cast<std::uint32_t>(res.chunks_after_run));
+  }
+  GFSL_CUDA_CHECK(cudaDeviceSynchronize());
+  res.ok = true;
+  return res;
+}
+
+// Entry points of one chunk size, defined in evaluation_n16.cu / evaluation_n32.cu.
+template <int N>
+kernel_report describe_for(const launch_config& lc, bool& found);
+template <int N>
+gfsl_bench_result run_for(const gfsl_bench_config& c, bool& found);
+
+template <int N>
+kernel_report describe_for_impl(const launch_config& lc, bool& found) {
+  kernel_report k;
+  found = dispatch(lc, [&]<int T, int B>() { k = describe_variant<N, T, B>(); });
+  return k;
+}
+template <int N>
+gfsl_bench_result run_for_impl(const gfsl_bench_config& c, bool& found) {
+  gfsl_bench_result res;
+  found = dispatch(c.launch, [&]<int T, int B>() { res = run_variant<N, T, B>(c); });
+  return res;
+}
+
+}  // namespace gfsl::bench::detail

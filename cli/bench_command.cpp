@@ -1,0 +1,139 @@
+// gfsl bench: the GPU evaluation of thesis 5.1 (bench/suite.hpp). Writes one
+// CSV row per measurement as it is taken; scripts/plot_bench.py draws the
+// figure from that CSV.
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.hpp"
+#if defined(GFSL_HAVE_CUDA)
+#include "bench/suite.hpp"
+#include "core/cuda/device_runner.hpp"
+#endif
+
+namespace gfsl::cli {
+
+namespace {
+
+// "10K,1M,100M" or plain numbers.
+bool parse_ranges(const std::string& text, std::vector<std::uint32_t>& out) {
+  out.clear();
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) return false;
+    double scale = 1;
+    const char last = item.back();
+    if (last == 'K' || last == 'k') scale = 1e3;
+    if (last == 'M' || last == 'm') scale = 1e6;
+    if (scale != 1) item.pop_back();
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (end == item.c_str() || *end != '\0' || v < 1 || v * scale > 4.0e9) return false;
+    out.push_back(static_cast<std::uint32_t>(v * scale));
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+command add_bench_command(CLI::App& root) {
+  struct state {
+    std::string suite = "thesis", chunks = "32,16", ranges = "10K,30K,100K,300K,1M,3M,10M,30M,100M";
+    std::string workloads = "1-1-98,5-5-90,10-10-80,20-20-60,contains,insert,delete";
+    std::string launch = "auto", csv, baseline = "on";
+    std::uint64_t ops = 10000000, seed = 1;
+    int repeats = 5;
+    std::uint32_t baseline_max = 10000000;
+  };
+  auto st = std::make_shared<state>();
+  CLI::App* b = root.add_subcommand("bench", "GPU throughput: the evaluation of thesis 5.1 (CSV; scripts/plot_bench.py draws it)");
+  b->add_option("--suite", st->suite,
+                "thesis (mixes x key ranges, GFSL and the per-thread baseline), launch (Table 5.1: launch "
+                "configurations at [10,10,80], 1M keys), recording (history recording on against off)")
+      ->check(CLI::IsMember({"thesis", "launch", "recording"}))
+      ->capture_default_str();
+  b->add_option("--chunks", st->chunks, "chunk sizes: 32, 16 or 32,16")->capture_default_str();
+  b->add_option("--ranges", st->ranges, "key ranges (K and M suffixes)")->capture_default_str();
+  b->add_option("--workloads", st->workloads, "workloads of thesis 5.1")->capture_default_str();
+  b->add_option("--ops", st->ops, "operations of the mixed and contains-only runs (insert-/delete-only: the range)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  b->add_option("--repeats", st->repeats, "timed runs per figure")->check(CLI::Range(1, 20))->capture_default_str();
+  b->add_option("--launch", st->launch, "threads per block / min blocks per SM (e.g. 256/4), or auto: the best at 1M keys")
+      ->capture_default_str();
+  b->add_option("--baseline", st->baseline, "also run the per-thread lock-free skiplist: on, off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  b->add_option("--baseline-max-range", st->baseline_max, "largest key range for the baseline")->capture_default_str();
+  b->add_option("--seed", st->seed, "seed of the initial structures and the operations")->capture_default_str();
+  b->add_option("--csv", st->csv, "write the rows to this CSV file (default: stdout)");
+  return {b, [st]() -> int {
+#if defined(GFSL_HAVE_CUDA)
+            gfsl::bench::suite_options o;
+            o.suite = st->suite;
+            o.ops = st->ops;
+            o.repeats = st->repeats;
+            o.launch = st->launch;
+            o.baseline = st->baseline == "on";
+            o.baseline_max_range = st->baseline_max;
+            o.seed = st->seed;
+            o.chunks.clear();
+            std::stringstream in(st->chunks);
+            for (std::string c; std::getline(in, c, ',');) {
+              if (c != "16" && c != "32") {
+                std::fprintf(stderr, "gfsl bench: --chunks %s: chunk sizes are 16 and 32\n", st->chunks.c_str());
+                return exit_usage;
+              }
+              o.chunks.push_back(std::stoi(c));
+            }
+            if (!parse_ranges(st->ranges, o.ranges)) {
+              std::fprintf(stderr, "gfsl bench: --ranges %s: expected a comma list such as 10K,1M,100M\n", st->ranges.c_str());
+              return exit_usage;
+            }
+            std::string error;
+            if (!gfsl::bench::parse_workloads(st->workloads, o.workloads, error)) {
+              std::fprintf(stderr, "gfsl bench: --workloads: %s\n", error.c_str());
+              return exit_usage;
+            }
+            if (o.launch != "auto") {
+              gfsl::bench::launch_config lc;
+              for (int chunk : o.chunks) {
+                if (!gfsl::bench::parse_launch_config(o.launch, chunk, lc)) {
+                  std::string known;
+                  for (const auto& k : gfsl::bench::compiled_launch_configs(chunk)) known += " " + k.name();
+                  std::fprintf(stderr, "gfsl bench: --launch %s: not a compiled configuration (compiled:%s)\n",
+                               o.launch.c_str(), known.c_str());
+                  return exit_usage;
+                }
+              }
+            }
+            if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) {
+              std::fprintf(stderr, "gfsl bench: %s\n", why.c_str());
+              return exit_usage;
+            }
+            std::FILE* csv = stdout;
+            if (!st->csv.empty()) {
+              csv = std::fopen(st->csv.c_str(), "w");
+              if (!csv) {
+                std::fprintf(stderr, "gfsl bench: --csv %s: cannot write it\n", st->csv.c_str());
+                return exit_usage;
+              }
+            }
+            const auto rows = gfsl::bench::run_suite(o, csv, stderr);
+            if (csv != stdout) std::fclose(csv);
+            std::size_t failed = 0;
+            for (const auto& r : rows) failed += !r.error.empty();
+            if (failed) {
+              std::fprintf(stderr, "gfsl bench: %zu of %zu measurements failed (their rows say why)\n", failed, rows.size());
+              return exit_run_error;
+            }
+            return exit_ok;
+#else
+            std::fprintf(stderr, "gfsl bench: not available in this build (configured without nvcc)\n");
+            return exit_usage;
+#endif
+          }};
+}
+
+}  // namespace gfsl::cli

@@ -1,0 +1,36 @@
+// Host-side CUDA plumbing shared by the device runner and the benchmarks: a
+// CUDA call that fails becomes one exception line naming the call and where,
+// and device memory is owned by a scope.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace gfsl::cuda_util {
+
+inline void check(cudaError_t e, const char* what, const char* file, int line) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string("CUDA error in ") + what + " at " + file + ":" + std::to_string(line) + ": " +
+                             cudaGetErrorString(e));
+  }
+}
+
+template <class T>
+struct device_buffer {
+  T* ptr = nullptr;
+  explicit device_buffer(std::size_t n) {
+    if (n) check(cudaMalloc(&ptr, n * sizeof(T)), "cudaMalloc", __FILE__, __LINE__);
+  }
+  ~device_buffer() {
+    if (ptr) cudaFree(ptr);
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+};
+
+}  // namespace gfsl::cuda_util
+
+#define GFSL_CUDA_CHECK(call) ::gfsl::cuda_util::check((call), #call, __FILE__, __LINE__)
