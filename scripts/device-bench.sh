@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# GPU measurements for docs/BENCHMARKS.md, on a machine with a CUDA device:
-# the %globaltimer probe, then recording cost and partitioning (device_bench).
-#   scripts/device-bench.sh [BUILD_DIR] [REPEATS]
+# GPU measurements for docs/BENCHMARKS.md, on a machine with a CUDA device.
+#   scripts/device-bench.sh [BUILD_DIR] [REPEATS] [OUT_DIR]
+# Writes OUT_DIR/launch.csv (Table 5.1), thesis.csv and thesis.svg (Figures
+# 5.3 and 5.4, with the per-thread baseline), recording.csv, and the logs.
 set -euo pipefail
 build=${1:-build}
 repeats=${2:-5}
-"$build/bench/clock_probe" 8192 64
-"$build/bench/device_bench" 10000000 1000000 8192 "$repeats"
+out=${3:-bench-results}
+mkdir -p "$out"
+"$build/bench/clock_probe" 8192 64 | tee "$out/clock_probe.log"
+"$build/gfsl" bench --suite launch --repeats "$repeats" --csv "$out/launch.csv" 2>&1 | tee "$out/launch.log"
+"$build/gfsl" bench --suite thesis --repeats "$repeats" --csv "$out/thesis.csv" 2>&1 | tee "$out/thesis.log"
+"$build/gfsl" bench --suite recording --repeats "$repeats" --csv "$out/recording.csv" 2>&1 | tee "$out/recording.log"
+"$build/bench/device_bench" 10000000 1000000 8192 "$repeats" | tee "$out/device_bench.log"
+python3 "$(dirname "$0")/plot_bench.py" "$out/thesis.csv" "$out/thesis.svg"
