@@ -535,6 +535,9 @@ std::string run_impl(const run_request& q, run_output& out) {
   r.registers = attr.numRegs;
   r.local_bytes = static_cast<int>(attr.localSizeBytes);
   MC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, timed_kernel<false, false>, c.threads_per_block, 0));
+  int max_threads_per_sm = 0;
+  MC_CUDA(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  r.max_warps_per_sm = max_threads_per_sm / 32;
 
   const timed_fn kernel =
       q.by_key ? timed_kernel<true, true> : q.record ? timed_kernel<true, false> : timed_kernel<false, false>;

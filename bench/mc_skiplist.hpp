@@ -33,6 +33,7 @@ struct mc_result {
   std::uint64_t pool_nodes = 0, nodes_used = 0;
   // Of the timed kernel (no per-operation recording), for threads_per_block.
   int registers = 0; int local_bytes = 0; int blocks_per_sm = 0;
+  int max_warps_per_sm = 0;  // of the device: occupancy is blocks_per_sm * threads_per_block / 32 over this
   // The check of the final structure after the last repeat: 0 when its bottom
   // level is strictly sorted and holds exactly prefill + successful inserts -
   // successful deletes unmarked keys; otherwise order violations + broken

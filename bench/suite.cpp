@@ -176,6 +176,7 @@ row measure_baseline(const std::string& suite, const workload_spec& w, std::uint
   r.registers = res.registers;
   r.local_bytes = res.local_bytes;
   r.warps_per_sm = res.blocks_per_sm * c.threads_per_block / 32;
+  r.occupancy = res.max_warps_per_sm ? static_cast<double>(r.warps_per_sm) / res.max_warps_per_sm : 0;
   r.workload = w.name;
   r.insert_pct = w.insert_pct;
   r.delete_pct = w.delete_pct;

@@ -9,19 +9,23 @@
 
 namespace gfsl {
 
-struct path_stats {
-  std::uint64_t splits = 0;            // chunk splits (insert overflow and merge pre-split)
-  std::uint64_t merges = 0;            // chunks merged into their successor (zombies made)
-  std::uint64_t zombies_skipped = 0;   // lateral steps over a zombie
-  std::uint64_t zombie_unlinks = 0;    // NEXT pointers redirected past zombies
-  std::uint64_t head_unlinks = 0;      // head-array entries moved past a zombie
-  std::uint64_t backtracks = 0;        // searchDown backtracks (Alg. 4.2 lines 24-28)
-  std::uint64_t restarts = 0;          // searchDown restarts (4.2.1 "Lock-Freedom")
-  std::uint64_t down_ptr_updates = 0;  // down pointers rewritten by updateDownPtrs
-  std::uint64_t lock_waits = 0;        // reads of a chunk found locked by another team
-  std::uint64_t raised_keys = 0;       // keys inserted above level 0
+// Count: 64-bit in reports; the device team counts in 32-bit registers (an
+// operation's counts are small) and adds them into the 64-bit totals.
+template <class Count>
+struct basic_path_stats {
+  Count splits = 0;            // chunk splits (insert overflow and merge pre-split)
+  Count merges = 0;            // chunks merged into their successor (zombies made)
+  Count zombies_skipped = 0;   // lateral steps over a zombie
+  Count zombie_unlinks = 0;    // NEXT pointers redirected past zombies
+  Count head_unlinks = 0;      // head-array entries moved past a zombie
+  Count backtracks = 0;        // searchDown backtracks (Alg. 4.2 lines 24-28)
+  Count restarts = 0;          // searchDown restarts (4.2.1 "Lock-Freedom")
+  Count down_ptr_updates = 0;  // down pointers rewritten by updateDownPtrs
+  Count lock_waits = 0;        // reads of a chunk found locked by another team
+  Count raised_keys = 0;       // keys inserted above level 0
 
-  GFSL_FN path_stats& operator+=(const path_stats& o) {
+  template <class Other>
+  GFSL_FN basic_path_stats& operator+=(const basic_path_stats<Other>& o) {
     splits += o.splits;
     merges += o.merges;
     zombies_skipped += o.zombies_skipped;
@@ -35,5 +39,7 @@ struct path_stats {
     return *this;
   }
 };
+
+using path_stats = basic_path_stats<std::uint64_t>;
 
 }  // namespace gfsl

@@ -62,7 +62,7 @@ __device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind cloc
 // record pending at the call and completes it at the return, so a team that
 // leaves a hung run keeps its operation in flight as pending.
 template <int N, bool Mutable>
-__global__ void run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
+__global__ void __launch_bounds__(device_options::max_threads_per_block, device_options::min_blocks_per_sm) run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
                         std::uint64_t threshold, std::uint64_t seed, model::op_record* records, model::clock_kind clock,
                         std::uint64_t* clock_counter, run_controls controls, mutant mut) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
@@ -416,8 +416,9 @@ std::string cuda_unavailable_reason() {
 }
 
 device_run run_on_device(const model::workload& w, const device_options& o) {
-  if (o.threads_per_block % 32 != 0 || o.threads_per_block <= 0 || o.threads_per_block > 1024) {
-    throw std::invalid_argument("threads per block must be a multiple of 32 in [32, 1024]");
+  if (o.threads_per_block % 32 != 0 || o.threads_per_block <= 0 || o.threads_per_block > device_options::max_threads_per_block) {
+    throw std::invalid_argument("threads per block must be a multiple of 32 in [32, " +
+                                std::to_string(device_options::max_threads_per_block) + "]");
   }
   return w.chunk == 16 ? run<16>(w, o) : run<32>(w, o);
 }

@@ -17,7 +17,13 @@ struct device_options {
   bool keep_records = true;       // false: recording off (no stamps, no records)
   double hang_seconds = 30.0;     // a lock wait past this ends the run on the device
   double watchdog_seconds = 120.0;  // the host's bound on each kernel
-  int threads_per_block = 256;
+  // The launch configuration chosen by `gfsl bench --suite launch` (thesis
+  // Table 5.1; docs/BENCHMARKS.md): the kernel is compiled with
+  // __launch_bounds__(max_threads_per_block, min_blocks_per_sm), which caps it
+  // at 32 registers so that 64 warps fit on an SM.
+  static constexpr int max_threads_per_block = 512;
+  static constexpr int min_blocks_per_sm = 4;
+  int threads_per_block = max_threads_per_block;
   // Fault injection for testing the hang bound: this chunk starts locked by a
   // team that does not exist (no_chunk: none).
   chunk_index locked_at_start = no_chunk;

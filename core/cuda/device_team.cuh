@@ -85,7 +85,8 @@ __device__ inline std::uint64_t global_timer_ns() {
 #endif
 }
 
-__device__ inline void add_stats(path_stats* into, const path_stats& s) {
+template <class Count>
+__device__ inline void add_stats(path_stats* into, const basic_path_stats<Count>& s) {
 #if defined(__CUDA_ARCH__)
   auto add = [](std::uint64_t* p, std::uint64_t v) {
     if (v) atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
@@ -121,7 +122,7 @@ class device_team {
   }
 
   __host__ __device__ team_id id() const { return id_; }
-  __host__ __device__ path_stats& stats() { return stats_; }
+  __host__ __device__ basic_path_stats<std::uint32_t>& stats() { return stats_; }
   __device__ int lane() const { return lane_; }
 
   __host__ __device__ lanes load_lanes(const std::uint64_t* p) {
@@ -327,7 +328,7 @@ class device_team {
   unsigned shift_ = 0;
   unsigned mask_ = 0xFFFFFFFFu;
   team_rng rng_;
-  path_stats stats_{};
+  basic_path_stats<std::uint32_t> stats_{};  // 32-bit: ten registers fewer than the 64-bit totals
 };
 
 }  // namespace gfsl
