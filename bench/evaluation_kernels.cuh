@@ -39,14 +39,14 @@ __global__ void init_range(std::uint64_t* words, std::size_t from, std::size_t t
 
 static __global__ void read_globaltimer(std::uint64_t* out) { *out = global_timer_ns(); }
 
-// A stamp from one device-wide counter (seq_cst RMW by lane 0, shared with
-// the team), the testbed's default clock.
+// A stamp from one device-wide counter (an acq_rel RMW by lane 0, shared with
+// the team), exactly as the testbed's runner takes its default clock.
 template <int N>
 __device__ std::uint64_t stamp(device_team<N>& team, std::uint64_t* counter) {
   std::uint64_t v = 0;
   __syncwarp();
   if (team.lane() == 0) {
-    v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_seq_cst);
+    v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_acq_rel);
   }
   v = team.shfl(typename device_team<N>::lanes{v}, 0);
   __syncwarp();

@@ -38,9 +38,14 @@ __device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind cloc
   __syncwarp();
   if (team.lane() == 0) {
     if (clock == model::clock_kind::device_counter) {
-      // seq_cst RMW on one device-wide word: all stamps are totally ordered,
-      // consistently with real time.
-      v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_seq_cst);
+      // An acq_rel RMW on one device-wide word. The RMWs on one word are
+      // totally ordered (its modification order), and every later RMW reads
+      // from the release sequence of every earlier one: if A.ret < B.call,
+      // A's return synchronizes with B's call, so all of A's accesses happen
+      // before all of B's. That is the order the checker takes from the
+      // stamps; seq_cst would add a full fence per stamp and no guarantee
+      // the checker uses.
+      v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_acq_rel);
     } else if (clock == model::clock_kind::globaltimer) {
       // Fences keep the timer read from moving across the operation's
       // accesses; equal readings count as concurrent, which stays sound.
