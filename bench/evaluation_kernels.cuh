@@ -20,6 +20,7 @@
 namespace gfsl::bench::detail {
 
 using cuda_util::device_buffer;
+using cuda_util::wait_for;
 
 // Device-wide tallies of one kernel: operations that did not end with
 // status::ok, and prefill inserts that found their (distinct) key present.
@@ -156,16 +157,6 @@ kernel_report describe_variant() {
   return k;
 }
 
-inline bool wait_for(cudaEvent_t done, double seconds) {
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    const cudaError_t e = cudaEventQuery(done);
-    if (e == cudaSuccess) return true;
-    if (e != cudaErrorNotReady) GFSL_CUDA_CHECK(e);
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
 
 template <int N, int T, int B>
 gfsl_bench_result run_variant(const gfsl_bench_config& c) {

@@ -112,6 +112,25 @@ void emit(const row& r, std::FILE* csv, std::FILE* log) {
   }
 }
 
+// The fields every row has: what ran, and its timings as Mops/s.
+row measured_row(const std::string& suite, const std::string& impl, const workload_spec& w, std::uint32_t range,
+                 std::uint64_t ops, bool ok, const std::string& error, const std::vector<double>& ms) {
+  row r;
+  r.suite = suite;
+  r.impl = impl;
+  r.workload = w.name;
+  r.insert_pct = w.insert_pct;
+  r.delete_pct = w.delete_pct;
+  r.contains_pct = w.contains_pct;
+  r.range = range;
+  r.prefill = w.prefill;
+  r.ops = ops;
+  r.error = ok ? "" : error;
+  for (double t : ms) r.mops.push_back(t > 0 ? ops / (t * 1e3) : 0);
+  r.s = summarize(r.mops);
+  return r;
+}
+
 row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
                  std::uint64_t ops, const suite_options& o, bool record = false) {
   gfsl_bench_config c;
@@ -127,9 +146,7 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
   c.seed = o.seed;
   c.record = record;
   const gfsl_bench_result res = run_gfsl_bench(c);
-  row r;
-  r.suite = suite;
-  r.impl = record ? "gfsl-rec" : "gfsl";
+  row r = measured_row(suite, record ? "gfsl-rec" : "gfsl", w, range, ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
   r.chunk = chunk;
   r.launch = lc.name();
@@ -138,16 +155,6 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
   r.warps_per_sm = res.kernel.warps_per_sm;
   r.occupancy = res.kernel.occupancy;
   r.teams = res.teams;
-  r.workload = w.name;
-  r.insert_pct = w.insert_pct;
-  r.delete_pct = w.delete_pct;
-  r.contains_pct = w.contains_pct;
-  r.range = range;
-  r.prefill = w.prefill;
-  r.ops = ops;
-  r.error = res.ok ? "" : res.error;
-  for (double ms : res.ms) r.mops.push_back(ms > 0 ? ops / (ms * 1e3) : 0);
-  r.s = summarize(r.mops);
   r.prefill_ms = res.prefill_ms;
   r.chunks = res.chunks_after_run;
   const path_stats& p = res.paths;
@@ -168,25 +175,13 @@ row measure_baseline(const std::string& suite, const workload_spec& w, std::uint
   c.seed = o.seed;
   c.repeats = o.repeats;
   const mc_result res = run_mc_skiplist(c);
-  row r;
-  r.suite = suite;
-  r.impl = "mc";
+  row r = measured_row(suite, "mc", w, range, ops, res.ok, res.error, res.ms);
   r.device = device;
   r.launch = std::to_string(c.threads_per_block) + "/-";
   r.registers = res.registers;
   r.local_bytes = res.local_bytes;
   r.warps_per_sm = res.blocks_per_sm * c.threads_per_block / 32;
   r.occupancy = res.max_warps_per_sm ? static_cast<double>(r.warps_per_sm) / res.max_warps_per_sm : 0;
-  r.workload = w.name;
-  r.insert_pct = w.insert_pct;
-  r.delete_pct = w.delete_pct;
-  r.contains_pct = w.contains_pct;
-  r.range = range;
-  r.prefill = w.prefill;
-  r.ops = ops;
-  r.error = res.ok ? "" : res.error;
-  for (double ms : res.ms) r.mops.push_back(ms > 0 ? ops / (ms * 1e3) : 0);
-  r.s = summarize(r.mops);
   r.chunks = res.nodes_used;
   return r;
 }

@@ -5,9 +5,11 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace gfsl::cuda_util {
 
@@ -30,6 +32,19 @@ struct device_buffer {
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
 };
+
+// Waits for `done` without ever blocking longer than `seconds` (a hung kernel
+// must not hang the host): false when the time ran out.
+inline bool wait_for(cudaEvent_t done, double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(done);
+    if (e == cudaSuccess) return true;
+    if (e != cudaErrorNotReady) check(e, "cudaEventQuery", __FILE__, __LINE__);
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
 
 }  // namespace gfsl::cuda_util
 

@@ -20,6 +20,7 @@ namespace gfsl {
 namespace {
 
 using cuda_util::device_buffer;
+using cuda_util::wait_for;
 
 template <int N>
 __global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_t capacity) {
@@ -164,17 +165,6 @@ float partition_by_key(model::op_record* records, std::uint64_t n) {
   return ms;
 }
 
-// Waits for `done` without ever blocking longer than the watchdog.
-bool wait_for(cudaEvent_t done, double seconds) {
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    const cudaError_t e = cudaEventQuery(done);
-    if (e == cudaSuccess) return true;
-    if (e != cudaErrorNotReady) GFSL_CUDA_CHECK(e);
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
 
 // Events the log has room for: a split or merge writes about N entries, an
 // insert or delete in place a few, so 24 per update covers the splits and
