@@ -104,4 +104,28 @@ TEST(Cli, CudaWithoutADeviceIsACleanExitCode2) {
       << r.out;
 }
 
+// gfsl bench refuses bad options with one line and exit code 2, and on a
+// machine without a GPU (CI) says so, also with exit code 2; nothing runs.
+TEST(Cli, BenchRefusesBadOptionsAndAMissingGpuWithOneLine) {
+  const result plain = run("bench --suite launch --chunks 32 --repeats 1");
+  if (plain.code == 0) GTEST_SKIP() << "a CUDA device is present: the suite ran";
+  EXPECT_EQ(plain.code, 2) << plain.out;
+  if (plain.out.find("not available in this build") != std::string::npos) {
+    GTEST_SKIP() << "built without nvcc: gfsl bench only says so (checked above)";
+  }
+  EXPECT_NE(plain.out.find("no CUDA device"), std::string::npos) << plain.out;
+  const result chunks = run("bench --chunks 8");
+  EXPECT_EQ(chunks.code, 2) << chunks.out;
+  const result ranges = run("bench --ranges 10X,1M");
+  EXPECT_EQ(ranges.code, 2) << ranges.out;
+  const result workloads = run("bench --workloads 10-10-80,sometimes");
+  EXPECT_EQ(workloads.code, 2) << workloads.out;
+  EXPECT_NE(workloads.out.find("no workload named 'sometimes'"), std::string::npos) << workloads.out;
+  const result suite = run("bench --suite everything");
+  EXPECT_EQ(suite.code, 2) << suite.out;
+  const result launch = run("bench --launch 7/7 --chunks 32");
+  EXPECT_EQ(launch.code, 2) << launch.out;
+  EXPECT_NE(launch.out.find("not a compiled configuration"), std::string::npos) << launch.out;
+}
+
 }  // namespace
