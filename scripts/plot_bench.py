@@ -9,6 +9,7 @@ implementation (GFSL-32, GFSL-16, the per-thread baseline).
 Standard library only: the SVG is written by hand.
 """
 import csv
+import html
 import math
 import sys
 from collections import defaultdict
@@ -49,15 +50,15 @@ def main():
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
            f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14">'
-           f'{title or "Throughput against key range"}{" - " + device if device else ""}</text>']
+           f'{html.escape(title or "Throughput against key range")}{html.escape(" - " + device) if device else ""}</text>']
     for i, w in enumerate(panels):
         ox = (i % cols) * (pw + ml + mr) + ml
         oy = (i // cols) * (ph + mt + mb) + mt + 30
         series = [(s, sorted(points[(w, s[2])])) for s in SERIES if (w, s[2]) in points]
         xs = sorted({p[0] for _, pts in series for p in pts})
         ymax = max(p[3] for _, pts in series for p in pts) * 1.1 or 1
-        step = 10 ** math.floor(math.log10(ymax))
-        for mult in (1, 2, 5, 10):
+        step = 10 ** (math.floor(math.log10(ymax)) - 1)
+        for mult in (1, 2, 2.5, 5, 10, 20, 25, 50, 100):
             if ymax / (step * mult) <= 6:
                 step *= mult
                 break
@@ -66,7 +67,7 @@ def main():
             return ox + (0.5 if lx1 == lx0 else (math.log10(r) - lx0) / (lx1 - lx0)) * pw
         def py(v):
             return oy + ph - v / ymax * ph
-        svg.append(f'<text x="{ox + pw / 2}" y="{oy - 8}" text-anchor="middle" font-size="12">{TITLES.get(w, w)}</text>')
+        svg.append(f'<text x="{ox + pw / 2}" y="{oy - 8}" text-anchor="middle" font-size="12">{html.escape(TITLES.get(w, w))}</text>')
         svg.append(f'<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>')
         v = 0.0
         while v <= ymax:
@@ -88,7 +89,7 @@ def main():
     ly = height - 20
     for _, _, label, color in SERIES:
         svg.append(f'<rect x="{lx}" y="{ly - 9}" width="14" height="4" fill="{color}"/>')
-        svg.append(f'<text x="{lx + 20}" y="{ly - 3}">{label}</text>')
+        svg.append(f'<text x="{lx + 20}" y="{ly - 3}">{html.escape(label)}</text>')
         lx += 160
     svg.append(f'<text x="{lx}" y="{ly - 3}" fill="#555">points: median; bars: 95% confidence interval of the mean</text>')
     svg.append("</svg>")
