@@ -14,6 +14,7 @@
 #include "core/algorithm.hpp"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_team.cuh"
+#include "core/cuda/recording.cuh"
 #include "core/host_runner.hpp"
 #include "core/layout.hpp"
 
@@ -40,20 +41,6 @@ __global__ void init_range(std::uint64_t* words, std::size_t from, std::size_t t
 
 static __global__ void read_globaltimer(std::uint64_t* out) { *out = global_timer_ns(); }
 
-// A stamp from one device-wide counter (an acq_rel RMW by lane 0, shared with
-// the team), exactly as the testbed's runner takes its default clock.
-template <int N>
-__device__ std::uint64_t stamp(device_team<N>& team, std::uint64_t* counter) {
-  std::uint64_t v = 0;
-  __syncwarp();
-  if (team.lane() == 0) {
-    v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_acq_rel);
-  }
-  v = team.shfl(typename device_team<N>::lanes{v}, 0);
-  __syncwarp();
-  return v;
-}
-
 // One team per N lanes; team t runs its contiguous block of the `count`
 // operations. Prefill: insert the permutation's keys [0, count); otherwise
 // the workload's operations, exactly as every backend of the testbed does.
@@ -77,20 +64,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       r = a.insert(k, k);
       duplicates += r.st == status::ok && !r.ok;
     } else if (records) {
-      // As the testbed's runner records (core/cuda/device_runner.cu): a
-      // pending record with the call stamp, completed at the return.
+      // Recorded as the testbed's runner records, on its default clock.
       const model::operation op = model::operation_at(w, j);
-      const std::uint64_t call = stamp(team, clock);
-      if (team.lane() == 0) records[j] = model::op_record{t, op, status::ok, false, 0, call, model::no_stamp};
+      record_call(team, records[j], op, model::clock_kind::device_counter, clock);
       r = apply_operation(a, op.kind, op.key, op.value);
-      const std::uint64_t ret = stamp(team, clock);
-      if (team.lane() == 0) {
-        model::op_record& rec = records[j];
-        rec.st = r.st;
-        rec.ok = r.ok;
-        rec.value = r.value;
-        rec.ret = ret;
-      }
+      record_return(team, records[j], r, model::clock_kind::device_counter, clock);
     } else {
       const model::operation op = model::operation_at(w, j);
       r = apply_operation(a, op.kind, op.key, op.value);

@@ -14,6 +14,7 @@
 #include "device_runner.hpp"
 #include "cuda_check.cuh"
 #include "device_team.cuh"
+#include "recording.cuh"
 
 namespace gfsl {
 
@@ -28,36 +29,6 @@ __global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     words[i] = initial_word<N>(i, capacity);
   }
-}
-
-// A stamp on the run's clock, taken by lane 0 and shared with the team. The
-// warp barriers order it after every lane's earlier accesses and before every
-// lane's later ones, so real-time order of operations implies stamp order.
-template <int N>
-__device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind clock, std::uint64_t* counter) {
-  std::uint64_t v = 0;
-  __syncwarp();
-  if (team.lane() == 0) {
-    if (clock == model::clock_kind::device_counter) {
-      // An acq_rel RMW on one device-wide word. The RMWs on one word are
-      // totally ordered (its modification order), and every later RMW reads
-      // from the release sequence of every earlier one: if A.ret < B.call,
-      // A's return synchronizes with B's call, so all of A's accesses happen
-      // before all of B's. That is the order the checker takes from the
-      // stamps; seq_cst would add a full fence per stamp and no guarantee
-      // the checker uses.
-      v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_acq_rel);
-    } else if (clock == model::clock_kind::globaltimer) {
-      // Fences keep the timer read from moving across the operation's
-      // accesses; equal readings count as concurrent, which stays sound.
-      __threadfence();
-      v = global_timer_ns();
-      __threadfence();
-    }
-  }
-  v = team.shfl(typename device_team<N>::lanes{v}, 0);
-  __syncwarp();
-  return v;
 }
 
 // Each team runs its block of operations: `listed` ones when given (the
@@ -81,21 +52,9 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
     if (team.abort_raised()) break;
     team.begin_operation();
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
-    if (records) {
-      const std::uint64_t call = take_stamp(team, clock, clock_counter);
-      if (team.lane() == 0) records[j] = model::op_record{t, op, status::ok, false, 0, call, model::no_stamp};
-    }
+    if (records) record_call(team, records[j], op, clock, clock_counter);
     const op_result r = apply_operation(a, op.kind, op.key, op.value);
-    if (records) {
-      const std::uint64_t ret = take_stamp(team, clock, clock_counter);
-      if (team.lane() == 0) {
-        model::op_record& rec = records[j];
-        rec.st = r.st;
-        rec.ok = r.ok;
-        rec.value = r.value;
-        rec.ret = ret;
-      }
-    }
+    if (records) record_return(team, records[j], r, clock, clock_counter);
     if (r.st != status::ok) break;
   }
   if (team.lane() == 0) add_stats(controls.stats, team.stats());
