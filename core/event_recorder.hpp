@@ -1,5 +1,5 @@
 // An access hook that logs the structural events of a run (chunk entry
-// writes and allocations, model/invariants/events.hpp) in one global order,
+// writes and allocations, core/events.hpp) in one global order,
 // and passes every access on to an inner hook (the scheduler, or none).
 //
 // The order is consistent with what the teams did, also on OS threads: a
@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../model/invariants/events.hpp"
+#include "events.hpp"
 #include "host_team.hpp"
 #include "layout.hpp"
 

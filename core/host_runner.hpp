@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../model/final_state.hpp"
-#include "../model/invariants/events.hpp"
+#include "events.hpp"
 #include "../model/invariants/snapshot.hpp"
 #include "../model/workload.hpp"
 #include "mutants.hpp"

@@ -27,7 +27,7 @@
 #include "core/types.hpp"
 #include "model/final_state.hpp"
 #include "model/history.hpp"
-#include "model/invariants/events.hpp"
+#include "core/events.hpp"
 #include "model/invariants/snapshot.hpp"
 #include "model/invariants/temporal.hpp"
 #include "model/sequential_map.hpp"

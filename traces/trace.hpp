@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/history.hpp"
-#include "model/invariants/events.hpp"
+#include "core/events.hpp"
 #include "model/invariants/snapshot.hpp"
 #include "model/workload.hpp"
 

@@ -22,7 +22,7 @@
 #include <cuda/atomic>
 #include <cstdint>
 
-#include "../../model/invariants/events.hpp"
+#include "../events.hpp"
 #include "../layout.hpp"
 #include "../stats.hpp"
 #include "../team.hpp"
@@ -43,7 +43,7 @@ struct hang_report {
   std::uint64_t waits = 0;        // lock waits of that team in its operation
 };
 
-// The structural event log of a run (model/invariants/events.hpp), written on
+// The structural event log of a run (core/events.hpp), written on
 // the device. An event's sequence number comes from one device-wide counter
 // and is also its slot, so the log needs no sorting and a log that fills up
 // keeps an exact prefix of the global order (`next` still counts the rest).

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../history.hpp"
-#include "events.hpp"
+#include "../../core/events.hpp"
 #include "snapshot.hpp"
 
 namespace gfsl::invariants {

@@ -1,4 +1,4 @@
-// The structural event log: every write to a chunk entry (data, NEXT, LOCK)
+// The structural event log, as the teams emit it: every write to a chunk entry (data, NEXT, LOCK)
 // and every chunk allocation, in one global order, with the history clock's
 // value at the time, so a violation can name the operations then in flight.
 #pragma once
@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../core/types.hpp"
+#include "types.hpp"
 
-namespace gfsl::invariants {
+namespace gfsl {
 
 enum class event_kind : std::uint8_t {
   alloc = 0,   // `chunk` handed out by the pool
@@ -26,4 +26,10 @@ struct structural_event {
   std::uint64_t value = 0;
 };
 
+}  // namespace gfsl
+
+// The temporal invariant checkers read these events under their own namespace.
+namespace gfsl::invariants {
+using gfsl::event_kind;
+using gfsl::structural_event;
 }  // namespace gfsl::invariants
