@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/cuda/device_runner.hpp"
+#include "exec/cuda/device_runner.hpp"
 
 namespace {
 double median(std::vector<double> v) {

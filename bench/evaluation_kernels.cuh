@@ -12,10 +12,10 @@
 
 #include "bench/bench_workload.hpp"
 #include "core/algorithm.hpp"
-#include "core/cuda/cuda_check.cuh"
+#include "exec/cuda/cuda_check.cuh"
 #include "core/cuda/device_team.cuh"
-#include "core/cuda/recording.cuh"
-#include "core/host_runner.hpp"
+#include "exec/cuda/recording.cuh"
+#include "exec/host_runner.hpp"
 #include "core/layout.hpp"
 
 namespace gfsl::bench::detail {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "core/host_runner.hpp"
-#include "core/sched/scheduler.hpp"
+#include "exec/host_runner.hpp"
+#include "exec/sched/scheduler.hpp"
 
 namespace {
 

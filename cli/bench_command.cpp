@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #if defined(GFSL_HAVE_CUDA)
 #include "bench/suite.hpp"
-#include "core/cuda/device_runner.hpp"
+#include "exec/cuda/device_runner.hpp"
 #endif
 
 namespace gfsl::cli {

@@ -9,14 +9,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
-#include "core/host_runner.hpp"
+#include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
 #include "traces/trace.hpp"
 #include "model/invariants/snapshot.hpp"
 #include "model/invariants/temporal.hpp"
 #include "model/workload.hpp"
 #if defined(GFSL_HAVE_CUDA)
-#include "core/cuda/device_runner.hpp"
+#include "exec/cuda/device_runner.hpp"
 #endif
 
 namespace gfsl::cli {

@@ -9,7 +9,7 @@
 #include "model/invariants/snapshot.hpp"
 #include "model/invariants/temporal.hpp"
 #if defined(GFSL_HAVE_CUDA)
-#include "core/cuda/device_runner.hpp"
+#include "exec/cuda/device_runner.hpp"
 #endif
 
 namespace gfsl::fuzz {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/host_runner.hpp"
+#include "exec/host_runner.hpp"
 #include "fuzz/run_config.hpp"
 
 namespace gfsl::fuzz {

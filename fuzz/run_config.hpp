@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/mutants.hpp"
-#include "core/sched/scheduler.hpp"
+#include "exec/sched/scheduler.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::fuzz {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
-#include "core/host_runner.hpp"
-#include "core/host_structure.hpp"
+#include "exec/host_runner.hpp"
+#include "exec/host_structure.hpp"
 #include "core/host_team.hpp"
 #include "model/final_state.hpp"
 

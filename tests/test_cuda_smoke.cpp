@@ -8,7 +8,7 @@
 #include <chrono>
 #include <map>
 
-#include "core/cuda/device_runner.hpp"
+#include "exec/cuda/device_runner.hpp"
 #include "model/final_state.hpp"
 #include "model/invariants/temporal.hpp"
 

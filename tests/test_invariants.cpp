@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/host_runner.hpp"
-#include "core/host_structure.hpp"
+#include "exec/host_runner.hpp"
+#include "exec/host_structure.hpp"
 #include "core/layout.hpp"
-#include "core/sched/scheduler.hpp"
+#include "exec/sched/scheduler.hpp"
 #include "core/types.hpp"
 #include "model/final_state.hpp"
 #include "model/history.hpp"

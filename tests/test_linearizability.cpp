@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/host_runner.hpp"
+#include "exec/host_runner.hpp"
 #include "linearizability/brute_force.hpp"
 #include "linearizability/checker.hpp"
 #include "linearizability/model.hpp"

@@ -8,9 +8,9 @@
 #include <set>
 
 #include "core/algorithm.hpp"
-#include "core/host_runner.hpp"
-#include "core/host_structure.hpp"
-#include "core/sched/scheduler.hpp"
+#include "exec/host_runner.hpp"
+#include "exec/host_structure.hpp"
+#include "exec/sched/scheduler.hpp"
 #include "model/final_state.hpp"
 
 namespace {

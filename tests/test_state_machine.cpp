@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
-#include "core/host_structure.hpp"
+#include "exec/host_structure.hpp"
 #include "core/host_team.hpp"
 #include "core/layout.hpp"
 #include "core/types.hpp"

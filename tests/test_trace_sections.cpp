@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sys/wait.h>
 
-#include "core/host_runner.hpp"
+#include "exec/host_runner.hpp"
 #include "model/history.hpp"
 #include "traces/trace.hpp"
 

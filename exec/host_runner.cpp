@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "algorithm.hpp"
+#include "../core/algorithm.hpp"
 #include "event_recorder.hpp"
 #include "host_structure.hpp"
-#include "host_team.hpp"
+#include "../core/host_team.hpp"
 
 namespace gfsl {
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "../host_team.hpp"
-#include "../types.hpp"
+#include "../../core/host_team.hpp"
+#include "../../core/types.hpp"
 
 namespace gfsl::sched {
 

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "../model/final_state.hpp"
-#include "events.hpp"
+#include "../core/events.hpp"
 #include "../model/invariants/snapshot.hpp"
 #include "../model/workload.hpp"
-#include "mutants.hpp"
+#include "../core/mutants.hpp"
 #include "sched/scheduler.hpp"
-#include "stats.hpp"
-#include "types.hpp"
+#include "../core/stats.hpp"
+#include "../core/types.hpp"
 
 namespace gfsl {
 

@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "events.hpp"
-#include "host_team.hpp"
-#include "layout.hpp"
+#include "../core/events.hpp"
+#include "../core/host_team.hpp"
+#include "../core/layout.hpp"
 
 namespace gfsl {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "../model/invariants/snapshot.hpp"
-#include "algorithm.hpp"
-#include "host_team.hpp"
-#include "layout.hpp"
+#include "../core/algorithm.hpp"
+#include "../core/host_team.hpp"
+#include "../core/layout.hpp"
 
 namespace gfsl {
 

@@ -7,7 +7,7 @@
 
 #include "../../model/history.hpp"
 #include "../host_runner.hpp"
-#include "../mutants.hpp"
+#include "../../core/mutants.hpp"
 
 namespace gfsl {
 

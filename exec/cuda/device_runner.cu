@@ -9,11 +9,11 @@
 
 #include <algorithm>
 
-#include "../algorithm.hpp"
+#include "../../core/algorithm.hpp"
 #include "../host_structure.hpp"
 #include "device_runner.hpp"
 #include "cuda_check.cuh"
-#include "device_team.cuh"
+#include "../../core/cuda/device_team.cuh"
 #include "recording.cuh"
 
 namespace gfsl {

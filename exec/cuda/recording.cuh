@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "../../model/history.hpp"
-#include "device_team.cuh"
+#include "../../core/cuda/device_team.cuh"
 
 namespace gfsl {
 
