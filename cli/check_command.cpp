@@ -6,9 +6,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "model/invariants/dot.hpp"
-#include "model/invariants/snapshot.hpp"
-#include "model/invariants/temporal.hpp"
+#include "invariants/dot.hpp"
+#include "invariants/snapshot.hpp"
+#include "invariants/temporal.hpp"
 #include "linearizability/checker.hpp"
 #include "linearizability/report.hpp"
 #include "traces/trace.hpp"

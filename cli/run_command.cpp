@@ -12,8 +12,8 @@
 #include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
 #include "traces/trace.hpp"
-#include "model/invariants/snapshot.hpp"
-#include "model/invariants/temporal.hpp"
+#include "invariants/snapshot.hpp"
+#include "invariants/temporal.hpp"
 #include "model/workload.hpp"
 #if defined(GFSL_HAVE_CUDA)
 #include "exec/cuda/device_runner.hpp"

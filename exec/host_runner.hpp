@@ -10,7 +10,7 @@
 
 #include "../model/final_state.hpp"
 #include "../core/events.hpp"
-#include "../model/invariants/snapshot.hpp"
+#include "../invariants/snapshot.hpp"
 #include "../model/workload.hpp"
 #include "../core/mutants.hpp"
 #include "sched/scheduler.hpp"

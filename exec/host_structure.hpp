@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "../model/invariants/snapshot.hpp"
+#include "../invariants/snapshot.hpp"
 #include "../core/algorithm.hpp"
 #include "../core/host_team.hpp"
 #include "../core/layout.hpp"
@@ -114,7 +114,7 @@ std::vector<std::pair<key_type, std::uint32_t>> level_entries(const structure_vi
 template <int N>
 invariants::snapshot take_snapshot(const structure_view<N>& v, std::uint64_t stamp = 0);
 
-// The snapshot invariants of model/invariants/snapshot.hpp at quiescence, as
+// The snapshot invariants of invariants/snapshot.hpp at quiescence, as
 // one line per violation (empty when the structure is well formed), all but
 // the fill bound: that one is about the states runs reach, and hand-made
 // structures (the thesis' figures draw three-key chunks) may sit below it.

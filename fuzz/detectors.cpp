@@ -6,8 +6,8 @@
 
 #include "linearizability/set_checker.hpp"
 #include "model/final_state.hpp"
-#include "model/invariants/snapshot.hpp"
-#include "model/invariants/temporal.hpp"
+#include "invariants/snapshot.hpp"
+#include "invariants/temporal.hpp"
 #if defined(GFSL_HAVE_CUDA)
 #include "exec/cuda/device_runner.hpp"
 #endif

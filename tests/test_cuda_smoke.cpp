@@ -10,7 +10,7 @@
 
 #include "exec/cuda/device_runner.hpp"
 #include "model/final_state.hpp"
-#include "model/invariants/temporal.hpp"
+#include "invariants/temporal.hpp"
 
 namespace {
 

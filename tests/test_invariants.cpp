@@ -28,8 +28,8 @@
 #include "model/final_state.hpp"
 #include "model/history.hpp"
 #include "core/events.hpp"
-#include "model/invariants/snapshot.hpp"
-#include "model/invariants/temporal.hpp"
+#include "invariants/snapshot.hpp"
+#include "invariants/temporal.hpp"
 #include "model/sequential_map.hpp"
 
 namespace {

@@ -17,7 +17,7 @@
 
 #include "model/history.hpp"
 #include "core/events.hpp"
-#include "model/invariants/snapshot.hpp"
+#include "invariants/snapshot.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::traces {

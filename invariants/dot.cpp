@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "../../core/layout.hpp"
+#include "../core/layout.hpp"
 
 namespace gfsl::invariants {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../core/types.hpp"
+#include "../core/types.hpp"
 
 namespace gfsl::invariants {
 

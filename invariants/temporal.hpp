@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "../history.hpp"
-#include "../../core/events.hpp"
+#include "../model/history.hpp"
+#include "../core/events.hpp"
 #include "snapshot.hpp"
 
 namespace gfsl::invariants {

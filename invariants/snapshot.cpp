@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "../../core/algorithm.hpp"
-#include "../../core/host_team.hpp"
-#include "../../core/layout.hpp"
+#include "../core/algorithm.hpp"
+#include "../core/host_team.hpp"
+#include "../core/layout.hpp"
 
 namespace gfsl::invariants {
 

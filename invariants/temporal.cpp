@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "../../core/layout.hpp"
+#include "../core/layout.hpp"
 
 namespace gfsl::invariants {
 
