@@ -64,7 +64,7 @@ void print_progress(const campaign_options& o, shared_state& s, bool tty) {
 
 void worker(const campaign_options& o, shared_state& s) {
   thread_log log;
-  const auto gen = gen_run(o.limits, o.backend, o.mut);
+  const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
@@ -277,7 +277,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
 
 std::string campaign_json(const campaign_options& o, const campaign_result& r) {
   std::ostringstream j;
-  j << "{\"backend\":\"" << o.backend << "\",\"mutant\":\"" << mutant_name(o.mut) << "\",\"shard\":" << o.shard
+  j << "{\"backend\":\"" << o.backend << "\",\"variant\":\"" << variant_name(o.var) << "\",\"mutant\":\"" << mutant_name(o.mut) << "\",\"shard\":" << o.shard
     << ",\"shards\":" << o.shards << ",\"seed\":" << o.seed << ",\"seconds\":" << r.seconds << ",\"runs\":" << r.runs
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks
