@@ -8,6 +8,10 @@ for path in sys.argv[1:]:
     try:
         configurations = json.load(open(path))["configurations"]
     except (OSError, ValueError, KeyError) as e:
+        print(f"{path}: no result ({e})")
+        continue
+    for c in configurations:
+        rate = c["operations"] / c["seconds"] / 1e9 if c["seconds"] else 0
         timing = (f"{c['seconds']:.1f} s of kernel time ({c['wall_seconds']:.1f} s wall)" if "wall_seconds" in c
                   else f"{c['seconds']:.1f} s wall, structure oracle included")
         print(f"{path}: {c['device']} {c['variant']} mutant={c['mutant']} chunk {c['chunk']} range {c['range']} "
