@@ -152,6 +152,7 @@ class cpu_runner {
       if (progress_) progress_(res_);
     }
     res_.seconds = std::chrono::duration<double>(clock_type::now() - start_).count();
+    res_.wall_seconds = res_.seconds;
     return res_;
   }
 

@@ -177,12 +177,14 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   const auto start = clock_type::now();
   const auto deadline = start + seconds_of(o.seconds);
   const std::uint64_t origin_ns = device_now();
+  double busy = 0;  // kernel time of the slices so far
   auto collect = [&](config_result& into) {
     counters c{};
     GFSL_CUDA_CHECK(cudaMemcpy(&c, totals.ptr, sizeof c, cudaMemcpyDeviceToHost));
     into.totals = res.totals;
     into.totals.add(c);
-    into.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+    into.seconds = busy;
+    into.wall_seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   };
   for (std::uint64_t i = 0;; ++i) {
     if (o.max_structures && i >= o.max_structures) break;
@@ -226,8 +228,10 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
       controls.deadline_ns = now + static_cast<std::uint64_t>((length + o.hang_seconds) * 1e9);
       GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
       GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
-      cudaEvent_t done;
+      cudaEvent_t began, done;
+      GFSL_CUDA_CHECK(cudaEventCreate(&began));
       GFSL_CUDA_CHECK(cudaEventCreate(&done));
+      GFSL_CUDA_CHECK(cudaEventRecord(began));
       stress_kernel<N, Mutable, V><<<blocks, threads_per_block>>>(
           view, p, threshold, o.mut, seed + slice * 0x9E3779B97F4A7C15ull, states.ptr,
           now + static_cast<std::uint64_t>(length * 1e9), origin_ns, static_cast<std::uint32_t>(i), controls, totals.ptr,
@@ -245,6 +249,10 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
         if (fatal) fatal(shown);
         std::_Exit(1);
       }
+      float ms = 0;
+      GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, began, done));
+      busy += ms / 1000.0;
+      cudaEventDestroy(began);
       cudaEventDestroy(done);
       hang_report h{};
       GFSL_CUDA_CHECK(cudaMemcpy(&h, hang.ptr, sizeof h, cudaMemcpyDeviceToHost));
@@ -314,7 +322,8 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   if (!res.reports.empty()) {
     GFSL_CUDA_CHECK(cudaMemcpy(res.reports.data(), reports.ptr, res.reports.size() * sizeof(violation_record), cudaMemcpyDeviceToHost));
   }
-  res.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  res.seconds = busy;
+  res.wall_seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   return res;
 }
 

@@ -25,17 +25,15 @@ struct options {
   double p_chunk = 1.0;
   std::uint32_t teams = 0;           // 0: host 4, threads 2 per hardware thread, cuda every resident team
   std::uint64_t ops_per_team = 2000; // host: operations of each team per structure
-  std::uint64_t max_structures = 0;  // host: stop after this many structures (0: only --seconds bounds)
+  std::uint64_t max_structures = 0;  // stop after this many structures (0: only --seconds bounds)
   std::string sched = "random";
   sched::options so;                 // host: strategy, granularity, depth (the seed is the structure's)
   std::uint64_t seed = 1;
   std::uint32_t reports = 16;        // violation reports kept per configuration (the rest are counted)
   mutant mut = mutant::none;
   variant var = default_variant;     // the algorithm under test (core/types.hpp)
-  bool structure = true;             // the structure oracle at the end of every structure's lifetime
   std::uint32_t pool = 0;            // chunks (0: per backend)
   double hang_seconds = 30;          // a lock wait (cuda) or a team (threads) past this is a hang
-  bool progress = true;
   std::string replay;                // host: run only the structure this line describes
   std::uint64_t replay_structure_seed = 0;
 };

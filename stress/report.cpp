@@ -93,9 +93,9 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
     if (r.mutant != "none") std::fprintf(out, "  mutant: %s (%s)\n", r.mutant.c_str(), r.mutant_role.c_str());
     const counters& c = r.totals;
     std::fprintf(out,
-                 "  %" PRIu64 " operations in %s s (%s M/s): %" PRIu64 " contains, %" PRIu64 " inserts, %" PRIu64
-                 " deletes; %" PRIu64 " answers judged\n",
-                 c.ops(), fmt(r.seconds).c_str(), fmt(r.ops_per_second() / 1e6, "%.2f").c_str(), c.contains, c.inserts,
+                 "  %" PRIu64 " operations in %s s of running teams, %s s wall (%s M/s): %" PRIu64 " contains, %" PRIu64
+                 " inserts, %" PRIu64 " deletes; %" PRIu64 " answers judged\n",
+                 c.ops(), fmt(r.seconds).c_str(), fmt(r.wall_seconds).c_str(), fmt(r.ops_per_second() / 1e6, "%.2f").c_str(), c.contains, c.inserts,
                  c.removes, c.reads);
     std::fprintf(out, "  violations: %" PRIu64 " (%s per 10^9 operations)\n", c.violations,
                  fmt(r.rate_per_1e9_ops(), "%.4g").c_str());
@@ -129,6 +129,7 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
     std::fprintf(out,
                  "%s{\"backend\":%s,\"device\":%s,\"shape\":%s,\"variant\":%s,\"mutant\":%s,\"mutant_role\":%s,"
                  "\"granularity\":%s,\"sched\":%s,\"chunk\":%d,\"range\":%u,\"teams\":%u,\"writers\":%u,\"seconds\":%.6f,"
+                 "\"wall_seconds\":%.6f,"
                  "\"operations\":%" PRIu64 ",\"contains\":%" PRIu64 ",\"inserts\":%" PRIu64 ",\"deletes\":%" PRIu64
                  ",\"judged\":%" PRIu64 ",\"violations\":%" PRIu64 ",\"rate_per_1e9\":%.6g,\"ops_per_second\":%.6g,"
                  "\"structures\":%" PRIu64 ",\"structure_checks\":%" PRIu64 ",\"structure_violations\":%" PRIu64
@@ -136,7 +137,7 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                  i ? "," : "", quote(r.backend).c_str(), quote(r.device).c_str(), quote(r.shape).c_str(),
                  quote(r.variant).c_str(), quote(r.mutant).c_str(), quote(r.mutant_role).c_str(),
                  quote(r.granularity).c_str(), quote(r.sched).c_str(), r.chunk, r.range, r.teams, r.writers,
-                 r.seconds, c.ops(), c.contains, c.inserts, c.removes, c.reads, c.violations, r.rate_per_1e9_ops(),
+                 r.seconds, r.wall_seconds, c.ops(), c.contains, c.inserts, c.removes, c.reads, c.violations, r.rate_per_1e9_ops(),
                  r.ops_per_second(), r.structures, r.structure_checks, r.structure_violations, r.rebuilt_early,
                  quote(r.invariants_checked).c_str(), r.hung ? "true" : "false", quote(r.hang_detail).c_str(),
                  quote(r.error).c_str());

@@ -24,7 +24,8 @@ struct config_result {
   std::uint32_t range = 0;
   std::uint32_t teams = 0;
   std::uint32_t writers = 0;   // writer teams
-  double seconds = 0;          // of concurrent phase
+  double seconds = 0;          // the time teams ran (cuda: kernel time of the slices)
+  double wall_seconds = 0;     // the configuration's wall time, structure oracle and rebuilds included
   counters totals;
   std::uint64_t structures = 0;       // fresh structures built
   std::uint64_t rebuilt_early = 0;    // of them, ended early because the pool ran low
