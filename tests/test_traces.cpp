@@ -252,6 +252,30 @@ TEST(Traces, JsonReaderTakesMembersInAnyOrderAndMetadataIsOptional) {
   std::remove(p.c_str());
 }
 
+// One spelling written (the trace library's, with '_'), both read: gfsl fuzz
+// once wrote "global-counter" in its history.jsonl, and those files still
+// check.
+TEST(Traces, ClockNamesAreWrittenWithUnderscoresAndReadInEitherSpelling) {
+  using gfsl::model::clock_kind;
+  const std::string p = temp_path("clock.jsonl");
+  for (clock_kind c : {clock_kind::none, clock_kind::global_counter, clock_kind::device_counter, clock_kind::globaltimer}) {
+    gfsl::traces::trace_header h = sample_header();
+    h.clock = c;
+    gfsl::traces::write_trace_json(p, h, {});
+    EXPECT_NE(slurp(p).find(std::string("\"clock\":\"") + gfsl::traces::clock_name(c) + "\""), std::string::npos) << slurp(p);
+    EXPECT_EQ(slurp(p).find("-counter"), std::string::npos) << slurp(p);
+    EXPECT_EQ(gfsl::traces::read_trace(p).header.clock, c);
+  }
+  const std::string record = "\n{\"team\":0,\"op\":\"contains\",\"key\":1,\"ok\":false,\"call\":0,\"ret\":1}\n";
+  spit(p, R"({"format":"gfsl-history","version":1,"backend":"host","clock":"global-counter"})" + record);
+  EXPECT_EQ(gfsl::traces::read_trace(p).header.clock, clock_kind::global_counter);
+  spit(p, R"({"format":"gfsl-history","version":1,"clock":"device-counter"})" + record);
+  EXPECT_EQ(gfsl::traces::read_trace(p).header.clock, clock_kind::device_counter);
+  spit(p, R"({"format":"gfsl-history","version":1,"clock":"global counter"})" + record);
+  expect_one_line_error(p, read_error(p), "expected a clock none, global_counter");
+  std::remove(p.c_str());
+}
+
 TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation) {
   const std::string good = R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180})";
   const std::string meta = R"({"format":"gfsl-history","version":1})";

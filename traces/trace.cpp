@@ -19,6 +19,7 @@ trace_header make_header(const model::workload& w, const std::string& backend, c
   h.workload = w;
   h.clock = clock;
   h.replay = replay;
+  h.delete_value = true;
   return h;
 }
 
@@ -35,12 +36,36 @@ const char* clock_name(model::clock_kind c) {
 bool parse_clock(const std::string& name, model::clock_kind& out) {
   for (auto c : {model::clock_kind::none, model::clock_kind::global_counter, model::clock_kind::device_counter,
                  model::clock_kind::globaltimer}) {
-    if (name == clock_name(c)) {
+    std::string hyphenated = clock_name(c);
+    for (char& ch : hyphenated) ch = ch == '_' ? '-' : ch;
+    if (name == clock_name(c) || name == hyphenated) {
       out = c;
       return true;
     }
   }
   return false;
+}
+
+std::vector<std::uint32_t> unchecked_delete_values(const trace& t) {
+  if (t.header.delete_value.value_or(false)) return t.unrecorded_values;
+  std::vector<std::uint32_t> all;
+  for (std::size_t i = 0; i < t.history.size(); ++i) {
+    const model::op_record& r = t.history[i];
+    if (r.op.kind == op_kind::remove && r.ok && !r.pending()) all.push_back(static_cast<std::uint32_t>(i));
+  }
+  return all;
+}
+
+std::string delete_value_convention(const trace& t) {
+  if (t.header.delete_value.value_or(false)) {
+    std::string s = "compared: the trace declares delete_value true (a successful delete records the value it removed)";
+    if (!t.unrecorded_values.empty()) {
+      s += "; " + std::to_string(t.unrecorded_values.size()) + " deletes carry no value and are not compared";
+    }
+    return s;
+  }
+  return std::string("not compared: the trace ") + (t.header.delete_value ? "declares delete_value false" : "does not declare delete_value") +
+         ", so a successful delete's value may be anything (traces/FORMAT.md)";
 }
 
 const char* status_key(status s) {
@@ -148,6 +173,13 @@ std::vector<extra_field> header_fields(const trace_header& h) {
       number("hot_pct", static_cast<std::uint64_t>(w.hot_pct)),
       text("replay", h.replay),
   };
+  if (h.delete_value) {
+    extra_field f;
+    f.name = "delete_value";
+    f.kind = extra_field::type::boolean;
+    f.b = *h.delete_value;
+    out.push_back(f);
+  }
   out.insert(out.end(), h.extra.begin(), h.extra.end());
   return out;
 }
@@ -192,6 +224,11 @@ std::string apply_field(trace_header& h, const extra_field& f) {
   if (f.name == "seed") return want_unsigned(w.seed, UINT64_MAX);
   if (f.name == "hot_keys") return want_unsigned(w.hot_keys, UINT32_MAX);
   if (f.name == "hot_pct") return want_unsigned(w.hot_pct, INT_MAX);
+  if (f.name == "delete_value") {
+    if (f.kind != t::boolean) return "expected true or false for \"delete_value\"";
+    h.delete_value = f.b;
+    return {};
+  }
   if (f.name == "prefill") return want_real(w.prefill);
   if (f.name == "p_chunk") return want_real(w.p_chunk);
   h.extra.push_back(f);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,6 +49,11 @@ struct trace_header {
   model::workload workload; // chunk size, teams, operations, mix, key range, prefill, p_chunk, seed
   model::clock_kind clock = model::clock_kind::none;
   std::string replay;       // the line that repeats the run
+  // What the recorder declares about a successful delete's "value": true, it
+  // is the value the delete removed (checkers compare it with the model's);
+  // false or absent, it may be anything (many recorders write 0), and it is
+  // not compared. traces/FORMAT.md, "Delete values".
+  std::optional<bool> delete_value;
   std::vector<extra_field> extra;
 };
 
@@ -77,7 +83,8 @@ inline constexpr std::uint32_t binary_version = 1;
 inline constexpr unsigned max_status = static_cast<unsigned>(status::corrupt);
 inline constexpr std::uint32_t json_version = 1;
 
-// The header of a run, from what `gfsl run` knows.
+// The header of a run, from what `gfsl run` knows. It declares
+// delete_value = true: the testbed's runners record what each delete removed.
 trace_header make_header(const model::workload& w, const std::string& backend, const std::string& device,
                          model::clock_kind clock, const std::string& replay);
 
@@ -96,8 +103,17 @@ trace read_trace(const std::string& path);
 // Which form a file is in, from its first bytes; throws trace_error.
 trace_format detect_format(const std::string& path);
 
+// The successful deletes whose value a checker must not compare, ascending:
+// every one of them when the header does not declare delete_value = true,
+// else those the file marks as not recorded.
+std::vector<std::uint32_t> unchecked_delete_values(const trace& t);
+// One line saying which convention unchecked_delete_values applied.
+std::string delete_value_convention(const trace& t);
+
 // Names used in both forms.
 const char* clock_name(model::clock_kind c);
+// Also takes the hyphenated spellings ("global-counter") that gfsl fuzz
+// wrote in its history.jsonl before the names were made one.
 bool parse_clock(const std::string& name, model::clock_kind& out);
 const char* status_key(status s);  // "pool_exhausted", ...
 bool parse_status(const std::string& name, status& out);
