@@ -49,7 +49,11 @@ int run_check(const check_options& o) {
   co.threads = o.threads;
   co.timeout_seconds = o.timeout;
   co.explain_seconds = o.explain;
-  const lin::check_result r = lin::check_history(t.history, co, t.unrecorded_values);
+  // A successful delete's value is compared only where the trace declares
+  // that its recorder wrote the removed value (traces/FORMAT.md, "Delete
+  // values"); the reports say which convention applied.
+  const std::vector<std::uint32_t> unchecked = traces::unchecked_delete_values(t);
+  const lin::check_result r = lin::check_history(t.history, co, unchecked);
 
   lin::report_context ctx;
   ctx.file = o.file;
@@ -58,7 +62,9 @@ int run_check(const check_options& o) {
   ctx.device = t.header.device;
   ctx.clock = traces::clock_name(t.header.clock);
   ctx.replay = t.header.replay;
-  ctx.unrecorded_values = t.unrecorded_values;
+  ctx.unrecorded_values = unchecked;
+  ctx.delete_values = traces::delete_value_convention(t);
+  ctx.delete_values_compared = traces::delete_values_compared(t);
   if (o.json) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
   } else {

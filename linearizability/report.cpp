@@ -162,6 +162,7 @@ std::string text_report(const std::vector<model::op_record>& h, const check_resu
   out += "history:  " + std::to_string(r.operations) + " operations on " + std::to_string(r.keys) + " keys";
   if (r.optional_operations) out += " (" + std::to_string(r.optional_operations) + " pending or ended in an error: they may or may not have taken effect)";
   out += "\n";
+  if (!ctx.delete_values.empty()) out += "deletes:  values " + ctx.delete_values + "\n";
   auto keys_list = [](const std::vector<key_summary>& ks, std::uint64_t total) {
     std::string s;
     for (std::size_t i = 0; i < ks.size() && i < 5; ++i) {
@@ -405,6 +406,7 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
   if (r.optional_operations) s += " (" + std::to_string(r.optional_operations) + " pending or ended in an error)";
   s += "</p>\n";
   if (!ctx.replay.empty()) s += "<p>replay: <code>" + html_escape(ctx.replay) + "</code></p>\n";
+  if (!ctx.delete_values.empty()) s += "<p>Successful deletes' values: " + html_escape(ctx.delete_values) + ".</p>\n";
   if (r.v == verdict::linearizable) {
     s += "<p class=\"verdict good\">Linearizable: every key.</p>\n";
   } else if (r.v == verdict::unknown) {
@@ -505,6 +507,12 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
        ",\"keys\":" + std::to_string(r.keys) + ",\"violating_keys\":" + std::to_string(r.violating_keys) +
        ",\"undecided_keys\":" + std::to_string(r.undecided_keys) + ",\"seconds\":" + fmt("%.6f", r.seconds) +
        ",\"threads\":" + std::to_string(r.threads);
+  if (!ctx.delete_values.empty()) {
+    s += ",\"delete_values_compared\":";
+    s += ctx.delete_values_compared ? "true" : "false";
+    s += ",\"delete_values\":";
+    append_string(s, ctx.delete_values);
+  }
   auto keys = [&](const char* name, const std::vector<key_summary>& ks) {
     s += ",\"";
     s += name;

@@ -20,7 +20,12 @@ struct report_context {
   std::string device;
   std::string clock;
   std::string replay;
-  std::vector<std::uint32_t> unrecorded_values;  // ascending
+  std::vector<std::uint32_t> unrecorded_values;  // ascending: the successful deletes whose values were not compared
+  // Which convention applied to successful deletes' values, said once:
+  // "compared (...)" or "not compared (...)" (traces::delete_value_convention);
+  // empty: not said (a history from memory).
+  std::string delete_values;
+  bool delete_values_compared = true;
 };
 
 // A row per team, each operation an interval numbered 1.. in call order,

@@ -63,7 +63,8 @@ TEST(CheckCli, ALinearizableHistoryExitsZeroInBothForms) {
   result r = run("check " + bin);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("binary v1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("binary v" + std::to_string(gfsl::traces::binary_version)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values compared (the trace declares delete_value true"), std::string::npos) << r.out;
   r = run("convert " + bin + " " + json);
   EXPECT_EQ(r.code, 0) << r.out;
   r = run("check " + json + " --threads 1");
@@ -151,6 +152,51 @@ TEST(CheckCli, ATimeLimitGivesExitThree) {
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("undecided"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("5 (53 operations)"), std::string::npos) << r.out;
+  std::remove(json.c_str());
+}
+
+// A third-party recorder that writes "value":0 for deletes (as many do):
+// insert(2,3) -> true, then delete(2) -> true, strictly after it. Without a
+// declaration the delete's value is not compared and the history is
+// linearizable; declared, the value is compared: 3 is right, 0 is a
+// violation; declared false, it is not compared again.
+TEST(CheckCli, ADeleteValueIsComparedOnlyWhenTheTraceDeclaresIt) {
+  const std::string json = temp_path("third-party.jsonl");
+  auto history = [](const std::string& metadata, int delete_value) {
+    return metadata + "{\"team\":0,\"op\":\"insert\",\"key\":2,\"value\":3,\"ok\":true,\"call\":30,\"ret\":40}\n" +
+           "{\"team\":1,\"op\":\"delete\",\"key\":2,\"value\":" + std::to_string(delete_value) +
+           ",\"ok\":true,\"call\":65,\"ret\":80}\n";
+  };
+  const std::string declared = "{\"format\":\"gfsl-history\",\"version\":1,\"delete_value\":true}\n";
+  const std::string declared_false = "{\"format\":\"gfsl-history\",\"version\":1,\"delete_value\":false}\n";
+
+  spit(json, history("", 0));
+  result r = run("check " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values not compared (the trace does not declare delete_value"), std::string::npos) << r.out;
+  r = run("check --json " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"delete_values_compared\":false"), std::string::npos) << r.out;
+
+  spit(json, history(declared, 3));
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values compared"), std::string::npos) << r.out;
+
+  spit(json, history(declared, 0));
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("NOT LINEARIZABLE: 1 of 1 keys"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("delete(2) -> true, 0"), std::string::npos) << r.out;
+  r = run("check --json " + json);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("\"delete_values_compared\":true"), std::string::npos) << r.out;
+
+  spit(json, history(declared_false, 0));
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values not compared (the trace declares delete_value false"), std::string::npos) << r.out;
   std::remove(json.c_str());
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -173,7 +174,8 @@ TEST(Traces, BinaryRoundTripKeepsHeaderRecordsAndUnrecordedValues) {
   EXPECT_EQ(gfsl::traces::detect_format(p), gfsl::traces::trace_format::binary);
   const trace t = gfsl::traces::read_trace(p);
   EXPECT_EQ(t.format, gfsl::traces::trace_format::binary);
-  EXPECT_EQ(t.version, 1u);
+  EXPECT_EQ(t.version, gfsl::traces::binary_version);
+  EXPECT_EQ(t.header.delete_value, std::optional<bool>(true));
   expect_same_header(header, t.header);
   std::vector<op_record> expected = history;
   for (std::uint32_t i : unrecorded) expected[i].value = 0;  // not recorded: not in the file
@@ -274,6 +276,76 @@ TEST(Traces, ClockNamesAreWrittenWithUnderscoresAndReadInEitherSpelling) {
   spit(p, R"({"format":"gfsl-history","version":1,"clock":"global counter"})" + record);
   expect_one_line_error(p, read_error(p), "expected a clock none, global_counter");
   std::remove(p.c_str());
+}
+
+// The delete-value declaration travels in both forms (absent, true, false);
+// a binary file of version 1 (no declaration then) reads as declaring true,
+// and one that has the field is refused.
+TEST(Traces, TheDeleteValueDeclarationRoundTripsAndVersionOneFilesStillRead) {
+  const std::string bin = temp_path("dv.trace"), json = temp_path("dv.jsonl");
+  const auto history = sample_history();
+  for (std::optional<bool> declared : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+    gfsl::traces::trace_header h = sample_header();
+    h.delete_value = declared;
+    gfsl::traces::write_trace(bin, h, history);
+    gfsl::traces::write_trace_json(json, h, history);
+    EXPECT_EQ(gfsl::traces::read_trace(bin).header.delete_value, declared);
+    EXPECT_EQ(gfsl::traces::read_trace(json).header.delete_value, declared);
+    EXPECT_EQ(slurp(json).find("\"delete_value\":") != std::string::npos, declared.has_value());
+  }
+  // Version 1: the same bytes but for the version word (the preamble is not
+  // checksummed), written without the field as version 1 writers did.
+  gfsl::traces::trace_header h = sample_header();
+  h.delete_value.reset();
+  gfsl::traces::write_trace(bin, h, history);
+  std::string bytes = slurp(bin);
+  ASSERT_EQ(bytes[8], static_cast<char>(gfsl::traces::binary_version));
+  bytes[8] = 1;
+  spit(bin, bytes);
+  trace t = gfsl::traces::read_trace(bin);
+  EXPECT_EQ(t.version, 1u);
+  EXPECT_EQ(t.header.delete_value, std::optional<bool>(true));
+  EXPECT_TRUE(gfsl::traces::delete_values_compared(t));
+  EXPECT_NE(gfsl::traces::delete_value_convention(t).find("version 1"), std::string::npos);
+  // Converted, it becomes version 2 with the declaration explicit.
+  gfsl::traces::write_trace(json, t, gfsl::traces::trace_format::json);
+  EXPECT_NE(slurp(json).find("\"delete_value\":true"), std::string::npos);
+  // A version 1 file with the field is not one a version 1 writer made.
+  h.delete_value = false;
+  gfsl::traces::write_trace(bin, h, history);
+  bytes = slurp(bin);
+  bytes[8] = 1;
+  spit(bin, bytes);
+  expect_one_line_error(bin, read_error(bin), "no \"delete_value\" field in a version 1 trace");
+  bytes[8] = 3;
+  spit(bin, bytes);
+  expect_one_line_error(bin, read_error(bin), "expected format version 1 to 2");
+  // A declaration must be a boolean.
+  spit(json, R"({"format":"gfsl-history","version":1,"delete_value":1})");
+  expect_one_line_error(json, read_error(json), "true or false for \"delete_value\"");
+  std::remove(bin.c_str());
+  std::remove(json.c_str());
+}
+
+// Undeclared: every successful delete's value is set aside; declared: only
+// those the file leaves out.
+TEST(Traces, UncheckedDeleteValuesFollowTheDeclaration) {
+  trace t;
+  t.history = sample_history();
+  const auto unrecorded = deletes_that_removed(t.history, 3);
+  const auto every = deletes_that_removed(t.history, 1);
+  ASSERT_GT(every.size(), unrecorded.size());
+  t.unrecorded_values = unrecorded;
+  EXPECT_EQ(gfsl::traces::unchecked_delete_values(t), every);
+  EXPECT_EQ(gfsl::traces::delete_value_convention(t).rfind("not compared (the trace does not declare delete_value", 0), 0u);
+  t.header.delete_value = false;
+  EXPECT_EQ(gfsl::traces::unchecked_delete_values(t), every);
+  EXPECT_EQ(gfsl::traces::delete_value_convention(t).rfind("not compared (the trace declares delete_value false", 0), 0u);
+  t.header.delete_value = true;
+  t.format = gfsl::traces::trace_format::json;
+  EXPECT_EQ(gfsl::traces::unchecked_delete_values(t), unrecorded);
+  EXPECT_EQ(gfsl::traces::delete_value_convention(t).rfind("compared (the trace declares delete_value true", 0), 0u);
+  EXPECT_NE(gfsl::traces::delete_value_convention(t).find(std::to_string(unrecorded.size()) + " deletes carry no value"), std::string::npos);
 }
 
 TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation) {

@@ -46,8 +46,10 @@ bool parse_clock(const std::string& name, model::clock_kind& out) {
   return false;
 }
 
+bool delete_values_compared(const trace& t) { return t.header.delete_value.value_or(false); }
+
 std::vector<std::uint32_t> unchecked_delete_values(const trace& t) {
-  if (t.header.delete_value.value_or(false)) return t.unrecorded_values;
+  if (delete_values_compared(t)) return t.unrecorded_values;
   std::vector<std::uint32_t> all;
   for (std::size_t i = 0; i < t.history.size(); ++i) {
     const model::op_record& r = t.history[i];
@@ -57,15 +59,19 @@ std::vector<std::uint32_t> unchecked_delete_values(const trace& t) {
 }
 
 std::string delete_value_convention(const trace& t) {
-  if (t.header.delete_value.value_or(false)) {
-    std::string s = "compared: the trace declares delete_value true (a successful delete records the value it removed)";
+  if (delete_values_compared(t)) {
+    std::string s = t.format == trace_format::binary && t.version == 1
+                        ? "compared (a version 1 binary trace: each successful delete records the value it removed)"
+                        : "compared (the trace declares delete_value true: each successful delete records the value it removed)";
     if (!t.unrecorded_values.empty()) {
-      s += "; " + std::to_string(t.unrecorded_values.size()) + " deletes carry no value and are not compared";
+      s += "; " + std::to_string(t.unrecorded_values.size()) + (t.unrecorded_values.size() == 1 ? " delete carries" : " deletes carry") +
+           " no value and " + (t.unrecorded_values.size() == 1 ? "is" : "are") + " not compared";
     }
     return s;
   }
-  return std::string("not compared: the trace ") + (t.header.delete_value ? "declares delete_value false" : "does not declare delete_value") +
-         ", so a successful delete's value may be anything (traces/FORMAT.md)";
+  return std::string("not compared (the trace ") +
+         (t.header.delete_value ? "declares delete_value false" : "does not declare delete_value") +
+         ": a successful delete's value may be anything; declare \"delete_value\":true in the metadata line to compare it)";
 }
 
 const char* status_key(status s) {

@@ -52,7 +52,8 @@ struct trace_header {
   // What the recorder declares about a successful delete's "value": true, it
   // is the value the delete removed (checkers compare it with the model's);
   // false or absent, it may be anything (many recorders write 0), and it is
-  // not compared. traces/FORMAT.md, "Delete values".
+  // not compared. traces/FORMAT.md, "Delete values". Binary version 1 files
+  // read as true.
   std::optional<bool> delete_value;
   std::vector<extra_field> extra;
 };
@@ -79,7 +80,10 @@ struct trace_extras {
   const std::vector<invariants::structural_event>* events = nullptr;
 };
 
-inline constexpr std::uint32_t binary_version = 1;
+// Version 2 added the header's delete_value declaration; version 1 files
+// still read, as declaring it (traces/FORMAT.md, "Delete values").
+inline constexpr std::uint32_t binary_version = 2;
+inline constexpr std::uint32_t oldest_binary_version = 1;
 inline constexpr unsigned max_status = static_cast<unsigned>(status::corrupt);
 inline constexpr std::uint32_t json_version = 1;
 
@@ -107,7 +111,10 @@ trace_format detect_format(const std::string& path);
 // every one of them when the header does not declare delete_value = true,
 // else those the file marks as not recorded.
 std::vector<std::uint32_t> unchecked_delete_values(const trace& t);
-// One line saying which convention unchecked_delete_values applied.
+// Whether unchecked_delete_values compares the recorded values at all.
+bool delete_values_compared(const trace& t);
+// One line saying which convention unchecked_delete_values applied, for
+// gfsl check's reports: "compared (...)" or "not compared (...)".
 std::string delete_value_convention(const trace& t);
 
 // Names used in both forms.
