@@ -37,6 +37,51 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::fclose(f.release()) == 0;
 }
 
+// Everything else the trace holds, checked by name: the final structure's
+// snapshot invariants, and the temporal invariants of its event log (which
+// need the structure as it was when logging began). A group the trace cannot
+// feed is reported as not run, with the reason.
+std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
+  std::vector<lin::invariant_group> groups(2);
+  lin::invariant_group& snapshot = groups[0];
+  snapshot.name = "snapshot";
+  snapshot.checks = invariants::snapshot_invariant_names();
+  if (t.has_final_snapshot) {
+    invariants::snapshot_report rep = invariants::check_snapshot(t.final_snapshot);
+    invariants::name_operations_in_flight(rep.violations, t.history);
+    snapshot.ran = true;
+    if (rep.checked.size() < snapshot.checks.size()) {
+      snapshot.skipped.emplace_back("model-state",
+                                    "it needs the expected final contents, which a concurrent history does not fix "
+                                    "(gfsl run checks it on sequential runs)");
+    }
+    snapshot.subject = "the final structure (" + std::to_string(rep.chunks) + " chunks, " + std::to_string(rep.live_chunks) + " live)";
+    snapshot.violations = std::move(rep.violations);
+  } else {
+    snapshot.not_run = t.format == traces::trace_format::json
+                           ? "the JSON-lines form holds no snapshot of the final structure (the binary trace of gfsl run --trace does)"
+                           : "the trace holds no snapshot of the final structure";
+  }
+  lin::invariant_group& events = groups[1];
+  events.name = "events";
+  events.checks = invariants::temporal_invariant_names();
+  if (t.has_events && t.has_initial_snapshot) {
+    invariants::temporal_report rep = invariants::check_events(t.initial_snapshot, t.events);
+    invariants::name_operations_in_flight(rep.violations, t.history);
+    events.ran = true;
+    events.checks = rep.checked;
+    events.subject = "the structural event log (" + std::to_string(rep.events) + " events)";
+    events.violations = std::move(rep.violations);
+  } else if (t.has_events) {
+    events.not_run = "the trace holds an event log but not the structure when it began";
+  } else {
+    events.not_run = t.format == traces::trace_format::json
+                         ? "the JSON-lines form holds no structural event log (the binary trace of gfsl run --events on --trace does)"
+                         : "the trace holds no structural event log (record one with gfsl run --events on --trace FILE)";
+  }
+  return groups;
+}
+
 int run_check(const check_options& o) {
   traces::trace t;
   try {
@@ -65,6 +110,7 @@ int run_check(const check_options& o) {
   ctx.unrecorded_values = unchecked;
   ctx.delete_values = traces::delete_value_convention(t);
   ctx.delete_values_compared = traces::delete_values_compared(t);
+  ctx.invariants = invariant_checks(t);
   if (o.json) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
   } else {
@@ -77,33 +123,7 @@ int run_check(const check_options& o) {
     }
     if (!o.json) std::printf("html:     %s\n", o.html.c_str());
   }
-  // Everything else the trace holds: the final structure's snapshot
-  // invariants, and the temporal invariants of its event log.
-  bool invariants_hold = true;
-  if (!o.json) {
-    if (t.has_final_snapshot) {
-      auto snap = invariants::check_snapshot(t.final_snapshot);
-      invariants::name_operations_in_flight(snap.violations, t.history);
-      std::printf("snapshot: %zu invariants checked on the final structure (%zu chunks, %zu live): %s\n", snap.checked.size(),
-                  snap.chunks, snap.live_chunks, snap.violations.empty() ? "all hold" : "VIOLATED");
-      for (std::size_t i = 0; i < snap.violations.size() && i < 10; ++i) std::printf("  %s\n", snap.violations[i].describe().c_str());
-      invariants_hold = invariants_hold && snap.violations.empty();
-    } else {
-      std::printf("snapshot: none in this trace (not checked)\n");
-    }
-    if (t.has_events && t.has_initial_snapshot) {
-      auto temporal = invariants::check_events(t.initial_snapshot, t.events);
-      invariants::name_operations_in_flight(temporal.violations, t.history);
-      std::printf("events:   %zu structural events, %zu temporal invariants checked: %s\n", temporal.events,
-                  temporal.checked.size(), temporal.violations.empty() ? "all hold" : "VIOLATED");
-      for (std::size_t i = 0; i < temporal.violations.size() && i < 10; ++i) {
-        std::printf("  %s\n", temporal.violations[i].describe().c_str());
-      }
-      invariants_hold = invariants_hold && temporal.violations.empty();
-    } else {
-      std::printf("events:   none in this trace (not checked; record them with gfsl run --events on)\n");
-    }
-  }
+  const bool invariants_hold = lin::invariants_hold(ctx.invariants);
   switch (r.v) {
     case lin::verdict::linearizable: return invariants_hold ? exit_ok : exit_violation;
     case lin::verdict::not_linearizable: return exit_violation;
