@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "linearizability/synthetic.hpp"
+#include "traces/internal.hpp"
 #include "traces/trace.hpp"
 
 namespace {
@@ -348,6 +349,21 @@ TEST(Traces, UncheckedDeleteValuesFollowTheDeclaration) {
   EXPECT_NE(gfsl::traces::delete_value_convention(t).find(std::to_string(unrecorded.size()) + " deletes carry no value"), std::string::npos);
 }
 
+// Names and strings may be written with escapes; whitespace (spaces, tabs,
+// a carriage return before the newline) may surround tokens.
+TEST(Traces, JsonReaderTakesEscapesAndWhitespace) {
+  const std::string p = temp_path("escapes.jsonl");
+  spit(p, "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"h\\u00f6st \\ud83d\\ude00\"}\r\n"
+          "{\"te\\u0061m\":3,\t\"op\":\"ins\\u0065rt\",\"key\":17,\"value\":9,\"ok\":true,\"call\":1,\"ret\":2,\"status\":\"\\u006fk\"} \r\n");
+  const trace t = gfsl::traces::read_trace(p);
+  EXPECT_EQ(t.header.backend, "h\xc3\xb6st \xf0\x9f\x98\x80");
+  ASSERT_EQ(t.history.size(), 1u);
+  EXPECT_EQ(t.history[0].team, 3u);
+  EXPECT_EQ(t.history[0].op.kind, gfsl::op_kind::insert);
+  EXPECT_EQ(t.history[0].op.value, 9u);
+  std::remove(p.c_str());
+}
+
 TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation) {
   const std::string good = R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180})";
   const std::string meta = R"({"format":"gfsl-history","version":1})";
@@ -385,6 +401,16 @@ TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation)
       {R"({"team":3,"op":"insert","key":17,"value":"9","ok":true,"call":1,"ret":2})", "\"9", "\"value\""},
       {"{\"team\":3,\"op\":\"in\x01sert\"}", "\x01", "printable"},
       {"{\"team\":3,\"op\":\"in\xffsert\"}", "\xff", "UTF-8"},
+      // What simdjson leaves to the reader: atoms run on, lone surrogates,
+      // control bytes in strings, numbers that are not unsigned integers.
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":nullx})", "x}", "',' or '}'"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":truer,"call":1,"ret":2})", "r,\"call", "',' or '}'"},
+      {R"({"team":3,"op":"\udc00","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\\udc00", "high surrogate"},
+      {R"({"format":"gfsl-history","version":1,"backend":"\ud800x"})", "x\"}", "low surrogate"},
+      {std::string("{\"team\":3,\"op\":\"ins") + '\0' + "ert\"}", std::string(1, '\0'), "printable"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1.0,"ret":2})", "1.0", "[0, 18446744073709551614]"},
+      {R"({"team":3,"op":"insert","key":1e2,"value":9,"ok":true,"call":1,"ret":2})", "1e2", "[0, 4294967295]"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":18446744073709551616})", "18446744073709551616", "below 2^64"},
   };
   const std::string p = temp_path("bad.jsonl");
   for (const bad_case& c : cases) {
@@ -405,6 +431,79 @@ TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation)
   const std::string what = read_error(p);
   expect_one_line_error(p, what, "starting with '{'");
   EXPECT_NE(what.find("byte 0:"), std::string::npos) << what;
+  std::remove(p.c_str());
+}
+
+// Large JSON-lines files are read as ranges in parallel, joined in order:
+// the same trace, and the same error (the first a reader from the start
+// meets, with its line number), however many ranges.
+TEST(Traces, JsonRangesReadInParallelGiveTheSameTraceAndTheSameFirstError) {
+  const std::string p = temp_path("ranges.jsonl");
+  const auto history = sample_history();
+  const auto unrecorded = deletes_that_removed(history, 2);
+  gfsl::traces::write_trace_json(p, sample_header(), history, unrecorded);
+  const trace whole = gfsl::traces::detail::read_json(p, 1);
+  ASSERT_EQ(whole.history.size(), history.size());
+  for (unsigned ranges = 2; ranges <= 9; ++ranges) {
+    const trace t = gfsl::traces::detail::read_json(p, ranges);
+    EXPECT_TRUE(same_records(whole.history, t.history)) << ranges << " ranges";
+    EXPECT_EQ(t.unrecorded_values, whole.unrecorded_values) << ranges << " ranges";
+    expect_same_header(whole.header, t.header);
+  }
+  auto error_of = [&](unsigned ranges) -> std::string {
+    try {
+      gfsl::traces::detail::read_json(p, ranges);
+    } catch (const trace_error& e) {
+      return e.what();
+    }
+    return {};
+  };
+  std::string text = slurp(p);
+  auto line_start = [&](std::size_t line) {  // 1-based
+    std::size_t at = 0;
+    for (std::size_t l = 1; l < line; ++l) at = text.find('\n', at) + 1;
+    return at;
+  };
+  // A bad line near the end, then one more near the start: every split
+  // reports the earlier one, with its line number.
+  const std::size_t late = line_start(280);
+  const std::size_t ok_value = text.find("\"ok\":", late) + 5;
+  text.replace(ok_value, text[ok_value] == 't' ? 4 : 5, "1");
+  spit(p, text);
+  const std::string late_error = error_of(1);
+  EXPECT_NE(late_error.find("(line 280): expected true or false for \"ok\""), std::string::npos) << late_error;
+  for (unsigned ranges = 2; ranges <= 9; ++ranges) EXPECT_EQ(error_of(ranges), late_error) << ranges << " ranges";
+  const std::size_t early = line_start(40);
+  text.insert(early, R"({"format":"gfsl-history","version":1})" "\n");
+  spit(p, text);
+  const std::string early_error = error_of(1);
+  EXPECT_NE(early_error.find("byte " + std::to_string(early) + " (line 40): expected a record: a metadata line"), std::string::npos)
+      << early_error;
+  for (unsigned ranges = 2; ranges <= 9; ++ranges) EXPECT_EQ(error_of(ranges), early_error) << ranges << " ranges";
+  std::remove(p.c_str());
+}
+
+// After the object, nothing but whitespace: not a stray brace, not a second
+// object; and an object ends on its line.
+TEST(Traces, JsonReaderRefusesWhatFollowsTheObjectOnItsLine) {
+  const std::string good = R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2})";
+  const std::string p = temp_path("after.jsonl");
+  const struct {
+    std::string text;
+    std::size_t byte;
+    std::string expected;
+  } cases[] = {
+      {good + "}", good.size(), "expected the end of the line after the object, found '}'"},
+      {good + " \t" + good, good.size() + 2, "expected the end of the line after the object, found '{'"},
+      {good + ",", good.size(), "expected the end of the line after the object, found ','"},
+      {R"({"team":3,"op":"insert",)" "\n" R"("key":17,"value":9,"ok":true,"call":1,"ret":2})", 24,
+       "expected '\"' to start a member name, found the end of the line"},
+  };
+  for (const auto& c : cases) {
+    spit(p, c.text);
+    const std::string what = read_error(p);
+    expect_one_line_error(p, what, "byte " + std::to_string(c.byte) + " (line 1): " + c.expected);
+  }
   std::remove(p.c_str());
 }
 

@@ -19,7 +19,9 @@ std::vector<extra_field> header_fields(const trace_header& h);
 std::string apply_field(trace_header& h, const extra_field& f);
 
 trace read_binary(const std::string& path);
-trace read_json(const std::string& path);
+// `ranges`: read the file as at most this many ranges, in parallel (cut at
+// line starts); 0: one per core, each of at least 16 MiB.
+trace read_json(const std::string& path, unsigned ranges = 0);
 
 std::string errno_text();
 
