@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -198,6 +199,45 @@ TEST(CheckCli, ADeleteValueIsComparedOnlyWhenTheTraceDeclaresIt) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("deletes:  values not compared (the trace declares delete_value false"), std::string::npos) << r.out;
   std::remove(json.c_str());
+}
+
+// The progress line: drawn on stderr when it is a terminal (here the pty of
+// util-linux's script), erased before the report; never into a pipe or a
+// log, and not with --quiet.
+TEST(CheckCli, AProgressLineOnlyOnATerminalAndNotWithQuiet) {
+  const std::string bin = temp_path("progress.trace");
+  gfsl::traces::write_trace(bin, header(), synthetic(5000));
+  result r = run("check " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("gfsl check: reading"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\033[K"), std::string::npos) << r.out;
+  if (std::system("script --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no util-linux script to give gfsl a terminal";
+  auto on_a_terminal = [&](const std::string& args) {
+    const std::string cmd = "script -qec '" + std::string(GFSL_BINARY) + " " + args + "' /dev/null < /dev/null 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    result out{-1, {}};
+    if (!p) return out;
+    std::array<char, 4096> buf{};
+    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.out.append(buf.data(), n);
+    const int status = pclose(p);
+    out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return out;
+  };
+  r = on_a_terminal("check " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  const std::size_t drawn = r.out.find("\r\033[Kgfsl check: reading " + bin + ": ");
+  const std::size_t erased = r.out.rfind("\r\033[K");
+  const std::size_t report = r.out.find("verdict:  linearizable");
+  EXPECT_NE(drawn, std::string::npos) << r.out;
+  EXPECT_NE(report, std::string::npos) << r.out;
+  EXPECT_LT(drawn, erased) << r.out;
+  EXPECT_LT(erased, report) << r.out;
+  r = on_a_terminal("check --quiet " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("gfsl check: reading"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\033[K"), std::string::npos) << r.out;
+  std::remove(bin.c_str());
 }
 
 TEST(CheckCli, ConvertRoundTripsAndCanBeForced) {

@@ -211,7 +211,8 @@ namespace {
 
 class reader {
  public:
-  explicit reader(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose) {
+  reader(const std::string& path, std::atomic<std::uint64_t>* bytes_read)
+      : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose), bytes_read_(bytes_read) {
     if (!f_) throw trace_error(path + ": cannot open: " + errno_text());
     struct stat st {};
     if (fstat(fileno(f_.get()), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -233,6 +234,7 @@ class reader {
     }
     if (n && std::fread(into, 1, n, f_.get()) != n) fail(pos_, "cannot read: " + errno_text());
     pos_ += n;
+    if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
   }
   std::uint32_t u32(const char* what) {
     unsigned char b[4];
@@ -250,6 +252,7 @@ class reader {
   std::unique_ptr<FILE, int (*)(FILE*)> f_;
   std::uint64_t size_ = 0;
   std::uint64_t pos_ = 0;
+  std::atomic<std::uint64_t>* bytes_read_;
 };
 
 // Bounds-checked walk over a section held in memory.
@@ -363,8 +366,8 @@ void parse_header(const reader& r, const std::vector<unsigned char>& payload, st
 
 }  // namespace
 
-trace read_binary(const std::string& path) {
-  reader r(path);
+trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
+  reader r(path, bytes_read);
   trace t;
   t.format = trace_format::binary;
   unsigned char pre[preamble_bytes];

@@ -349,7 +349,8 @@ struct range_result {
 
 // `header`: the range that starts the file, whose first line may be the
 // metadata line (its fields go there); null for the others.
-void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out) {
+void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out,
+                std::atomic<std::uint64_t>* bytes_read) {
   try {
     std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!f) throw trace_error(path + ": cannot open: " + errno_text());
@@ -400,6 +401,7 @@ void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end,
         throw trace_error(path + ": byte " + std::to_string(buf_offset + carry + n) + ": cannot read: " + errno_text());
       }
       const std::size_t len = carry + n;
+      if (bytes_read) bytes_read->fetch_add(n, std::memory_order_relaxed);
       std::memset(buf.data() + len, 0, simdjson::SIMDJSON_PADDING);
       std::size_t pos = 0;
       while (pos < len) {
@@ -435,7 +437,7 @@ void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end,
 // least 16 MiB), read in parallel and joined in order: a refused line is
 // reported from the first range that has one, so the error is the one a
 // reader from the start would meet, with its line number.
-trace read_json(const std::string& path, unsigned ranges_wanted) {
+trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std::uint64_t>* bytes_read) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw trace_error(path + ": cannot open: " + errno_text());
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
@@ -465,9 +467,9 @@ trace read_json(const std::string& path, unsigned ranges_wanted) {
   {
     std::vector<std::thread> readers;
     for (std::size_t k = 1; k < ranges.size(); ++k) {
-      readers.emplace_back(read_range, std::cref(path), cuts[k], cuts[k + 1], nullptr, std::ref(ranges[k]));
+      readers.emplace_back(read_range, std::cref(path), cuts[k], cuts[k + 1], nullptr, std::ref(ranges[k]), bytes_read);
     }
-    read_range(path, cuts[0], cuts[1], &t, ranges[0]);
+    read_range(path, cuts[0], cuts[1], &t, ranges[0], bytes_read);
     for (std::thread& r : readers) r.join();
   }
   std::uint64_t lines_before = 0;

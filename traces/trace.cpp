@@ -266,8 +266,8 @@ trace_format detect_format(const std::string& path) {
   }
 }
 
-trace read_trace(const std::string& path) {
-  return detect_format(path) == trace_format::binary ? detail::read_binary(path) : detail::read_json(path);
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
+  return detect_format(path) == trace_format::binary ? detail::read_binary(path, bytes_read) : detail::read_json(path, 0, bytes_read);
 }
 
 void write_trace(const std::string& path, const trace& t, trace_format as) {

@@ -10,6 +10,7 @@
 // length or a count before checking it against the file's size.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -101,8 +102,9 @@ void write_trace_json(const std::string& path, const trace_header& header, const
                       const std::vector<std::uint32_t>& unrecorded_values = {});
 void write_trace(const std::string& path, const trace& t, trace_format as);
 
-// Reads either form; throws trace_error.
-trace read_trace(const std::string& path);
+// Reads either form; throws trace_error. `bytes_read`, when given, counts
+// the bytes read so far (for a progress line; other threads may read it).
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr);
 
 // Which form a file is in, from its first bytes; throws trace_error.
 trace_format detect_format(const std::string& path);
