@@ -48,7 +48,10 @@ const std::vector<std::string>& snapshot_invariant_names();
 const std::vector<std::string>& mid_run_invariant_names();
 
 struct snapshot_report {
-  std::vector<std::string> checked;   // invariants that ran (model-state only with expected_bottom)
+  // The invariants that ran: model-state only with expected_bottom, and only
+  // level-list and final-not-zombie when the level lists are broken (the
+  // others walk them).
+  std::vector<std::string> checked;
   std::vector<violation> violations;  // empty when all hold
   std::size_t chunks = 0, live_chunks = 0, keys = 0;
 };

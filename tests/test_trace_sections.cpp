@@ -161,6 +161,29 @@ TEST(TraceSections, AViolatedInvariantInTheTraceFailsTheCheck) {
   std::filesystem::remove(r.path);
 }
 
+// A level list broken in the stored structure: level-list fails, and the
+// invariants that walk the lists are named as not run, not as holding.
+TEST(TraceSections, ChecksThatCouldNotRunAfterABrokenListAreNamedNotRun) {
+  recorded r = record("gfsl-sections-broken-list.trace");
+  gfsl::traces::trace t = gfsl::traces::read_trace(r.path);
+  const std::uint64_t head = t.final_snapshot.words[32];  // level 0's first chunk
+  std::uint64_t& next = t.final_snapshot.words[128 + head * 16 + 14];  // its NEXT entry (N = 16)
+  next = gfsl::make_entry(gfsl::entry_key(next), 0xFFFFFFu);
+  gfsl::traces::write_trace(r.path, t, gfsl::traces::trace_format::binary);
+  std::string out;
+  EXPECT_EQ(run_gfsl("check " + r.path, &out), 1) << out;
+  EXPECT_NE(out.find("snapshot: 2 invariants checked on the final structure"), std::string::npos) << out;
+  EXPECT_NE(out.find("  VIOLATED  level-list ("), std::string::npos) << out;
+  EXPECT_NE(out.find("  holds     final-not-zombie\n"), std::string::npos) << out;
+  for (const char* name : {"chunk-sorted", "down-reachability", "bottom-search", "fill-bound"}) {
+    EXPECT_NE(out.find(std::string("  not run   ") + name + ": it walks the level lists, which level-list found broken"),
+              std::string::npos)
+        << name << "\n" << out;
+  }
+  EXPECT_NE(out.find("events:   5 invariants checked"), std::string::npos) << out;
+  std::filesystem::remove(r.path);
+}
+
 // A write to a chunk's data entry by a team that does not hold its lock, in
 // the stored event log: lock-discipline names the event, its team, the chunk
 // and the key written.
