@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/stats.hpp"
+#include "core/types.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::bench {
@@ -59,6 +60,9 @@ struct gfsl_bench_config {
   // Record the history as `gfsl run --backend cuda` does (device-counter call
   // and return stamps, one record per operation): its cost, next to off.
   bool record = false;
+  // The algorithm's variant (core/types.hpp). thesis is compiled at the
+  // tuned launch configuration (512/4) only: a comparison, not a tuning.
+  gfsl::variant var = gfsl::default_variant;
 };
 
 struct gfsl_bench_result {

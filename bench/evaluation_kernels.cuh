@@ -44,7 +44,7 @@ static __global__ void read_globaltimer(std::uint64_t* out) { *out = global_time
 // One team per N lanes; team t runs its contiguous block of the `count`
 // operations. Prefill: insert the permutation's keys [0, count); otherwise
 // the workload's operations, exactly as every backend of the testbed does.
-template <int N, int Threads, int MinBlocks>
+template <int N, int Threads, int MinBlocks, gfsl::variant V = gfsl::default_variant>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     bench_ops(structure_view<N> s, model::workload w, bool prefill, key_permutation perm, std::uint64_t count,
               std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   if (t64 >= w.teams) return;
   const team_id t = static_cast<team_id>(t64);
   device_team<N> team(t, w.seed, controls);
-  algorithm<device_team<N>, false> a(team, s, threshold);
+  algorithm<device_team<N>, false, V> a(team, s, threshold);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   unsigned long long duplicates = 0;
   for (std::uint64_t j = first; j < last; ++j) {
@@ -116,14 +116,14 @@ bool dispatch(const launch_config& lc, F&& f) {
   return dispatch_impl(lc, std::forward<F>(f), std::make_index_sequence<std::tuple_size_v<variants>>{});
 }
 
-template <int N, int T, int B>
+template <int N, int T, int B, gfsl::variant V = gfsl::default_variant>
 kernel_report describe_variant() {
   kernel_report k;
   cudaFuncAttributes attr{};
-  GFSL_CUDA_CHECK(cudaFuncGetAttributes(&attr, bench_ops<N, T, B>));
+  GFSL_CUDA_CHECK(cudaFuncGetAttributes(&attr, bench_ops<N, T, B, V>));
   k.registers = attr.numRegs;
   k.local_bytes = static_cast<int>(attr.localSizeBytes);
-  GFSL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, bench_ops<N, T, B>, T, 0));
+  GFSL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, bench_ops<N, T, B, V>, T, 0));
   int dev = 0;
   GFSL_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
@@ -136,10 +136,10 @@ kernel_report describe_variant() {
 }
 
 
-template <int N, int T, int B>
+template <int N, int T, int B, gfsl::variant V = gfsl::default_variant>
 gfsl_bench_result run_variant(const gfsl_bench_config& c) {
   gfsl_bench_result res;
-  res.kernel = describe_variant<N, T, B>();
+  res.kernel = describe_variant<N, T, B, V>();
   const std::uint32_t resident_teams = static_cast<std::uint32_t>(res.kernel.blocks_per_sm) * res.kernel.sms * (T / N);
   res.teams = c.teams ? c.teams : resident_teams;
 
@@ -200,7 +200,7 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
     const key_permutation perm(c.range, c.seed);
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
-    bench_ops<N, T, B><<<blocks, T>>>(view, kw, prefill, perm, count, threshold, controls, tally.ptr,
+    bench_ops<N, T, B, V><<<blocks, T>>>(view, kw, prefill, perm, count, threshold, controls, tally.ptr,
                                       prefill ? nullptr : records.ptr, clock.ptr);
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
@@ -278,6 +278,11 @@ kernel_report describe_for_impl(const launch_config& lc, bool& found) {
 template <int N>
 gfsl_bench_result run_for_impl(const gfsl_bench_config& c, bool& found) {
   gfsl_bench_result res;
+  if (c.var == gfsl::variant::thesis) {
+    found = c.launch.threads_per_block == 512 && c.launch.min_blocks_per_sm == 4;
+    if (found) res = run_variant<N, 512, 4, gfsl::variant::thesis>(c);
+    return res;
+  }
   found = dispatch(c.launch, [&]<int T, int B>() { res = run_variant<N, T, B>(c); });
   return res;
 }

@@ -132,8 +132,10 @@ row measured_row(const std::string& suite, const std::string& impl, const worklo
 }
 
 row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
-                 std::uint64_t ops, const suite_options& o, bool record = false) {
+                 std::uint64_t ops, const suite_options& o, bool record = false,
+                 gfsl::variant var = gfsl::default_variant) {
   gfsl_bench_config c;
+  c.var = var;
   c.chunk = chunk;
   c.launch = lc;
   c.range = range;
@@ -146,7 +148,8 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
   c.seed = o.seed;
   c.record = record;
   const gfsl_bench_result res = run_gfsl_bench(c);
-  row r = measured_row(suite, record ? "gfsl-rec" : "gfsl", w, range, ops, res.ok, res.error, res.ms);
+  const std::string impl = record ? "gfsl-rec" : var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl";
+  row r = measured_row(suite, impl, w, range, ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
   r.chunk = chunk;
   r.launch = lc.name();
@@ -235,9 +238,11 @@ std::vector<row> run_suite(const suite_options& o, std::FILE* csv, std::FILE* lo
     }
     for (const workload_spec& w : o.workloads) {
       for (std::uint32_t range : o.ranges) {
-        row r = measure_gfsl(o.suite, chunk, lc, w, range, ops_of(o, w, range), o);
-        emit(r, csv, log);
-        rows.push_back(r);
+        for (gfsl::variant v : o.variants) {
+          row r = measure_gfsl(o.suite, chunk, lc, w, range, ops_of(o, w, range), o, false, v);
+          emit(r, csv, log);
+          rows.push_back(r);
+        }
       }
     }
   }

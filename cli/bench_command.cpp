@@ -41,7 +41,7 @@ command add_bench_command(CLI::App& root) {
   struct state {
     std::string suite = "thesis", chunks = "32,16", ranges = "10K,30K,100K,300K,1M,3M,10M,30M,100M";
     std::string workloads = "1-1-98,5-5-90,10-10-80,20-20-60,contains,insert,delete";
-    std::string launch = "auto", csv, baseline = "on";
+    std::string launch = "auto", csv, baseline = "on", variants = "robust";
     std::uint64_t ops = 10000000, seed = 1;
     int repeats = 5;
     std::uint32_t baseline_max = 10000000;
@@ -68,6 +68,9 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--baseline-max-range", st->baseline_max, "largest key range for the baseline")->capture_default_str();
   b->add_option("--seed", st->seed, "seed of the initial structures and the operations")->capture_default_str();
   b->add_option("--csv", st->csv, "write the rows to this CSV file (default: stdout)");
+  b->add_option("--variant", st->variants,
+                "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn; thesis runs at 512/4)")
+      ->capture_default_str();
   return {b, [st]() -> int {
 #if defined(GFSL_HAVE_CUDA)
             gfsl::bench::suite_options o;
@@ -78,6 +81,18 @@ command add_bench_command(CLI::App& root) {
             o.baseline = st->baseline == "on";
             o.baseline_max_range = st->baseline_max;
             o.seed = st->seed;
+            o.variants.clear();
+            {
+              std::stringstream vin(st->variants);
+              for (std::string v; std::getline(vin, v, ',');) {
+                const auto parsed = gfsl::parse_variant(v);
+                if (!parsed) {
+                  std::fprintf(stderr, "gfsl bench: --variant %s: variants are robust and thesis\n", st->variants.c_str());
+                  return exit_usage;
+                }
+                o.variants.push_back(*parsed);
+              }
+            }
             o.chunks.clear();
             std::stringstream in(st->chunks);
             for (std::string c; std::getline(in, c, ',');) {

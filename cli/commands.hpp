@@ -32,5 +32,6 @@ command add_dot_command(CLI::App& root);
 command add_check_command(CLI::App& root);
 command add_convert_command(CLI::App& root);
 command add_bench_command(CLI::App& root);
+command add_stress_command(CLI::App& root);
 
 }  // namespace gfsl::cli

@@ -33,6 +33,7 @@ std::string replay_of(const fuzz::run_config& c) {
   o.events = true;
   o.check_every = c.backend == "host" ? c.check_every : 0;
   o.mut = c.mut;
+  o.var = c.var;
   return encode_replay(o);
 }
 
@@ -70,6 +71,7 @@ command add_fuzz_command(CLI::App& root) {
     std::string shard = "0/1";
     std::string mutant;
     std::string granularity = "any";
+    std::string variant = "robust";
     std::vector<std::string> merge_dirs;
   };
   auto st = std::make_shared<state>();
@@ -82,6 +84,9 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--seconds", o.seconds, "time budget")->check(CLI::PositiveNumber)->capture_default_str();
   fz->add_option("--max-runs", o.max_runs, "stop after this many runs (0: time budget only)")->capture_default_str();
   fz->add_option("--mutant", st->mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants lists them)");
+  fz->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
+      ->check(CLI::IsMember({"thesis", "robust"}))
+      ->capture_default_str();
   fz->add_option("--jobs", o.jobs, "campaign threads")->check(CLI::Range(1u, 256u))->capture_default_str();
   fz->add_option("--shard", st->shard, "i/n: this campaign takes every n-th batch of the seed space, from the i-th")
       ->capture_default_str();
@@ -137,6 +142,7 @@ command add_fuzz_command(CLI::App& root) {
               return exit_usage;
             }
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
+            o.var = *parse_variant(st->variant);
             if (!st->mutant.empty()) {
               const mutant_info* m = find_mutant(st->mutant);
               if (!m) {
@@ -176,7 +182,7 @@ command add_mutants_command(CLI::App& root) {
     std::string backend = "host";
     double budget = 20;
     bool json = false, list = false;
-    std::string junit, only;
+    std::string junit, only, variant = "robust", granularity = "chunk";
     std::uint64_t seed = 1;
   };
   auto st = std::make_shared<state>();
@@ -185,6 +191,13 @@ command add_mutants_command(CLI::App& root) {
   mu->add_option("--budget", st->budget, "seconds per mutant")->check(CLI::PositiveNumber)->capture_default_str();
   mu->add_option("--seed", st->seed, "campaign seed (fixed: the matrix is reproducible)")->capture_default_str();
   mu->add_option("--only", st->only, "one mutant by name");
+  mu->add_option("--variant", st->variant, "the algorithm the bugs are planted in: robust, thesis")
+      ->check(CLI::IsMember({"thesis", "robust"}))
+      ->capture_default_str();
+  mu->add_option("--granularity", st->granularity,
+                 "host: read granularity of the campaigns (thesis is linearizable only at chunk; robust at every one)")
+      ->check(CLI::IsMember({"chunk", "line", "lane"}))
+      ->capture_default_str();
   mu->add_flag("--json", st->json, "print one JSON object");
   mu->add_option("--junit", st->junit, "also write JUnit XML to this file");
   mu->add_flag("--list", st->list, "list the mutants and what each breaks");
@@ -216,7 +229,8 @@ command add_mutants_command(CLI::App& root) {
               o.progress = false;
               o.runs_per_batch = 10;
               o.limits.vary_granularity = false;
-              o.limits.granularity = sched::granularity::chunk;
+              sched::parse(st->granularity, o.limits.granularity);
+              o.var = *parse_variant(st->variant);
               o.shrink_seconds = st->budget;
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<command> commands{add_run_command(app), add_replay_command(app), add_fuzz_command(app),
                                 add_mutants_command(app), add_check_command(app), add_convert_command(app), add_dot_command(app),
-                                add_bench_command(app)};
+                                add_bench_command(app), add_stress_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

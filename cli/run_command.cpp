@@ -28,7 +28,12 @@ namespace {
 bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::string& device, gfsl::model::clock_kind clock) {
   if (o.trace.empty()) return true;
   try {
-    const auto header = gfsl::traces::make_header(o.w, o.backend, device, clock, encode_replay(o));
+    auto header = gfsl::traces::make_header(o.w, o.backend, device, clock, encode_replay(o));
+    // Which algorithm ran (a trace without this field ran thesis, the only one then).
+    gfsl::traces::extra_field variant_field;
+    variant_field.name = "variant";
+    variant_field.s = gfsl::variant_name(o.var);
+    header.extra.push_back(variant_field);
     gfsl::traces::trace_extras extras;
     if (!r.final_snapshot.words.empty()) extras.final_snapshot = &r.final_snapshot;
     if (!r.initial_snapshot.words.empty()) {
@@ -107,7 +112,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
       }
       model_state = m.entries();
     }
-    auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, true, sequential ? &model_state : nullptr);
+    // A run the scheduler stopped has operations in flight: its structure is
+    // a mid-run state, judged by the invariants that hold at every step.
+    const bool quiescent = schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed;
+    auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, quiescent, sequential ? &model_state : nullptr);
     gfsl::invariants::name_operations_in_flight(snap.violations, r.records);
     if (!snap.violations.empty()) {
       std::printf("check:    FAILED: %zu snapshot invariant violations of %zu checked, first: %s\n", snap.violations.size(),
@@ -214,6 +222,7 @@ int execute(run_options& o) {
     dopt.watchdog_seconds = o.watchdog;
     dopt.events = o.events;
     dopt.event_capacity = o.event_capacity;
+    dopt.var = o.var;
     const gfsl::device_run d = gfsl::run_on_device(o.w, dopt);
     if (d.timed_out) {
       std::fprintf(stderr, "gfsl run: a kernel did not finish within the %.0f s watchdog on %s: stopping\n", o.watchdog,
@@ -235,6 +244,7 @@ int execute(run_options& o) {
   gfsl::run_extras extras;
   extras.events = o.events;
   extras.mut = o.mut;
+  extras.var = o.var;
 
   extras.check_every = o.check_every;
   if (o.check_every && (o.backend != "host" || o.sched == "turns")) {
@@ -257,6 +267,7 @@ command add_run_command(CLI::App& root) {
     std::string events = "off";
     std::string hot;
     std::string mutant;
+    std::string variant = "robust";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -291,6 +302,9 @@ command add_run_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
+  run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
+      ->check(CLI::IsMember({"thesis", "robust"}))
+      ->capture_default_str();
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys)");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
@@ -327,6 +341,7 @@ command add_run_command(CLI::App& root) {
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
+            o.var = *gfsl::parse_variant(st->variant);
             if (!st->mutant.empty()) {
               const gfsl::mutant_info* m = gfsl::find_mutant(st->mutant);
               if (!m) {

@@ -48,6 +48,7 @@ std::string encode_replay(const run_options& o) {
   if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys;
   if (o.events) s << ":events=on";
   if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
+  s << ":variant=" << variant_name(o.var);
   if (o.check_every) s << ":check-every=" << o.check_every;
   if (o.backend == "host") {
     s << ":sched=" << o.sched;
@@ -113,6 +114,14 @@ std::string decode_replay(const std::string& text, run_options& o) {
     const mutant_info* m = find_mutant(it->second);
     if (!m) return "replay string: field 'mutant' names no mutant: '" + it->second + "'";
     r.mut = m->id;
+    fields.erase(it);
+  }
+  // Lines written before the robust variant existed ran the published algorithm.
+  r.var = variant::thesis;
+  if (const auto it = fields.find("variant"); it != fields.end()) {
+    const auto v = parse_variant(it->second);
+    if (!v) return "replay string: field 'variant' has a bad value '" + it->second + "'";
+    r.var = *v;
     fields.erase(it);
   }
   if (fields.count("check-every")) {

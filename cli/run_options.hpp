@@ -26,6 +26,7 @@ struct run_options {
   bool events = false;              // record and check the structural event log
   std::uint64_t event_capacity = 0; // cuda: events the device log holds (0: sized from the workload)
   mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)
+  variant var = default_variant;    // the algorithm (core/types.hpp); a replay line without it ran thesis
   std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
 };
 

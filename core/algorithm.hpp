@@ -29,9 +29,17 @@ namespace gfsl {
 
 // `Mutable` compiles in the seeded bugs of core/mutants.hpp (one active at a
 // time, chosen at construction); the default compiles them all away.
-template <class Team, bool Mutable = false>
+//
+// `V` chooses the variant (core/types.hpp, docs/ALGORITHM.md): `thesis` is the
+// published algorithm, exactly, which assumes that a team reads a chunk in one
+// instant; `robust` adds what keeps it linearizable when the read is lane by
+// lane (every `if constexpr (robust)` below): a zombie's NEXT re-read after its
+// mark, a write version in the LOCK word validating every "not here", and a
+// backtrack that falls back to the level's head instead of restarting.
+template <class Team, bool Mutable = false, variant V = default_variant>
 class algorithm {
  public:
+  static constexpr bool robust = V == variant::robust;
   static constexpr int N = Team::width;
   using shape = chunk_shape<N>;
   using lanes = typename Team::lanes;
@@ -53,7 +61,7 @@ class algorithm {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     if (stopped()) return {status::stopped, false, 0};
     const chunk_index start = search_down(k, 0, nullptr);
-    const lateral hit = search_lateral(k, start, 0, false);
+    const lateral hit = search_lateral(k, start, 0, false, true);
     if (hit.tid == none) return {status::ok, false, 0};
     return {status::ok, true, entry_value(t_.shfl(hit.kv, hit.tid))};
   }
@@ -64,7 +72,8 @@ class algorithm {
     if (stopped()) return {status::stopped, false, 0};
     lanes path;
     const chunk_index start = search_down(k, 0, &path);
-    const lateral hit = search_lateral(k, start, 0, true);
+    // A "not here" needs no validation: insert_to_level re-checks under the lock.
+    const lateral hit = search_lateral(k, start, 0, true, false);
     if (hit.tid != none) return {status::ok, false, 0};
 
     const level_insert bottom = insert_to_level(0, hit.chunk, k, v);
@@ -114,7 +123,7 @@ class algorithm {
     if (stopped()) return {status::stopped, false, 0};
     lanes path;
     const chunk_index start = search_down(k, 0, &path);
-    const lateral hit = search_lateral(k, start, 0, true);
+    const lateral hit = search_lateral(k, start, 0, true, true);
     if (hit.tid == none) return {status::ok, false, 0};
 
     const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
@@ -131,7 +140,7 @@ class algorithm {
     const int height = get_height();
     for (int level = height; level > 0; --level) {
       const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
-      const lateral in_level = search_lateral(k, from, level, false);
+      const lateral in_level = search_lateral(k, from, level, false, true);
       if (in_level.tid == none) continue;
       const locked_chunk enc = find_and_lock_enclosing(in_level.chunk, k);
       // No re-check is needed by the thesis (our bottom lock excludes other
@@ -199,7 +208,27 @@ class algorithm {
 
   // ---- Reading chunks --------------------------------------------------------
 
-  GFSL_FN lanes read(chunk_index c) { return t_.load_lanes(s_.chunk(c)); }
+  GFSL_FN lanes read(chunk_index c) {
+    lanes kv = load_chunk(c);
+    if constexpr (robust) {
+      // Lane by lane, NEXT may have been loaded before the LOCK lane saw the
+      // zombie mark: a split and a merge in between (X -> F -> S, X merged
+      // into F) would send us past the live chunk F. A zombie's NEXT never
+      // changes after its mark (zombie-frozen), so one load after the LOCK
+      // lane's (ordered by the barrier that ends the read) is its final value.
+      if (is_zombie(kv) && !bug(mutant::zombie_next_not_reloaded)) {
+        t_.set_lane(kv, next_lane, t_.load(s_.chunk(c) + next_lane, next_lane));
+      }
+    }
+    return kv;
+  }
+  GFSL_FN lanes load_chunk(chunk_index c) {
+    if constexpr (Mutable) {
+      if (bug(mutant::load_relaxed)) return t_.load_lanes(s_.chunk(c), mem_order::relaxed);
+    }
+    return t_.load_lanes(s_.chunk(c));
+  }
+  GFSL_FN std::uint64_t load_lock(chunk_index c) { return t_.load(s_.chunk(c) + lock_lane, lock_lane); }
   GFSL_FN key_type max_of(const lanes& kv) const { return entry_key(t_.shfl(kv, next_lane)); }
   GFSL_FN chunk_index next_of(const lanes& kv) const { return entry_value(t_.shfl(kv, next_lane)); }
   GFSL_FN std::uint64_t lock_of(const lanes& kv) const { return t_.shfl(kv, lock_lane); }
@@ -290,6 +319,17 @@ class algorithm {
           const int back = have_prev ? down_step_tid(k, prev_kv) : none;
           if (back == none) {  // no previous chunk in this level (4.2.1): restart
             ++t_.stats().restarts;
+            if constexpr (robust) {
+              // A stale key above (a torn read of delete's upper-level check,
+              // or a down pointer read mid-split) can send every attempt to
+              // the same place: restarting from the top would loop forever.
+              // The level's head chunk holds -inf <= k, so a lateral walk
+              // from it reaches k's enclosing chunk at this level.
+              if (!bug(mutant::head_fallback_wrong)) {
+                curr = head_of(height);
+                continue;
+              }
+            }
             restart = true;
             break;
           }
@@ -306,17 +346,25 @@ class algorithm {
 
   // searchLateral (Alg. 4.4): lateral steps until the enclosing chunk of k in
   // this level; zombies are skipped (and, with `unlink`, unlinked lazily).
-  GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink) {
+  // `validate` (robust): a "k is not here" is concluded only from a read that
+  // no burst of writes overlapped (validated_read).
+  GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink, bool validate) {
     bool have_prev = false;
     chunk_index prev = no_chunk;
     for (;;) {
-      const lanes kv = read(curr);
+      lanes kv = read(curr);
       if (is_zombie(kv) && !bug(mutant::zombies_not_skipped)) {
         curr = unlink ? unlink_zombie(level, have_prev, prev, curr, kv) : next_of(kv);
         ++t_.stats().zombies_skipped;
         continue;
       }
-      const int tid = equal_or_next(k, kv);
+      int tid = equal_or_next(k, kv);
+      if constexpr (robust) {
+        if (tid == none && validate && !bug(mutant::absence_not_validated)) {
+          if (!validated_read(curr, kv)) continue;  // a burst overlapped: read again
+          tid = equal_or_next(k, kv);
+        }
+      }
       if (tid == next_lane) {
         have_prev = true;
         prev = curr;
@@ -325,6 +373,30 @@ class algorithm {
       }
       return {curr, kv, tid};
     }
+  }
+
+  // robust: the seqlock of the write version. `kv` is a read of c whose LOCK
+  // lane showed version v1. Only when v1 is even (no burst in progress) do we
+  // read c again, then its LOCK word: if the version is still v1, no burst
+  // began or ended between the first read's LOCK load and that last load,
+  // and the second read, which lies between them, saw the chunk as it was at
+  // one instant. Replaces kv by that read and returns true; false: read again.
+  // The holder's version store precedes its data stores (they are release
+  // stores after it), and our loads are acquire, so a second read that saw
+  // any store of a burst makes the last load see the version it moved to.
+  GFSL_FN bool validated_read(chunk_index c, lanes& kv) {
+    const std::uint64_t first = lock_of(kv);
+    if (lock_in_burst(first)) {
+      // At most N stores away: wait as for a lock (the device watchdog and
+      // the scheduler see it), never for the lock itself.
+      ++t_.stats().lock_waits;
+      t_.lock_wait(c, first);
+      return false;
+    }
+    const lanes again = read(c);
+    if (lock_version(load_lock(c)) != lock_version(first)) return false;
+    kv = again;
+    return true;
   }
 
   // Lazy zombie removal of searchSlow (Alg. 4.6 lines 10-20): find the first
@@ -343,7 +415,7 @@ class algorithm {
       const lanes pkv = read(prev);
       if (next_of(pkv) == zombie) store_entry(prev, next_lane, make_entry(max_of(pkv), target));
     } else if (have_prev) {
-      if (try_lock(prev)) {
+      if (try_lock(prev, robust ? load_lock(prev) : lock_free_word)) {
         const lanes pkv = read(prev);
         // Under the lock prev cannot change; redirect only if it still points
         // at the zombie. max stays, next moves: one 8-byte store.
@@ -364,20 +436,38 @@ class algorithm {
 
   // ---- Locks -----------------------------------------------------------------
 
-  GFSL_FN bool try_lock(chunk_index c) {
-    std::uint64_t expected = lock_free_word;
+  // `seen`: the chunk's LOCK word as the caller last read it (robust: the
+  // free word carries the version, which the CAS must match).
+  GFSL_FN bool try_lock(chunk_index c, std::uint64_t seen) {
+    std::uint64_t expected = robust ? seen : lock_free_word;
+    if (robust && !lock_is_free(seen)) return false;
     // acq_rel: acquire makes the previous holder's writes visible to us.
-    return t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, lock_word_of(t_.id()));
+    return t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, expected | lock_word_of(t_.id()));
   }
   // Release: every write made under the lock is visible before the lock frees.
   GFSL_FN void unlock(chunk_index c) {
-    t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_free_word,
+    const std::uint64_t freed = robust ? lock_released(load_lock(c)) : lock_free_word;
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, freed,
              bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
   }
   // Release: the merge's writes to the successor are visible before anyone can
   // see this chunk as a zombie and follow its NEXT pointer past it.
   GFSL_FN void mark_zombie(chunk_index c) {
-    t_.store(s_.chunk(c) + lock_lane, lock_lane, zombie_word_of(t_.id()), mem_order::release);
+    const std::uint64_t version = robust ? load_lock(c) & lock_version_mask : 0;
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, version | zombie_word_of(t_.id()), mem_order::release);
+  }
+  // robust: a burst of writes that changes which keys the chunk shows, or
+  // its max, runs between an odd and an even version (validated_read). The
+  // holder is the only writer of its LOCK word, so a load gives the current one.
+  GFSL_FN void begin_burst(chunk_index c) {
+    if constexpr (robust) bump_version(c);
+  }
+  GFSL_FN void end_burst(chunk_index c) {
+    if constexpr (robust) bump_version(c);
+  }
+  GFSL_FN void bump_version(chunk_index c) {
+    if (bug(mutant::version_not_bumped)) return;
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_bumped(load_lock(c)), mem_order::release);
   }
   GFSL_FN void store_entry(chunk_index c, int lane, entry_type e) {
     t_.store(s_.chunk(c) + lane, lane, e, bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
@@ -393,12 +483,12 @@ class algorithm {
         continue;
       }
       const std::uint64_t lock = lock_of(kv);
-      if (lock != lock_free_word) {
+      if (!lock_is_free(lock)) {
         ++t_.stats().lock_waits;
         t_.lock_wait(curr, lock);
         continue;
       }
-      if (!try_lock(curr)) continue;
+      if (!try_lock(curr, lock)) continue;
       if (bug(mutant::no_recheck_after_lock)) return {curr, kv};
       kv = read(curr);
       if (max_of(kv) < k) {  // split or removal moved the range on before we locked
@@ -426,12 +516,12 @@ class algorithm {
       }
       if (for_merge && bug(mutant::merge_into_unlocked)) return next;
       const std::uint64_t lock = lock_of(nkv);
-      if (lock != lock_free_word) {
+      if (!lock_is_free(lock)) {
         ++t_.stats().lock_waits;
         t_.lock_wait(next, lock);
         continue;
       }
-      if (try_lock(next)) return next;
+      if (try_lock(next, lock)) return next;
     }
   }
 
@@ -483,12 +573,14 @@ class algorithm {
     const int idx = popcount32(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       return lane < dsize && entry_key(e) < k;
     }));
+    begin_burst(c);
     if (bug(mutant::insert_left_to_right)) {
       for (int i = idx + 1; i <= n; ++i) store_entry(c, i, t_.shfl(kv, i - 1));
     } else {
       for (int i = n; i > idx; --i) store_entry(c, i, t_.shfl(kv, i - 1));
     }
     store_entry(c, idx, make_entry(k, v));
+    end_burst(c);
   }
 
   // preSplit + splitCopy (Alg. 4.9 lines 16-34) for the locked chunk c: lock
@@ -527,6 +619,9 @@ class algorithm {
     // the fresh chunk: from here readers looking for a moved key go lateral,
     // whatever stale copies the DATA lanes of c still show (NEXT outranks them).
     const bool empty_first = bug(mutant::split_empty_before_next);
+    // robust: one burst from the NEXT store to the last emptied entry, so
+    // that no validated read sees the old max with the moved keys gone.
+    begin_burst(c);
     if (empty_first) {
       for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
     }
@@ -535,6 +630,7 @@ class algorithm {
     if (!empty_first) {
       for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
     }
+    end_burst(c);
     ++t_.stats().splits;
     return r;
   }
@@ -596,14 +692,14 @@ class algorithm {
     for (; j < first + count; ++j) {
       const key_type mk = key_at(moved, j);
       if (mk == skip) continue;
-      const lateral above = search_lateral(mk, upper, level + 1, false);
+      const lateral above = search_lateral(mk, upper, level + 1, false, true);
       upper = above.chunk;
       if (above.tid == none) continue;  // mk is not in level+1
       const locked_chunk enc = find_and_lock_enclosing(upper, mk);
       upper = enc.chunk;
       const int tid = tid_with_key(enc.kv, mk);
       if (tid != none) {
-        const lateral below = search_lateral(mk, lower, level, false);
+        const lateral below = search_lateral(mk, lower, level, false, true);
         if (below.tid != none && entry_value(t_.shfl(enc.kv, tid)) != below.chunk) {
           store_entry(enc.chunk, tid, make_entry(mk, below.chunk));
           ++t_.stats().down_ptr_updates;
@@ -678,6 +774,7 @@ class algorithm {
     const int idx = tid_with_key(kv, k);
     const bool lower_max = idx == n - 1 && !is_final(kv) && n >= 2;
     const bool max_late = bug(mutant::max_after_removal);
+    begin_burst(c);
     if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
     if (bug(mutant::remove_right_to_left)) {
       for (int i = n - 1; i >= idx; --i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
@@ -685,6 +782,7 @@ class algorithm {
       for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
     }
     if (lower_max && max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+    end_burst(c);
   }
 
   // executeRemoveMerge (4.2.3, Fig. 4.5c): the successor receives our keys
@@ -697,11 +795,13 @@ class algorithm {
     const int m = n - 1;
     const int total = m + count_keys(nkv);
     const bool ascending = bug(mutant::merge_left_to_right);
+    begin_burst(next);
     for (int step = 0; step < total; ++step) {
       const int i = ascending ? step : total - 1 - step;
       const entry_type e = i < m ? t_.shfl(kv, i < idx ? i : i + 1) : t_.shfl(nkv, i - m);
       if (e != t_.shfl(nkv, i)) store_entry(next, i, e);
     }
+    end_burst(next);
   }
 };
 

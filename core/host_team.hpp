@@ -95,18 +95,20 @@ class host_team {
 
   // Lane i loads p[i]. Acquire: a reader that sees a published pointer or
   // entry also sees what was written before it was published.
-  lanes load_lanes(const std::uint64_t* p) {
+  lanes load_lanes(const std::uint64_t* p) { return load_lanes(p, mem_order::acquire); }
+  // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
+  lanes load_lanes(const std::uint64_t* p, mem_order o) {
     lanes out{};
     std::array<std::uint8_t, N> order;
     for (int i = 0; i < N; ++i) order[i] = static_cast<std::uint8_t>(i);
     if (hook_) hook_->lane_order(id_, N, order.data());
     for (int i = 0; i < N; ++i) {
       const int lane = order[i];
-      access a = make(access_kind::load, mem_order::acquire, lane, p + lane);
+      access a = make(access_kind::load, o, lane, p + lane);
       a.group_index = static_cast<std::uint8_t>(i);
       a.group_size = static_cast<std::uint8_t>(N);
       if (hook_) hook_->before(a);
-      out[lane] = ref(p + lane).load(std::memory_order_acquire);
+      out[lane] = ref(p + lane).load(o == mem_order::relaxed ? std::memory_order_relaxed : std::memory_order_acquire);
       if (hook_) hook_->after(a, out[lane]);
     }
     return out;

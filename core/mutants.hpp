@@ -37,6 +37,11 @@ enum class mutant : std::uint8_t {
   lowest_lane_precedence,
   max_after_removal,
   release_weakened,
+  load_relaxed,
+  zombie_next_not_reloaded,
+  absence_not_validated,
+  version_not_bumped,
+  head_fallback_wrong,
   count_
 };
 
@@ -113,6 +118,24 @@ inline constexpr mutant_info mutant_catalog[] = {
     {mutant::release_weakened, "release-weakened", "cuda",
      "every release store of the device team becomes relaxed: another SM may see a NEXT pointer before the chunk it "
      "publishes, or an unlock before the writes it protects (the device memory-order argument of docs/ALGORITHM.md)"},
+    {mutant::load_relaxed, "load-relaxed", "cuda",
+     "every lane of a chunk read loads relaxed instead of acquire: a reader may see a NEXT pointer or an entry without "
+     "the writes published before it (the device memory-order argument of docs/ALGORITHM.md); an amplifier of torn "
+     "reads for gfsl stress"},
+    // The robust variant's own mechanisms (docs/ALGORITHM.md, "Reads that are
+    // not one instant"); under the thesis variant they plant nothing.
+    {mutant::zombie_next_not_reloaded, "zombie-next-not-reloaded", "host,cuda",
+     "robust: a read that shows a zombie mark follows the NEXT lane loaded with the read, which may predate a split "
+     "and the merge that made the zombie: the live chunk between is skipped and its keys lost", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+    {mutant::absence_not_validated, "absence-not-validated", "host,cuda",
+     "robust: a search concludes \"k is not here\" from a lane-by-lane read without the write-version check, so a "
+     "shift that moves k between two lanes' loads hides it (false contains and delete)", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+    {mutant::version_not_bumped, "version-not-bumped", "host,cuda",
+     "robust: the lock holder never moves the write version around its bursts, so the validation of a \"not here\" "
+     "passes over a read that overlapped a shift", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+    {mutant::head_fallback_wrong, "head-fallback-wrong", "host,cuda",
+     "robust: a backtrack with no previous chunk restarts from the top instead of going on from the level's head "
+     "chunk, so a stale upper-level key makes a search loop forever", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

@@ -34,7 +34,7 @@ op_result apply_op(Algo& a, const model::operation& op) {
   return apply_operation(a, op.kind, op.key, op.value);
 }
 
-template <int N, bool Mutable>
+template <int N, bool Mutable, variant V>
 host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
              const sched::options* sched_options, sched::outcome* sched_outcome, const run_extras& extras) {
   host_run out;
@@ -58,7 +58,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   out.prefill = model::prefill_operations(w);
   {
     host_team<N> team(0, w.seed ^ 0xF1F1F1F1ull, s.words());
-    algorithm<host_team<N>> a(team, s.view(), threshold);
+    algorithm<host_team<N>, false, V> a(team, s.view(), threshold);
     for (const model::operation& op : out.prefill) {
       const op_result r = apply_op(a, op);
       if (r.st != status::ok) {
@@ -102,10 +102,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   std::vector<std::vector<model::op_record>> per_team(w.teams);
   std::vector<op_counts> counts(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
-  std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable>>> algos;
+  std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable, V>>> algos;
   for (std::uint32_t t = 0; t < w.teams; ++t) {
     teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
-    algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable>>(*teams[t], s.view(), threshold, extras.mut));
+    algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable, V>>(*teams[t], s.view(), threshold, extras.mut));
     if (keep_records && mode != host_mode::sequential) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
   // Runs operation j as team t. The record goes in before the operation starts,
@@ -209,12 +209,15 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
 host_run dispatch(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records,
                   const sched::options* so, sched::outcome* outcome, const run_extras& extras) {
   const bool mutated = extras.mut != mutant::none;
-  if (w.chunk == 16) {
-    return mutated ? run<16, true>(w, mode, pool, keep_records, so, outcome, extras)
-                   : run<16, false>(w, mode, pool, keep_records, so, outcome, extras);
-  }
-  return mutated ? run<32, true>(w, mode, pool, keep_records, so, outcome, extras)
-                 : run<32, false>(w, mode, pool, keep_records, so, outcome, extras);
+  return with_variant(extras.var, [&](auto v) {
+    constexpr variant V = decltype(v)::value;
+    if (w.chunk == 16) {
+      return mutated ? run<16, true, V>(w, mode, pool, keep_records, so, outcome, extras)
+                     : run<16, false, V>(w, mode, pool, keep_records, so, outcome, extras);
+    }
+    return mutated ? run<32, true, V>(w, mode, pool, keep_records, so, outcome, extras)
+                   : run<32, false, V>(w, mode, pool, keep_records, so, outcome, extras);
+  });
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ struct host_run {
 // What a run records beyond its history.
 struct run_extras {
   mutant mut = mutant::none;     // a seeded bug active in the concurrent phase (core/mutants.hpp)
+  variant var = default_variant; // the algorithm's variant (core/types.hpp), prefill included
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
 };

@@ -65,7 +65,7 @@ void print_progress(const campaign_options& o, shared_state& s, bool tty) {
 
 void worker(const campaign_options& o, shared_state& s) {
   thread_log log;
-  const auto gen = gen_run(o.limits, o.backend, o.mut);
+  const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
@@ -208,8 +208,13 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   // of a campaign on its device-wide counter (device_options' default).
   const std::string replay = o.replay_line ? o.replay_line(f.shrunk) : f.shrunk.describe();
   const model::clock_kind clock = f.shrunk.backend == "cuda" ? model::clock_kind::device_counter : model::clock_kind::global_counter;
-  traces::write_trace_json((folder / "history.jsonl").string(), traces::make_header(f.shrunk.w, f.shrunk.backend, "", clock, replay),
-                           history);
+  traces::trace_header header = traces::make_header(f.shrunk.w, f.shrunk.backend, "", clock, replay);
+  // Which algorithm ran, as gfsl run --trace records it.
+  traces::extra_field variant_field;
+  variant_field.name = "variant";
+  variant_field.s = variant_name(f.shrunk.var);
+  header.extra.push_back(variant_field);
+  traces::write_trace_json((folder / "history.jsonl").string(), header, history);
   std::ofstream(folder / "replay.txt") << "gfsl replay " << replay << "\n";
   // What the detectors said, and the timeline of the operations involved.
   {
@@ -273,7 +278,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
 
 std::string campaign_json(const campaign_options& o, const campaign_result& r) {
   std::ostringstream j;
-  j << "{\"backend\":\"" << o.backend << "\",\"mutant\":\"" << mutant_name(o.mut) << "\",\"shard\":" << o.shard
+  j << "{\"backend\":\"" << o.backend << "\",\"variant\":\"" << variant_name(o.var) << "\",\"mutant\":\"" << mutant_name(o.mut) << "\",\"shard\":" << o.shard
     << ",\"shards\":" << o.shards << ",\"seed\":" << o.seed << ",\"seconds\":" << r.seconds << ",\"runs\":" << r.runs
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks

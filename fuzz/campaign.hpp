@@ -25,6 +25,7 @@ struct campaign_options {
   double seconds = 60;
   std::uint64_t max_runs = 0;     // stop after this many runs (0: only the time bound)
   mutant mut = mutant::none;
+  variant var = default_variant;
   unsigned jobs = 1;
   unsigned shard = 0, shards = 1;
   std::uint64_t seed = 1;

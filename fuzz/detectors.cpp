@@ -72,6 +72,7 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
   judgement j;
   run_extras ex;
   ex.mut = c.mut;
+  ex.var = c.var;
   ex.events = true;
   ex.check_every = c.backend == "host" ? c.check_every : 0;
   if (c.backend == "host") {
@@ -90,6 +91,7 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
     device_options d;
     d.hang_seconds = o.device_hang_seconds;
     d.mut = c.mut;
+    d.var = c.var;
     d.events = true;
     try {
       const device_run r = run_on_device(c.w, d);

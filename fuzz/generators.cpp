@@ -10,6 +10,7 @@ std::string run_config::describe() const {
   s << backend << " " << w.describe() << " sched=" << sched::name(so.strat) << " depth=" << so.depth
     << " granularity=" << sched::name(so.gran) << " sched-seed=" << so.seed;
   if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
+  s << " variant=" << variant_name(var);
   return s.str();
 }
 
@@ -82,15 +83,16 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
       gen::inRange<std::uint64_t>(1, 1000000000));
 }
 
-rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m) {
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m, variant v) {
   using namespace rc;
-  return gen::mapcat(gen_workload(lim), [lim, backend, m](model::workload w) {
-    return gen::map(gen_schedule(lim, w.ops), [w, backend, m](sched::options so) {
+  return gen::mapcat(gen_workload(lim), [lim, backend, m, v](model::workload w) {
+    return gen::map(gen_schedule(lim, w.ops), [w, backend, m, v](sched::options so) {
       run_config c;
       c.backend = backend;
       c.w = w;
       c.so = so;
       c.mut = m;
+      c.var = v;
       c.check_every = backend == "host" ? 61 : 0;
       return c;
     });

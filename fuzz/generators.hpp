@@ -20,6 +20,7 @@ struct generator_limits {
 
 rc::Gen<model::workload> gen_workload(const generator_limits& lim);
 rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t ops);
-rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m);
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m,
+                            variant v = default_variant);
 
 }  // namespace gfsl::fuzz

@@ -17,6 +17,7 @@ struct run_config {
   model::workload w;
   sched::options so;             // strategy, granularity, depth, seed
   mutant mut = mutant::none;
+  variant var = default_variant; // the algorithm under test (core/types.hpp)
   std::uint64_t check_every = 0; // mid-run snapshot checks (host)
 
   std::uint64_t size() const { return w.ops; }

@@ -448,7 +448,9 @@ class checker {
         if (seen++ % stride != 0 && i != first_key && i != last_key) continue;
         budget b(64ull * N * (allocated_ + 16), copy.size());
         host_team<N> team(0, 1, copy.data(), &b);
-        algorithm<host_team<N>> a(team, structure_view<N>{copy.data(), s_.capacity}, 0);
+        // The published search: its routing rules are the strict ones (the
+        // robust variant's head fallback would hide a stale key above).
+        algorithm<host_team<N>, false, variant::thesis> a(team, structure_view<N>{copy.data(), s_.capacity}, 0);
         try {
           const op_result r = a.contains(k);
           if (!r.ok || r.value != entry_value(e)) {

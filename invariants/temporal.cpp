@@ -106,7 +106,15 @@ temporal_report check_events(const snapshot& before, const std::vector<structura
         }
         c.zombie = true;
         c.lock = w;
-      } else if (w == lock_free_word) {
+      } else if (holder && lock_is_held(w) && lock_owner(w) == e.team) {
+        // The robust variant's write version (core/types.hpp): the holder
+        // bumps it by one around each burst of writes, keeping the lock.
+        if (lock_version(w) != ((lock_version(c.lock) + 1) & (lock_version_mask >> lock_version_shift))) {
+          flag("lock-discipline", {e.chunk}, e, at + " write version moved from " + std::to_string(lock_version(c.lock)) + " to " +
+                                                    std::to_string(lock_version(w)) + " (one step at a time)");
+        }
+        c.lock = w;
+      } else if (lock_is_free(w)) {
         if (!holder) {
           flag("lock-discipline", {e.chunk}, e, at + " unlocked by a team that does not hold it" +
                                                     (c.zombie ? std::string(" (a zombie)") : std::string()));

@@ -35,6 +35,12 @@ std::vector<std::string> check_implied_final_state(const std::vector<operation>&
   }
   for (const op_record& r : records) {
     key_account& a = keys[r.op.key];
+    if (r.call != no_stamp && r.ret == no_stamp) {
+      // In flight when the run stopped: it may have taken effect, or not.
+      a.indeterminate = true;
+      if (r.op.kind == op_kind::insert) a.written.insert(r.op.value);
+      continue;
+    }
     if (r.st != status::ok) {
       a.indeterminate = true;
       continue;

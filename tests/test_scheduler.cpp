@@ -353,6 +353,7 @@ TEST(SchedulerStop, AStoppedGfslRunKeepsItsOperationsInFlightAsPending) {
 
 // Teams on disjoint keys sharing chunks: each key has one writer, so every
 // answer must match its owner's sequential model. Returns how many do not.
+template <gfsl::variant V = gfsl::variant::thesis>
 std::uint64_t disjoint_key_answers_off_model(granularity g, std::uint64_t seed) {
   constexpr int N = 32, teams = 8;
   gfsl::host_structure<N> s(1u << 14);
@@ -367,7 +368,7 @@ std::uint64_t disjoint_key_answers_off_model(granularity g, std::uint64_t seed) 
   for (int t = 0; t < teams; ++t) team.push_back(std::make_unique<gfsl::host_team<N>>(t, seed, s.words(), &sch));
   for (int t = 0; t < teams; ++t) {
     bodies.emplace_back([&, t] {
-      gfsl::algorithm<gfsl::host_team<N>> a(*team[t], s.view(), gfsl::p_chunk_threshold_of(1.0));
+      gfsl::algorithm<gfsl::host_team<N>, false, V> a(*team[t], s.view(), gfsl::p_chunk_threshold_of(1.0));
       gfsl::team_rng rng(seed * 100 + t);
       for (int i = 0; i < 2000; ++i) {
         gfsl::model::operation op;
@@ -399,6 +400,15 @@ TEST(SchedulerGranularity, LaneGranularReadsExposeTheTornReadFalseNegativesChunk
   }
   EXPECT_GT(lane_off, 0u);
   EXPECT_EQ(chunk_off, 0u);
+}
+
+TEST(SchedulerGranularity, TheRobustVariantAnswersAsTheModelAtLaneGranularity) {
+  std::uint64_t off = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    off += disjoint_key_answers_off_model<gfsl::variant::robust>(granularity::lane, seed);
+    off += disjoint_key_answers_off_model<gfsl::variant::robust>(granularity::line, seed);
+  }
+  EXPECT_EQ(off, 0u);
 }
 
 }  // namespace

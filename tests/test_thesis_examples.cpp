@@ -125,8 +125,8 @@ class world {
   gfsl::host_team<N>& team() { return team_; }
   gfsl::path_stats& stats() { return team_.stats(); }
   recorder<N>& hook() { return hook_; }
-  gfsl::algorithm<gfsl::host_team<N>> alg(double p) {
-    return gfsl::algorithm<gfsl::host_team<N>>(team_, view(), gfsl::p_chunk_threshold_of(p));
+  gfsl::algorithm<gfsl::host_team<N>, false, gfsl::variant::thesis> alg(double p) {
+    return gfsl::algorithm<gfsl::host_team<N>, false, gfsl::variant::thesis>(team_, view(), gfsl::p_chunk_threshold_of(p));
   }
   void reset_observation() {
     team_.stats() = {};
@@ -309,7 +309,7 @@ TYPED_TEST(ThesisExamples, Fig41ContainsRestartsAfterConcurrentDelete) {
   world<N> w;
   lay_fig41(w);
   gfsl::host_team<N> other(1, 99, w.words());
-  gfsl::algorithm<gfsl::host_team<N>> deleter(other, w.view(), gfsl::p_chunk_threshold_of(0.5));
+  gfsl::algorithm<gfsl::host_team<N>, false, gfsl::variant::thesis> deleter(other, w.view(), gfsl::p_chunk_threshold_of(0.5));
 
   bool fired = false;
   op_result del59{}, del68{};

@@ -109,6 +109,9 @@ TEST(Writers, FuzzFailureHistoryChecks) {
   ASSERT_EQ(replay.rfind("gfsl replay ", 0), 0u) << replay;
   replay = replay.substr(12, replay.find('\n') - 12);
   EXPECT_EQ(t.header.replay, replay);
+  ASSERT_EQ(t.header.extra.size(), 1u);
+  EXPECT_EQ(t.header.extra[0].name, "variant");
+  EXPECT_NE(replay.find(":variant=" + t.header.extra[0].s), std::string::npos) << replay;
   fs::remove_all(dir);
 }
 

@@ -134,6 +134,18 @@ class device_team {
     return lanes{*p};
 #endif
   }
+  // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
+  __host__ __device__ lanes load_lanes(const std::uint64_t* p, mem_order o) {
+#if defined(__CUDA_ARCH__)
+    if (o != mem_order::relaxed) return load_lanes(p);
+    lanes out{ref(p + lane_).load(cuda::std::memory_order_relaxed)};
+    __syncwarp(mask_);
+    return out;
+#else
+    (void)o;
+    return lanes{*p};
+#endif
+  }
 
   template <class Pred>
   __host__ __device__ std::uint32_t ballot(const lanes& x, Pred&& pred) const {
@@ -160,7 +172,11 @@ class device_team {
 #if defined(__CUDA_ARCH__)
     unsigned long long v = 0;
     if (lane_ == lane) v = ref(p).load(cuda::std::memory_order_acquire);
-    return __shfl_sync(mask_, v, lane, N);
+    v = __shfl_sync(mask_, v, lane, N);
+    // As in load_lanes: the barrier orders the other lanes' later loads (the
+    // head chunk a loaded head index names) after this acquire.
+    __syncwarp(mask_);
+    return v;
 #else
     (void)lane;
     return *p;

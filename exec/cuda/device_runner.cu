@@ -15,6 +15,7 @@
 #include "cuda_check.cuh"
 #include "../../core/cuda/device_team.cuh"
 #include "recording.cuh"
+#include "structure_init.cuh"
 
 namespace gfsl {
 
@@ -23,14 +24,6 @@ namespace {
 using cuda_util::device_buffer;
 using cuda_util::wait_for;
 
-template <int N>
-__global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_t capacity) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    words[i] = initial_word<N>(i, capacity);
-  }
-}
-
 // Each team runs its block of operations: `listed` ones when given (the
 // prefill), else operation_at(w, j) of the concurrent phase. A team stops at
 // its first error; the error word stops the others at their next operation.
@@ -38,7 +31,7 @@ __global__ void init_words(std::uint64_t* words, std::size_t count, std::uint32_
 // no_stamp belongs to an operation that never started. A team writes its
 // record pending at the call and completes it at the return, so a team that
 // leaves a hung run keeps its operation in flight as pending.
-template <int N, bool Mutable>
+template <int N, bool Mutable, variant V>
 __global__ void __launch_bounds__(device_options::max_threads_per_block, device_options::min_blocks_per_sm) run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
                         std::uint64_t threshold, std::uint64_t seed, model::op_record* records, model::clock_kind clock,
                         std::uint64_t* clock_counter, run_controls controls, mutant mut) {
@@ -46,7 +39,7 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
   if (t64 >= w.teams) return;  // whole tiles only: blockDim is a multiple of 32
   const team_id t = static_cast<team_id>(t64);
   device_team<N> team(t, seed, controls);
-  algorithm<device_team<N>, Mutable> a(team, s, threshold, mut);
+  algorithm<device_team<N>, Mutable, V> a(team, s, threshold, mut);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   for (std::uint64_t j = first; j < last; ++j) {
     if (team.abort_raised()) break;
@@ -137,7 +130,7 @@ std::uint64_t event_capacity_of(const model::workload& w, const device_options& 
   return std::max<std::uint64_t>(1, std::min<std::uint64_t>(updates * 24 + 65536, room));
 }
 
-template <int N>
+template <int N, variant V>
 device_run run(const model::workload& w, const device_options& o) {
   device_run out;
   host_run& hr = out.run;
@@ -153,7 +146,7 @@ device_run run(const model::workload& w, const device_options& o) {
   const std::size_t word_count = structure_view<N>::word_count(pool);
   device_buffer<std::uint64_t> words(word_count);
   structure_view<N> view{words.ptr, pool};
-  init_words<N><<<1024, 256>>>(words.ptr, word_count, pool);
+  init_structure_words<N><<<1024, 256>>>(words.ptr, word_count, pool);
   GFSL_CUDA_CHECK(cudaGetLastError());
   if (o.locked_at_start != no_chunk) {
     const std::uint64_t phantom = lock_word_of(max_team_id);
@@ -215,7 +208,7 @@ device_run run(const model::workload& w, const device_options& o) {
 
   // Prefill: its distinct keys inserted by all teams, before the timed phase.
   if (!hr.prefill.empty()) {
-    run_ops<N, false><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold,
+    run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold,
                                                        w.seed ^ 0xF1F1F1F1ull, prefill_records.ptr, model::clock_kind::none,
                                                        nullptr, controls_for(stats.ptr + 1), mutant::none);
     GFSL_CUDA_CHECK(cudaGetLastError());
@@ -271,11 +264,11 @@ device_run run(const model::workload& w, const device_options& o) {
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     // The correct core unless a seeded bug is asked for (core/mutants.hpp).
     if (o.mut == mutant::none) {
-      run_ops<N, false><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
+      run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                          o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
                                                          controls, mutant::none);
     } else {
-      run_ops<N, true><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
+      run_ops<N, true, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                         o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
                                                         controls, o.mut);
     }
@@ -374,7 +367,10 @@ device_run run_on_device(const model::workload& w, const device_options& o) {
     throw std::invalid_argument("threads per block must be a multiple of 32 in [32, " +
                                 std::to_string(device_options::max_threads_per_block) + "]");
   }
-  return w.chunk == 16 ? run<16>(w, o) : run<32>(w, o);
+  return with_variant(o.var, [&](auto v) {
+    constexpr variant V = decltype(v)::value;
+    return w.chunk == 16 ? run<16, V>(w, o) : run<32, V>(w, o);
+  });
 }
 
 }  // namespace gfsl

@@ -32,6 +32,7 @@ struct device_options {
   // done; `compare_host_partition` also times the same grouping on the host.
   bool partition_on_device = true;
   mutant mut = mutant::none;  // a seeded bug in the concurrent phase
+  variant var = default_variant;  // the algorithm (core/types.hpp), prefill included
   // The structural event log of the concurrent phase (with the structure
   // before it as the initial snapshot). Capacity in events (40 bytes each);
   // 0: sized from the workload. A log that fills keeps an exact prefix.

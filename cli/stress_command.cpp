@@ -1,0 +1,203 @@
+// gfsl stress: checker-free oracles (stress/). Every configuration (chunk
+// size x key range) runs for --seconds; its answers are judged as they are
+// given, its structures by the structure oracle at the end of their life.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "stress/options.hpp"
+#include "stress/report.hpp"
+#include "stress/runner.hpp"
+
+namespace gfsl::cli {
+
+namespace {
+
+// "40", "36,40,64" or "24-128:8" (24 to 128 in steps of 8), mixed freely.
+bool parse_range_list(const std::string& text, std::vector<std::uint32_t>& out) {
+  out.clear();
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    unsigned long a = 0, b = 0, step = 1;
+    char extra = 0;
+    if (std::sscanf(item.c_str(), "%lu-%lu:%lu%c", &a, &b, &step, &extra) == 3 ||
+        (std::sscanf(item.c_str(), "%lu-%lu%c", &a, &b, &extra) == 2 && (step = 1))) {
+      if (a == 0 || b < a || step == 0 || b > 0xFFFFFFFEul || (b - a) / step > 4096) return false;
+      for (unsigned long r = a; r <= b; r += step) out.push_back(static_cast<std::uint32_t>(r));
+    } else if (std::sscanf(item.c_str(), "%lu%c", &a, &extra) == 1 && item.find('-') == std::string::npos) {
+      if (a == 0 || a > 0xFFFFFFFEul) return false;
+      out.push_back(static_cast<std::uint32_t>(a));
+    } else {
+      return false;
+    }
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+command add_stress_command(CLI::App& root) {
+  struct state {
+    stress::options o;
+    std::string chunks = "32", ranges, shape = "stable-contains", writers = "1/32", variant = "robust", mut, replay;
+    std::string sched = "random", granularity = "lane";
+    bool json = false, csv = false, quiet = false;
+  };
+  auto st = std::make_shared<state>();
+  CLI::App* c = root.add_subcommand(
+      "stress", "checker-free oracles at full speed: keys whose every answer is known, judged as they are given");
+  c->add_option("--backend", st->o.backend, "host (deterministic scheduler, replayable), threads (OS threads), cuda")
+      ->check(CLI::IsMember({"host", "threads", "cuda"}))
+      ->capture_default_str();
+  c->add_option("--shape", st->shape,
+                "stable-contains (readers look up keys that are never deleted), owned-keys (each team knows its own keys)")
+      ->check(CLI::IsMember({"stable-contains", "owned-keys"}))
+      ->capture_default_str();
+  c->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
+      ->check(CLI::IsMember({"thesis", "robust"}))
+      ->capture_default_str();
+  c->add_option("--chunk", st->chunks, "chunk sizes: 32, 16 or 32,16 (one configuration each)")->capture_default_str();
+  c->add_option("--range", st->ranges,
+                "key ranges, one configuration each: 40, 36,40 or 24-128:8 (default: 40 for stable-contains, 16 keys "
+                "a team for owned-keys)");
+  c->add_option("--seconds", st->o.seconds, "run time of each configuration")->capture_default_str();
+  c->add_option("--rebuild-seconds", st->o.rebuild_seconds,
+                "threads, cuda: a fresh structure after R to 2R seconds (the layout varies)")
+      ->capture_default_str();
+  c->add_option("--slice-seconds", st->o.slice_seconds, "cuda: length of one kernel launch")->capture_default_str();
+  c->add_option("--writers", st->writers, "writer teams: A/B (team t writes iff t % B < A) or A (the first A teams)")
+      ->capture_default_str();
+  c->add_option("--stable-every", st->o.stable_every, "stable-contains: the stable keys are the multiples of this")
+      ->capture_default_str();
+  c->add_option("--p-chunk", st->o.p_chunk, "probability that a split raises a key to the level above")->capture_default_str();
+  c->add_option("--teams", st->o.teams, "teams (default: host 4, threads 2 per hardware thread, cuda all resident)");
+  c->add_option("--ops-per-team", st->o.ops_per_team, "host: operations of each team per structure")->capture_default_str();
+  c->add_option("--structures", st->o.max_structures, "stop after this many structures per configuration (0: --seconds only)")
+      ->capture_default_str();
+  c->add_option("--sched", st->sched, "host: random, pct, fair-pct")
+      ->check(CLI::IsMember({"random", "pct", "fair-pct"}))
+      ->capture_default_str();
+  c->add_option("--granularity", st->granularity, "host: a chunk read is one step (chunk), one per 128-byte line, one per lane")
+      ->check(CLI::IsMember({"chunk", "line", "lane"}))
+      ->capture_default_str();
+  c->add_option("--depth", st->o.so.depth, "host, pct: bug depth")->check(CLI::Range(1, 1000))->capture_default_str();
+  c->add_option("--seed", st->o.seed, "seed of the structures and the teams")->capture_default_str();
+  c->add_option("--reports", st->o.reports, "violations reported in full per configuration (the rest are counted)")
+      ->capture_default_str();
+  c->add_option("--mutant", st->mut,
+                "a seeded bug or a memory-order amplifier of core/mutants.hpp (load-relaxed, release-weakened: cuda)");
+  c->add_option("--pool", st->o.pool, "chunks in each structure's pool (0: per backend)")->capture_default_str();
+  c->add_option("--hang-seconds", st->o.hang_seconds, "a team without progress for this long is a hang")->capture_default_str();
+  c->add_option("--replay", st->replay, "host: run again the one structure a gfsl-stress1: line describes");
+  c->add_flag("--json", st->json, "print the results as JSON");
+  c->add_flag("--csv", st->csv, "print the results as CSV, one row per configuration");
+  c->add_flag("--quiet", st->quiet, "no progress lines on stderr");
+  return {c, [st]() -> int {
+            stress::options& o = st->o;
+            auto usage = [](const std::string& why) {
+              std::fprintf(stderr, "gfsl stress: %s\n", why.c_str());
+              return exit_usage;
+            };
+            if (st->json && st->csv) return usage("--json and --csv: choose one");
+            if (!stress::parse_shape(st->shape, o.sh)) return usage("--shape " + st->shape + ": not a shape");
+            o.var = *parse_variant(st->variant);
+            if (!stress::parse_writers(st->writers, o.writers_num, o.writers_den)) {
+              return usage("--writers " + st->writers + ": expected A/B or A");
+            }
+            if (!st->mut.empty()) {
+              const mutant_info* m = find_mutant(st->mut);
+              if (!m) return usage("--mutant " + st->mut + ": no such mutant (gfsl mutants --list names them)");
+              o.mut = m->id;
+            }
+            o.sched = st->sched;
+            sched::parse(st->sched, o.so.strat);
+            sched::parse(st->granularity, o.so.gran);
+            o.so.pct_steps = 0;
+            o.chunks.clear();
+            std::stringstream in(st->chunks);
+            for (std::string item; std::getline(in, item, ',');) {
+              if (item != "16" && item != "32") return usage("--chunk " + st->chunks + ": chunk sizes are 16 and 32");
+              o.chunks.push_back(std::stoi(item));
+            }
+            if (o.chunks.empty()) return usage("--chunk: give 16, 32 or 32,16");
+            if (!st->ranges.empty() && !parse_range_list(st->ranges, o.ranges)) {
+              return usage("--range " + st->ranges + ": expected numbers >= 1 or sweeps such as 24-128:8");
+            }
+            if (!st->replay.empty()) {
+              if (const std::string bad = stress::decode_replay(st->replay, o); !bad.empty()) return usage(bad);
+            }
+            if (o.backend == "cuda") {
+              if (const std::string why = stress::gpu_unavailable_reason(); !why.empty()) {
+                return usage("--backend cuda: " + why);
+              }
+            }
+            if (o.backend != "cuda") {
+              if (const std::string bad = stress::validate(o, stress::default_teams(o)); !bad.empty()) return usage(bad);
+            } else if (!(o.seconds > 0) || o.writers_num == 0) {
+              // cuda validates the rest once it knows how many teams are resident
+              return usage(stress::validate(o, 1));
+            }
+            const bool progress = !st->quiet && isatty(fileno(stderr));
+            std::vector<stress::config_result> results;
+            auto print = [&](const std::vector<stress::config_result>& rs) {
+              if (st->json) stress::print_json(stdout, rs);
+              else if (st->csv) stress::print_csv(stdout, rs);
+              else stress::print_text(stdout, rs);
+              std::fflush(stdout);
+            };
+            stress::progress_fn on_progress;
+            if (progress) {
+              on_progress = [](const stress::config_result& r) {
+                std::fprintf(stderr, "\r[stress] chunk %d range %u: %.1f s, %.3g ops, %llu violations   ", r.chunk, r.range,
+                             r.seconds, static_cast<double>(r.totals.ops()),
+                             static_cast<unsigned long long>(r.violations()));
+                std::fflush(stderr);
+              };
+            }
+            // A team that cannot be stopped: print everything recorded, then
+            // the process ends (the caller exits with 1).
+            stress::fatal_fn on_fatal = [&](const stress::config_result& r) {
+              if (progress) std::fprintf(stderr, "\n");
+              std::vector<stress::config_result> all = results;
+              all.push_back(r);
+              print(all);
+              std::fprintf(stderr, "gfsl stress: %s\n", r.hang_detail.c_str());
+              std::fflush(stderr);
+            };
+            const std::vector<std::uint32_t> ranges = o.ranges;
+            bool violation = false, run_error = false;
+            try {
+              for (int chunk : o.chunks) {
+                for (std::size_t i = 0; i < std::max<std::size_t>(1, ranges.size()); ++i) {
+                  const std::uint32_t teams = stress::default_teams(o);
+                  const std::uint32_t range = ranges.empty() ? stress::default_range(o, teams) : ranges[i];
+                  stress::config_result r = o.backend == "cuda" ? stress::run_on_gpu(o, chunk, range, on_progress, on_fatal)
+                                                                : stress::run_on_cpu(o, chunk, range, on_progress, on_fatal);
+                  if (progress) std::fprintf(stderr, "\n");
+                  violation = violation || r.violations() > 0 || r.hung;
+                  run_error = run_error || !r.error.empty();
+                  results.push_back(std::move(r));
+                  if (run_error) break;
+                }
+                if (run_error) break;
+              }
+            } catch (const std::invalid_argument& e) {
+              print(results);
+              return usage(e.what());
+            } catch (const std::exception& e) {
+              print(results);
+              std::fprintf(stderr, "gfsl stress: %s\n", e.what());
+              return exit_run_error;
+            }
+            print(results);
+            if (violation) return exit_violation;
+            return run_error ? exit_run_error : exit_ok;
+          }};
+}
+
+}  // namespace gfsl::cli

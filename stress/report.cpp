@@ -1,0 +1,190 @@
+#include "stress/report.hpp"
+
+#include <cinttypes>
+#include <sstream>
+
+#include "core/layout.hpp"
+#include "traces/json.hpp"
+
+namespace gfsl::stress {
+
+namespace {
+
+const char* kind_name(std::uint8_t k) {
+  switch (static_cast<op_kind>(k)) {
+    case op_kind::insert: return "insert";
+    case op_kind::remove: return "delete";
+    case op_kind::contains: return "contains";
+  }
+  return "?";
+}
+
+std::string key_text(key_type k) {
+  if (k == key_empty) return ".";
+  if (k == key_neg_inf) return "-inf";
+  return std::to_string(k);
+}
+
+std::string lock_text(std::uint64_t w) {
+  if (lock_is_zombie(w)) return "ZOMBIE (marked by " + std::to_string(lock_owner(w)) + ")";
+  if ((w & 0xFFFFFFFFull) == 0) return "free";
+  return "held by " + std::to_string(lock_owner(w));
+}
+
+std::string quote(const std::string& s) {
+  std::string out;
+  traces::json::append_string(out, s);
+  return out;
+}
+// Text for a terminal: control bytes (escape sequences, newlines) shown as
+// '?', so that no string can forge a line of the report.
+std::string printable(const std::string& s) {
+  std::string out = s;
+  for (char& ch : out) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) ch = '?';
+  }
+  return out;
+}
+
+std::string fmt(double v, const char* f = "%.3f") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string describe_chunk(const std::uint64_t* words, int n) {
+  std::ostringstream s;
+  const int dsize = n - 2;
+  for (int i = 0; i < dsize; ++i) {
+    // Entry 16 starts the chunk's second 128-byte line (N = 32 only).
+    if (i == 16) s << " ||";
+    s << (i ? " " : "") << key_text(entry_key(words[i]));
+  }
+  if (n == 32 && dsize <= 16) s << " ||";
+  const entry_type next = words[n - 2];
+  s << " | NEXT(max " << key_text(entry_key(next)) << ", next "
+    << (entry_value(next) == no_chunk ? std::string("none") : std::to_string(entry_value(next))) << ") LOCK "
+    << lock_text(words[n - 1]);
+  return s.str();
+}
+
+std::string describe_read(const violation_record& v) {
+  std::ostringstream s;
+  s << (v.answer ? "true" : "false") << " " << kind_name(v.kind) << "(" << v.key << ")";
+  if (v.answer && v.expected) s << " value " << v.value;
+  s << " (expected " << (v.expected ? "true" : "false") << ")  ";
+  if (v.chunk == no_chunk) {
+    s << "no chunk read";
+  } else {
+    s << "chunk " << v.chunk << ": " << describe_chunk(v.words, v.chunk_size);
+  }
+  return s.str();
+}
+
+void print_text(std::FILE* out, const std::vector<config_result>& results) {
+  for (const config_result& r : results) {
+    std::fprintf(out, "configuration: backend %s (%s), shape %s, variant %s, chunk %d, range %u, %u teams (%u writing)",
+                 printable(r.backend).c_str(), printable(r.device).c_str(), r.shape.c_str(), r.variant.c_str(),
+                 r.chunk, r.range, r.teams, r.writers);
+    if (!r.granularity.empty()) std::fprintf(out, ", %s scheduler at %s granularity", r.sched.c_str(), r.granularity.c_str());
+    std::fprintf(out, "\n");
+    if (r.mutant != "none") std::fprintf(out, "  mutant: %s (%s)\n", r.mutant.c_str(), r.mutant_role.c_str());
+    const counters& c = r.totals;
+    std::fprintf(out,
+                 "  %" PRIu64 " operations in %s s (%s M/s): %" PRIu64 " contains, %" PRIu64 " inserts, %" PRIu64
+                 " deletes; %" PRIu64 " answers judged\n",
+                 c.ops(), fmt(r.seconds).c_str(), fmt(r.ops_per_second() / 1e6, "%.2f").c_str(), c.contains, c.inserts,
+                 c.removes, c.reads);
+    std::fprintf(out, "  violations: %" PRIu64 " (%s per 10^9 operations)\n", c.violations,
+                 fmt(r.rate_per_1e9_ops(), "%.4g").c_str());
+    std::fprintf(out, "  structures: %" PRIu64 " built, %" PRIu64 " judged by the structure oracle (%s and the contents), %" PRIu64
+                 " failed; %" PRIu64 " ended early by a full pool\n",
+                 r.structures, r.structure_checks, r.invariants_checked.c_str(), r.structure_violations, r.rebuilt_early);
+    for (const std::string& p : r.structure_problems) std::fprintf(out, "    %s\n", printable(p).c_str());
+    for (std::size_t i = 0; i < r.reports.size(); ++i) {
+      const violation_record& v = r.reports[i];
+      std::fprintf(out, "  violation %zu: team %u, structure %u, at %s: %s\n", i + 1, v.team, v.structure,
+                   r.backend == "host" ? ("scheduling point " + std::to_string(v.time_ns)).c_str()
+                                       : (fmt(static_cast<double>(v.time_ns) / 1e9, "%.6f") + " s").c_str(),
+                   describe_read(v).c_str());
+    }
+    if (c.violations > r.reports.size()) {
+      std::fprintf(out, "  (%" PRIu64 " more violations counted, not shown)\n", c.violations - r.reports.size());
+    }
+    for (const std::string& line : r.replay_lines) std::fprintf(out, "  replay: gfsl stress --replay %s\n", line.c_str());
+    if (r.hung) std::fprintf(out, "  HANG: %s\n", printable(r.hang_detail).c_str());
+    if (!r.error.empty()) std::fprintf(out, "  ERROR: %s\n", printable(r.error).c_str());
+    std::fprintf(out, "  verdict: %s\n",
+                 !r.error.empty() ? "run error" : r.violations() || r.hung ? "VIOLATIONS FOUND" : "no violation");
+  }
+}
+
+void print_json(std::FILE* out, const std::vector<config_result>& results) {
+  std::fprintf(out, "{\"configurations\":[");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const config_result& r = results[i];
+    const counters& c = r.totals;
+    std::fprintf(out,
+                 "%s{\"backend\":%s,\"device\":%s,\"shape\":%s,\"variant\":%s,\"mutant\":%s,\"mutant_role\":%s,"
+                 "\"granularity\":%s,\"sched\":%s,\"chunk\":%d,\"range\":%u,\"teams\":%u,\"writers\":%u,\"seconds\":%.6f,"
+                 "\"operations\":%" PRIu64 ",\"contains\":%" PRIu64 ",\"inserts\":%" PRIu64 ",\"deletes\":%" PRIu64
+                 ",\"judged\":%" PRIu64 ",\"violations\":%" PRIu64 ",\"rate_per_1e9\":%.6g,\"ops_per_second\":%.6g,"
+                 "\"structures\":%" PRIu64 ",\"structure_checks\":%" PRIu64 ",\"structure_violations\":%" PRIu64
+                 ",\"ended_early\":%" PRIu64 ",\"invariants_checked\":%s,\"hung\":%s,\"hang\":%s,\"error\":%s,",
+                 i ? "," : "", quote(r.backend).c_str(), quote(r.device).c_str(), quote(r.shape).c_str(),
+                 quote(r.variant).c_str(), quote(r.mutant).c_str(), quote(r.mutant_role).c_str(),
+                 quote(r.granularity).c_str(), quote(r.sched).c_str(), r.chunk, r.range, r.teams, r.writers,
+                 r.seconds, c.ops(), c.contains, c.inserts, c.removes, c.reads, c.violations, r.rate_per_1e9_ops(),
+                 r.ops_per_second(), r.structures, r.structure_checks, r.structure_violations, r.rebuilt_early,
+                 quote(r.invariants_checked).c_str(), r.hung ? "true" : "false", quote(r.hang_detail).c_str(),
+                 quote(r.error).c_str());
+    std::fprintf(out, "\"structure_problems\":[");
+    for (std::size_t j = 0; j < r.structure_problems.size(); ++j) {
+      std::fprintf(out, "%s%s", j ? "," : "", quote(r.structure_problems[j]).c_str());
+    }
+    std::fprintf(out, "],\"replay\":[");
+    for (std::size_t j = 0; j < r.replay_lines.size(); ++j) {
+      std::fprintf(out, "%s%s", j ? "," : "", quote(r.replay_lines[j]).c_str());
+    }
+    std::fprintf(out, "],\"reports\":[");
+    for (std::size_t j = 0; j < r.reports.size(); ++j) {
+      const violation_record& v = r.reports[j];
+      std::fprintf(out,
+                   "%s{\"team\":%u,\"structure\":%u,\"time\":%" PRIu64 ",\"op\":\"%s\",\"key\":%u,\"answer\":%s,"
+                   "\"expected\":%s,\"value\":%u,\"chunk\":%s,\"words\":[",
+                   j ? "," : "", v.team, v.structure, v.time_ns, kind_name(v.kind), v.key, v.answer ? "true" : "false",
+                   v.expected ? "true" : "false", v.value, v.chunk == no_chunk ? "null" : std::to_string(v.chunk).c_str());
+      for (int w = 0; w < v.chunk_size && v.chunk != no_chunk; ++w) std::fprintf(out, "%s%" PRIu64, w ? "," : "", v.words[w]);
+      std::fprintf(out, "],\"read\":%s}", quote(describe_read(v)).c_str());
+    }
+    std::fprintf(out, "]}");
+  }
+  std::fprintf(out, "]}\n");
+}
+
+void print_csv(std::FILE* out, const std::vector<config_result>& results) {
+  std::fprintf(out,
+               "backend,device,shape,variant,mutant,granularity,sched,chunk,range,teams,writers,seconds,operations,judged,"
+               "violations,rate_per_1e9,ops_per_second,structures,structure_checks,structure_violations,hung,error\n");
+  auto csv = [](const std::string& s) {
+    std::string out = "\"";
+    for (char ch : s) {
+      if (ch == '"') out += '"';
+      out += (static_cast<unsigned char>(ch) < 0x20) ? ' ' : ch;
+    }
+    return out + "\"";
+  };
+  for (const config_result& r : results) {
+    const counters& c = r.totals;
+    std::fprintf(out, "%s,%s,%s,%s,%s,%s,%s,%d,%u,%u,%u,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%" PRIu64 ",%" PRIu64
+                      ",%" PRIu64 ",%d,%s\n",
+                 csv(r.backend).c_str(), csv(r.device).c_str(), r.shape.c_str(), r.variant.c_str(), r.mutant.c_str(),
+                 r.granularity.c_str(), r.sched.c_str(), r.chunk, r.range, r.teams, r.writers, r.seconds, c.ops(), c.reads,
+                 c.violations, r.rate_per_1e9_ops(), r.ops_per_second(), r.structures, r.structure_checks,
+                 r.structure_violations, r.hung ? 1 : 0, csv(r.error).c_str());
+  }
+}
+
+}  // namespace gfsl::stress

@@ -1,0 +1,58 @@
+// The result of one stress configuration, and its three renderings: text for
+// people, JSON and CSV for scripts.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "stress/stress.hpp"
+
+namespace gfsl::stress {
+
+struct config_result {
+  std::string backend;
+  std::string device;          // cuda: the GPU's name; else "cpu"
+  std::string shape;
+  std::string variant;         // thesis | robust
+  std::string mutant = "none";
+  std::string mutant_role;     // "amplifier", "seeded bug" or empty
+  std::string granularity;     // host only
+  std::string sched;           // host only
+  int chunk = 32;
+  std::uint32_t range = 0;
+  std::uint32_t teams = 0;
+  std::uint32_t writers = 0;   // writer teams
+  double seconds = 0;          // of concurrent phase
+  counters totals;
+  std::uint64_t structures = 0;       // fresh structures built
+  std::uint64_t rebuilt_early = 0;    // of them, ended early because the pool ran low
+  std::uint64_t structure_checks = 0; // structures judged by the structure oracle
+  std::uint64_t structure_violations = 0;
+  std::vector<std::string> structure_problems;  // the first few, one line each
+  std::string invariants_checked;     // e.g. "13 snapshot invariants"
+  std::vector<violation_record> reports;        // the first K violations with what the read saw
+  std::vector<std::string> replay_lines;        // host: one per structure with a violation (the first few)
+  bool hung = false;
+  std::string hang_detail;
+  std::string error;                  // the run's own error (exit 4)
+
+  std::uint64_t violations() const { return totals.violations + structure_violations; }
+  double ops_per_second() const { return seconds > 0 ? static_cast<double>(totals.ops()) / seconds : 0; }
+  double rate_per_1e9_ops() const {
+    return totals.ops() ? static_cast<double>(totals.violations) * 1e9 / static_cast<double>(totals.ops()) : 0;
+  }
+};
+
+// One line: what the failing read answered and the chunk it saw, the
+// 128-byte line boundary marked `||`, EMPTY as `.`:
+//   false contains(20)  level-0 chunk:  0 1 2 ... 19 || . . . | NEXT(max 20) LOCK held
+std::string describe_read(const violation_record& v);
+std::string describe_chunk(const std::uint64_t* words, int n);
+
+void print_text(std::FILE* out, const std::vector<config_result>& results);
+void print_json(std::FILE* out, const std::vector<config_result>& results);
+void print_csv(std::FILE* out, const std::vector<config_result>& results);
+
+}  // namespace gfsl::stress

@@ -1,0 +1,158 @@
+// The two variants on the runs that pin each way a lane-by-lane chunk read
+// breaks the published algorithm (docs/FINDINGS.md): `thesis` must be caught
+// by the detector named, `robust` must pass the same run. And gfsl stress:
+// its oracles catch thesis at lane granularity within seconds, pass it at
+// whole-chunk reads, pass robust, fire on seeded bugs, and refuse bad options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "tests/gfsl_binary.hpp"
+
+namespace {
+
+using gfsl::testing_cli::result;
+using gfsl::testing_cli::run;
+
+bool has(const result& r, const std::string& text) { return r.out.find(text) != std::string::npos; }
+
+// Mechanism 1: a zombie's NEXT loaded before its LOCK lane; a split and a
+// merge in between make the reader skip the live chunk and an insert put key
+// 152 where chunk 53 encloses it.
+const char* zombie_next_run =
+    "run --backend host --teams 6 --ops 6000 --mix 30,30,40 --range 300 --chunk 16 --p-chunk 1 --seed 217 "
+    "--sched pct --depth 3 --granularity lane";
+// Mechanism 2: delete's unlocked upper-level check misses k, which stays in
+// level 1 after leaving level 0.
+const char* upper_level_run =
+    "run --backend host --teams 8 --ops 8000 --mix 45,45,10 --range 1200 --chunk 16 --p-chunk 1 --seed 11 "
+    "--sched random --granularity lane";
+
+TEST(Variants, ZombieNextReadBeforeItsLockLosesALiveChunkUnderThesisOnly) {
+  const result thesis = run(std::string(zombie_next_run) + " --variant thesis");
+  EXPECT_EQ(thesis.code, 1) << thesis.out;
+  EXPECT_TRUE(has(thesis, "lateral-order")) << thesis.out;
+  const result robust = run(std::string(zombie_next_run) + " --variant robust");
+  EXPECT_EQ(robust.code, 0) << robust.out;
+}
+
+TEST(Variants, UpperLevelCheckMissLeavesAStaleKeyUnderThesisOnly) {
+  const result thesis = run(std::string(upper_level_run) + " --variant thesis");
+  EXPECT_EQ(thesis.code, 1) << thesis.out;
+  EXPECT_TRUE(has(thesis, "level-subset: key 822 of level 1 is not in level 0")) << thesis.out;
+  const result robust = run(std::string(upper_level_run) + " --variant robust");
+  EXPECT_EQ(robust.code, 0) << robust.out;
+}
+
+TEST(Variants, TheDefaultIsRobustAndTheReplayLineNamesIt) {
+  const result r = run("run --teams 4 --ops 2000 --range 100 --chunk 16 --granularity lane --seed 5");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r, ":variant=robust")) << r.out;
+  // A line without the field was written when thesis was the only algorithm.
+  const result old = run(
+      "replay gfsl1:backend=host:teams=7:ops=39:mix=0,8,92:range=2:prefill=0.90000000000000002:chunk=16:p-chunk=0.5:"
+      "seed=109454699:pool=0:events=on:check-every=61:sched=random:depth=1:granularity=lane:sched-seed=4185:"
+      "pct-steps=7800:fair-after=3900:livelock-steps=500000:max-steps=50000000");
+  EXPECT_TRUE(has(old, ":variant=thesis")) << old.out;
+  const result bad = run("run --variant fast");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+}
+
+TEST(Variants, TheDefaultRunIsLinearizableAtEveryGranularity) {
+  const std::string trace = ::testing::TempDir() + "robust-default.bin";
+  for (const char* g : {"chunk", "line", "lane"}) {
+    const result r = run(std::string("run --teams 6 --ops 6000 --mix 30,30,40 --range 60 --chunk 16 --seed 3 --granularity ") + g +
+                         " --trace " + trace);
+    ASSERT_EQ(r.code, 0) << g << "\n" << r.out;
+    const result c = run("check " + trace);
+    EXPECT_EQ(c.code, 0) << g << "\n" << c.out;
+  }
+  // The trace header says which algorithm ran.
+  const result conv = run("convert " + trace + " " + trace + ".jsonl");
+  ASSERT_EQ(conv.code, 0) << conv.out;
+  FILE* f = std::fopen((trace + ".jsonl").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char first[4096] = {};
+  ASSERT_NE(std::fgets(first, sizeof first, f), nullptr);
+  std::fclose(f);
+  EXPECT_NE(std::string(first).find("\"variant\":\"robust\""), std::string::npos) << first;
+}
+
+TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
+  const result r = run("stress --backend host --granularity lane --variant thesis --structures 40 --seconds 60 --quiet");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r, "VIOLATIONS FOUND")) << r.out;
+  // The first report: a false contains of a stable key, with the words the
+  // read saw and the 128-byte line boundary marked.
+  EXPECT_TRUE(has(r, "false contains(")) << r.out;
+  EXPECT_TRUE(has(r, " || ")) << r.out;
+  EXPECT_TRUE(has(r, "replay: gfsl stress --replay gfsl-stress1:")) << r.out;
+  // The replay line runs that one structure again, bit for bit.
+  const auto at = r.out.find("--replay ");
+  const std::string line = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
+  const result again = run("stress --quiet --replay " + line);
+  EXPECT_EQ(again.code, 1) << again.out;
+  const result twice = run("stress --quiet --replay " + line);
+  EXPECT_EQ(again.out, twice.out);
+}
+
+TEST(Stress, ThesisAtWholeChunkReadsAndRobustAtLanePass) {
+  const result chunk = run("stress --backend host --granularity chunk --variant thesis --structures 40 --seconds 60 --quiet");
+  EXPECT_EQ(chunk.code, 0) << chunk.out;
+  EXPECT_TRUE(has(chunk, "violations: 0")) << chunk.out;
+  for (const char* shape : {"stable-contains", "owned-keys"}) {
+    const result robust = run(std::string("stress --backend host --granularity lane --variant robust --structures 40 "
+                                          "--seconds 60 --quiet --shape ") + shape);
+    EXPECT_EQ(robust.code, 0) << robust.out;
+    EXPECT_TRUE(has(robust, "no violation")) << robust.out;
+    EXPECT_TRUE(has(robust, "40 judged by the structure oracle")) << robust.out;
+  }
+}
+
+TEST(Stress, TheOraclesFireOnSeededBugs) {
+  // A removal that shifts right to left hides a key even from whole-chunk
+  // reads of the published algorithm (robust's validated reads repair it).
+  const result r = run("stress --backend host --granularity chunk --variant thesis --mutant remove-right-to-left "
+                       "--structures 40 --seconds 60 --quiet");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r, "mutant: remove-right-to-left (seeded bug)")) << r.out;
+  // owned-keys knows every answer of insert, delete and contains.
+  const result o = run("stress --backend host --granularity chunk --shape owned-keys --variant thesis "
+                       "--mutant insert-left-to-right --structures 40 --seconds 60 --quiet");
+  EXPECT_EQ(o.code, 1) << o.out;
+}
+
+TEST(Stress, RobustWithoutItsValidationIsCaughtAtLaneGranularity) {
+  for (const char* m : {"absence-not-validated"}) {
+    const result r = run(std::string("stress --backend host --granularity lane --variant robust --structures 200 "
+                                     "--seconds 60 --quiet --mutant ") + m);
+    EXPECT_EQ(r.code, 1) << m << "\n" << r.out;
+  }
+}
+
+TEST(Stress, ThreadsBackendRunsAndJudges) {
+  const result r = run("stress --backend threads --teams 2 --seconds 1 --rebuild-seconds 0.3 --quiet --json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r, "\"backend\":\"threads\"")) << r.out;
+  EXPECT_TRUE(has(r, "\"violations\":0")) << r.out;
+}
+
+TEST(Stress, BadOptionsGetOneLineAndExitTwo) {
+  for (const char* args : {"--writers 0", "--writers 0/32", "--range 1", "--seconds -1", "--seconds 0", "--chunk 8",
+                           "--shape owned-keys --range 2", "--json --csv", "--replay gfsl1:nonsense"}) {
+    const result r = run(std::string("stress --quiet ") + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+  }
+}
+
+TEST(Stress, CudaWithoutAGpuIsRefusedInOneLine) {
+  const result r = run("stress --backend cuda --seconds 1 --quiet");
+  if (r.code == 0 || r.code == 1) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--backend cuda:")) << r.out;
+}
+
+}  // namespace
