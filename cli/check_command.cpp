@@ -1,9 +1,18 @@
 // gfsl check: is a recorded history linearizable? gfsl convert: a trace file
 // from one form to the other.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "invariants/dot.hpp"
@@ -24,6 +33,7 @@ struct check_options {
   std::string html;
   bool json = false;
   double explain = 20;
+  bool quiet = false;
 };
 
 std::string form_name(const traces::trace& t) {
@@ -37,19 +47,157 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::fclose(f.release()) == 0;
 }
 
+// A progress line on stderr while a check runs: the bytes read, the records
+// grouped by key, the keys decided, the invariants. Only when stderr is a
+// terminal (a log or a pipe gets nothing) and not with --quiet; redrawn in
+// place four times a second and erased before the report is printed.
+class progress_line {
+ public:
+  enum stage_kind : int { reading, checking, invariants };
+
+  progress_line(bool on, const std::string& file) : on_(on), file_(file) {
+    if (!on_) return;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0) file_bytes_ = static_cast<std::uint64_t>(st.st_size);
+    draw();  // at once: the reading starts now
+    ticker_ = std::thread([this] {
+      std::unique_lock<std::mutex> g(lock_);
+      while (!stop_) {
+        wake_.wait_for(g, std::chrono::milliseconds(250));
+        if (!stop_) draw();
+      }
+    });
+  }
+  ~progress_line() { finish(); }
+
+  // Erases the line; nothing is drawn after.
+  void finish() {
+    if (!on_) return;
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    on_ = false;
+  }
+
+  std::atomic<std::uint64_t> bytes_read{0};
+  std::atomic<std::uint64_t> records{0};
+  std::atomic<int> stage{reading};
+  lin::check_progress check;
+
+ private:
+  static std::string megabytes(std::uint64_t b) { return std::to_string((b + 500000) / 1000000); }
+
+  void draw() {
+    std::string text = "gfsl check: ";
+    switch (stage.load()) {
+      case reading: {
+        const std::uint64_t b = bytes_read.load();
+        text += "reading " + file_ + ": " + megabytes(b) + " of " + megabytes(file_bytes_) + " MB";
+        break;
+      }
+      case checking:
+        switch (check.phase.load()) {
+          case lin::check_progress::grouping:
+            text += "grouping " + std::to_string(records.load()) + " records by key";
+            break;
+          case lin::check_progress::deciding: {
+            const std::uint64_t keys = check.keys.load(), decided = std::min(check.decided.load(), keys);
+            text += "keys decided: " + std::to_string(decided) + " of " + std::to_string(keys) + " (" +
+                    std::to_string(keys ? 100 * decided / keys : 100) + "%)";
+            break;
+          }
+          default: text += "explaining the violation (the smallest failing key)";
+        }
+        break;
+      default: text += "checking the invariants of the final structure and the event log";
+    }
+    std::fprintf(stderr, "\r\033[K%s", text.c_str());
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::string file_;
+  std::uint64_t file_bytes_ = 0;
+  std::mutex lock_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread ticker_;
+};
+
+// Everything else the trace holds, checked by name: the final structure's
+// snapshot invariants, and the temporal invariants of its event log (which
+// need the structure as it was when logging began). A group the trace cannot
+// feed is reported as not run, with the reason.
+std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
+  std::vector<lin::invariant_group> groups(2);
+  lin::invariant_group& snapshot = groups[0];
+  snapshot.name = "snapshot";
+  snapshot.checks = invariants::snapshot_invariant_names();
+  if (t.has_final_snapshot) {
+    invariants::snapshot_report rep = invariants::check_snapshot(t.final_snapshot);
+    invariants::name_operations_in_flight(rep.violations, t.history);
+    snapshot.ran = true;
+    for (const std::string& name : snapshot.checks) {
+      if (std::find(rep.checked.begin(), rep.checked.end(), name) != rep.checked.end()) continue;
+      snapshot.skipped.emplace_back(name, name == "model-state"
+                                              ? "it needs the expected final contents, which a concurrent history does not fix "
+                                                "(gfsl run checks it on sequential runs)"
+                                              : "it walks the level lists, which level-list found broken");
+    }
+    snapshot.subject = "the final structure (" + std::to_string(rep.chunks) + " chunks, " + std::to_string(rep.live_chunks) + " live)";
+    snapshot.violations = std::move(rep.violations);
+  } else {
+    snapshot.not_run = t.format == traces::trace_format::json
+                           ? "the JSON-lines form holds no snapshot of the final structure (the binary trace of gfsl run --trace does)"
+                           : "the trace holds no snapshot of the final structure";
+  }
+  lin::invariant_group& events = groups[1];
+  events.name = "events";
+  events.checks = invariants::temporal_invariant_names();
+  if (t.has_events && t.has_initial_snapshot) {
+    invariants::temporal_report rep = invariants::check_events(t.initial_snapshot, t.events);
+    invariants::name_operations_in_flight(rep.violations, t.history);
+    events.ran = true;
+    events.checks = rep.checked;
+    events.subject = "the structural event log (" + std::to_string(rep.events) + " events)";
+    events.violations = std::move(rep.violations);
+  } else if (t.has_events) {
+    events.not_run = "the trace holds an event log but not the structure when it began";
+  } else {
+    events.not_run = t.format == traces::trace_format::json
+                         ? "the JSON-lines form holds no structural event log (the binary trace of gfsl run --events on --trace does)"
+                         : "the trace holds no structural event log (record one with gfsl run --events on --trace FILE)";
+  }
+  return groups;
+}
+
 int run_check(const check_options& o) {
+  progress_line progress(!o.quiet && isatty(2) != 0, o.file);
   traces::trace t;
   try {
-    t = traces::read_trace(o.file);
+    t = traces::read_trace(o.file, &progress.bytes_read);
   } catch (const traces::trace_error& e) {
+    progress.finish();
     std::fprintf(stderr, "gfsl check: %s\n", e.what());
     return exit_usage;
   }
+  progress.records = t.history.size();
+  progress.stage = progress_line::checking;
   lin::check_options co;
+  co.progress = &progress.check;
   co.threads = o.threads;
   co.timeout_seconds = o.timeout;
   co.explain_seconds = o.explain;
-  const lin::check_result r = lin::check_history(t.history, co, t.unrecorded_values);
+  // A successful delete's value is compared only where the trace declares
+  // that its recorder wrote the removed value (traces/FORMAT.md, "Delete
+  // values"); the reports say which convention applied.
+  const std::vector<std::uint32_t> unchecked = traces::unchecked_delete_values(t);
+  const lin::check_result r = lin::check_history(t.history, co, unchecked);
 
   lin::report_context ctx;
   ctx.file = o.file;
@@ -58,7 +206,12 @@ int run_check(const check_options& o) {
   ctx.device = t.header.device;
   ctx.clock = traces::clock_name(t.header.clock);
   ctx.replay = t.header.replay;
-  ctx.unrecorded_values = t.unrecorded_values;
+  ctx.unrecorded_values = unchecked;
+  ctx.delete_values = traces::delete_value_convention(t);
+  ctx.delete_values_compared = traces::delete_values_compared(t);
+  progress.stage = progress_line::invariants;
+  ctx.invariants = invariant_checks(t);
+  progress.finish();
   if (o.json) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
   } else {
@@ -71,33 +224,7 @@ int run_check(const check_options& o) {
     }
     if (!o.json) std::printf("html:     %s\n", o.html.c_str());
   }
-  // Everything else the trace holds: the final structure's snapshot
-  // invariants, and the temporal invariants of its event log.
-  bool invariants_hold = true;
-  if (!o.json) {
-    if (t.has_final_snapshot) {
-      auto snap = invariants::check_snapshot(t.final_snapshot);
-      invariants::name_operations_in_flight(snap.violations, t.history);
-      std::printf("snapshot: %zu invariants checked on the final structure (%zu chunks, %zu live): %s\n", snap.checked.size(),
-                  snap.chunks, snap.live_chunks, snap.violations.empty() ? "all hold" : "VIOLATED");
-      for (std::size_t i = 0; i < snap.violations.size() && i < 10; ++i) std::printf("  %s\n", snap.violations[i].describe().c_str());
-      invariants_hold = invariants_hold && snap.violations.empty();
-    } else {
-      std::printf("snapshot: none in this trace (not checked)\n");
-    }
-    if (t.has_events && t.has_initial_snapshot) {
-      auto temporal = invariants::check_events(t.initial_snapshot, t.events);
-      invariants::name_operations_in_flight(temporal.violations, t.history);
-      std::printf("events:   %zu structural events, %zu temporal invariants checked: %s\n", temporal.events,
-                  temporal.checked.size(), temporal.violations.empty() ? "all hold" : "VIOLATED");
-      for (std::size_t i = 0; i < temporal.violations.size() && i < 10; ++i) {
-        std::printf("  %s\n", temporal.violations[i].describe().c_str());
-      }
-      invariants_hold = invariants_hold && temporal.violations.empty();
-    } else {
-      std::printf("events:   none in this trace (not checked; record them with gfsl run --events on)\n");
-    }
-  }
+  const bool invariants_hold = lin::invariants_hold(ctx.invariants);
   switch (r.v) {
     case lin::verdict::linearizable: return invariants_hold ? exit_ok : exit_violation;
     case lin::verdict::not_linearizable: return exit_violation;
@@ -164,6 +291,7 @@ command add_check_command(CLI::App& root) {
   c->add_option("--threads", o->threads, "threads checking keys (0: every core)")->check(CLI::Range(0u, 4096u))->capture_default_str();
   c->add_option("--html", o->html, "also write a self-contained HTML page drawing the failing key");
   c->add_flag("--json", o->json, "print one JSON object instead of the text report");
+  c->add_flag("--quiet", o->quiet, "no progress line on stderr (drawn only when stderr is a terminal)");
   c->add_option("--explain-seconds", o->explain, "at most this long to shrink a violation and find the longest linearizable prefix")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -40,7 +40,12 @@ bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::
       extras.initial_snapshot = &r.initial_snapshot;
       extras.events = &r.events;
     }
-    gfsl::traces::write_trace(o.trace, header, gfsl::model::full_history(r.prefill, r.records), {}, extras);
+    const auto history = gfsl::model::full_history(r.prefill, r.records);
+    if (o.trace_format == "json") {
+      gfsl::traces::write_trace_json(o.trace, header, history);
+    } else {
+      gfsl::traces::write_trace(o.trace, header, history, {}, extras);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfsl run: --trace %s: %s\n", o.trace.c_str(), e.what());
     return false;
@@ -117,7 +122,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   snap.checked.size(), snap.violations.front().describe().c_str());
       rc = exit_violation;
     } else {
-      std::printf("check:    final structure: %zu snapshot invariants hold (%zu chunks, %zu live)\n", snap.checked.size() - (sequential ? 0 : 1),
+      std::printf("check:    final structure: %zu snapshot invariants hold (%zu chunks, %zu live)\n", snap.checked.size(),
                   snap.chunks, snap.live_chunks);
     }
   }
@@ -302,7 +307,11 @@ command add_run_command(CLI::App& root) {
       ->capture_default_str();
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys)");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
-  run->add_option("--trace", o.trace, "write the history to this trace file (binary; gfsl convert makes JSON lines)");
+  run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
+  run->add_option("--trace-format", o.trace_format,
+                  "binary (the history, the final snapshot and, with --events on, the event log) or json (JSON lines: the history only)")
+      ->check(CLI::IsMember({"binary", "json"}))
+      ->capture_default_str();
   run->add_option("--events", st->events, "record the structural event log (chunk writes, allocations) and check it: on, off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();

@@ -156,6 +156,7 @@ std::string decode_replay(const std::string& text, run_options& o) {
   if (!fields.empty()) return "replay string: unknown field '" + fields.begin()->first + "'";
   if (const std::string bad = r.w.validate(); !bad.empty()) return "replay string: " + bad;
   r.trace = o.trace;
+  r.trace_format = o.trace_format;
   r.watchdog = o.watchdog;
   r.hang_timeout = o.hang_timeout;
   o = r;

@@ -22,6 +22,7 @@ struct run_options {
   double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device, seconds
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::string trace;                // where to write the history ("" : nowhere)
+  std::string trace_format = "binary";  // binary (with snapshots and events) | json (JSON lines, the history only)
   bool events = false;              // record and check the structural event log
   std::uint64_t event_capacity = 0; // cuda: events the device log holds (0: sized from the workload)
   mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "model/workload.hpp"
+#include "traces/trace.hpp"
 
 namespace gfsl::fuzz {
 
@@ -201,19 +202,19 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     if (!focus || r.op.key == *focus) shown.push_back(r);
   }
 
-  // The history in the JSON-lines trace form (`gfsl check` reads it).
-  {
-    std::ofstream h(folder / "history.jsonl");
-    h << "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"" << f.shrunk.backend << "\",\"chunk\":" << f.shrunk.w.chunk
-      << ",\"teams\":" << f.shrunk.w.teams << ",\"seed\":" << f.shrunk.w.seed << ",\"clock\":\"global-counter\"}\n";
-    for (const model::op_record& r : history) {
-      h << "{\"team\":" << r.team << ",\"op\":\"" << model::op_name(r.op.kind) << "\",\"key\":" << r.op.key
-        << ",\"value\":" << (r.op.kind == op_kind::insert ? r.op.value : r.value) << ",\"ok\":" << (r.ok ? "true" : "false")
-        << ",\"call\":" << stamp(r.call) << ",\"ret\":" << (r.pending() ? "null" : stamp(r.ret)) << "}\n";
-    }
-  }
-  // The replay command.
+  // The history in the JSON-lines trace form, through the trace library's
+  // writer, so that `gfsl check` reads it back (tests/test_writers.cpp). The
+  // host and threads backends stamp on one global counter; the device runner
+  // of a campaign on its device-wide counter (device_options' default).
   const std::string replay = o.replay_line ? o.replay_line(f.shrunk) : f.shrunk.describe();
+  const model::clock_kind clock = f.shrunk.backend == "cuda" ? model::clock_kind::device_counter : model::clock_kind::global_counter;
+  traces::trace_header header = traces::make_header(f.shrunk.w, f.shrunk.backend, "", clock, replay);
+  // Which algorithm ran, as gfsl run --trace records it.
+  traces::extra_field variant_field;
+  variant_field.name = "variant";
+  variant_field.s = variant_name(f.shrunk.var);
+  header.extra.push_back(variant_field);
+  traces::write_trace_json((folder / "history.jsonl").string(), header, history);
   std::ofstream(folder / "replay.txt") << "gfsl replay " << replay << "\n";
   // What the detectors said, and the timeline of the operations involved.
   {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,13 +27,18 @@ struct snapshot {
 
 // One violated invariant: its name, the chunks involved, when (step or
 // stamp), what is wrong, and the operations in flight then (filled by callers
-// that have the history).
+// that have the history); the key it concerns, where there is one, and for a
+// temporal invariant the event (its position in the log) and the team that
+// wrote it, so that reports can show them as fields.
 struct violation {
   std::string invariant;
   std::vector<chunk_index> chunks;
   std::uint64_t when = 0;
-  std::string detail;
+  std::string detail;  // one line, the reason
   std::vector<std::string> in_flight;
+  std::optional<key_type> key;
+  std::optional<std::uint64_t> event;
+  std::optional<team_id> team;
   std::string describe() const;
 };
 
@@ -42,7 +48,10 @@ const std::vector<std::string>& snapshot_invariant_names();
 const std::vector<std::string>& mid_run_invariant_names();
 
 struct snapshot_report {
-  std::vector<std::string> checked;   // invariants that ran
+  // The invariants that ran: model-state only with expected_bottom, and only
+  // level-list and final-not-zombie when the level lists are broken (the
+  // others walk them).
+  std::vector<std::string> checked;
   std::vector<violation> violations;  // empty when all hold
   std::size_t chunks = 0, live_chunks = 0, keys = 0;
 };

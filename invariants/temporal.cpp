@@ -37,8 +37,16 @@ temporal_report check_events(const snapshot& before, const std::vector<structura
   const int next_lane = n - 2, lock_lane = n - 1;
   auto flag = [&](const char* name, std::vector<chunk_index> chunks, const structural_event& e, std::string detail) {
     if (r.violations.size() >= max_violations) return;
-    r.violations.push_back({name, std::move(chunks), e.stamp,
-                            "event " + std::to_string(e.seq) + " by team " + std::to_string(e.team) + ": " + detail, {}});
+    violation v;
+    v.invariant = name;
+    v.chunks = std::move(chunks);
+    v.when = e.stamp;
+    v.detail = std::move(detail);
+    v.event = e.seq;
+    v.team = e.team;
+    // A data entry's write names the key it wrote (EMPTY entries name none).
+    if (e.kind != event_kind::alloc && e.lane < next_lane && entry_key(e.value) != key_empty) v.key = entry_key(e.value);
+    r.violations.push_back(std::move(v));
   };
   std::map<chunk_index, chunk_state> chunks;
   auto state_of = [&](chunk_index c) -> chunk_state& {

@@ -207,6 +207,10 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   const std::size_t groups = bounds.size();
   bounds.push_back(grouped.size());
   result.keys = groups;
+  if (o.progress) {
+    o.progress->keys = groups;
+    o.progress->phase = check_progress::deciding;
+  }
 
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, (groups + 63) / 64)));
@@ -241,6 +245,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
         const verdict v = checker.check(ops, d);
         if (v != verdict::linearizable) per_thread[t].push_back({g, v});
       }
+      if (o.progress) o.progress->decided.fetch_add(std::min(groups, first + batch) - first, std::memory_order_relaxed);
     }
   };
   if (threads == 1) {
@@ -269,7 +274,11 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   result.v = result.violating_keys ? verdict::not_linearizable : result.undecided_keys ? verdict::unknown : verdict::linearizable;
   result.seconds = since(start);
 
-  if (first_violation == groups || !o.explain) return result;
+  if (first_violation == groups || !o.explain) {
+    if (o.progress) o.progress->phase = check_progress::done;
+    return result;
+  }
+  if (o.progress) o.progress->phase = check_progress::explaining;
   const auto explain_start = clock_type::now();
   counterexample ex;
   ex.key = static_cast<key_type>(grouped[bounds[first_violation]] >> 32);
@@ -379,6 +388,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   }
   result.example = std::move(ex);
   result.explain_seconds = since(explain_start);
+  if (o.progress) o.progress->phase = check_progress::done;
   return result;
 }
 

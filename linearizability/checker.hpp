@@ -4,6 +4,7 @@
 // of its history that is.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,7 +15,17 @@
 
 namespace gfsl::lin {
 
+// Where a check is, for a progress line: the phase, and the keys decided so
+// far of those the history holds. Written by check_history, read by anyone.
+struct check_progress {
+  enum phase_kind : int { grouping = 0, deciding = 1, explaining = 2, done = 3 };
+  std::atomic<int> phase{grouping};
+  std::atomic<std::uint64_t> keys{0};
+  std::atomic<std::uint64_t> decided{0};
+};
+
 struct check_options {
+  check_progress* progress = nullptr;  // null: none kept
   unsigned threads = 0;          // 0: every core
   double timeout_seconds = 0;    // 0: no limit; keys not decided in time are `unknown`
   bool explain = true;           // on a violation: shrink it, find the longest linearizable prefix

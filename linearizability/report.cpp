@@ -153,7 +153,9 @@ std::string timeline(const std::vector<model::op_record>& h, const std::vector<s
   return out;
 }
 
-std::string text_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+namespace {
+
+std::string linearizability_text(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
   std::string out = "gfsl check: " + ctx.file + " (" + ctx.form;
   if (!ctx.backend.empty()) out += ", backend " + ctx.backend;
   if (!ctx.device.empty()) out += " on " + ctx.device;
@@ -162,6 +164,7 @@ std::string text_report(const std::vector<model::op_record>& h, const check_resu
   out += "history:  " + std::to_string(r.operations) + " operations on " + std::to_string(r.keys) + " keys";
   if (r.optional_operations) out += " (" + std::to_string(r.optional_operations) + " pending or ended in an error: they may or may not have taken effect)";
   out += "\n";
+  if (!ctx.delete_values.empty()) out += "deletes:  values " + ctx.delete_values + "\n";
   auto keys_list = [](const std::vector<key_summary>& ks, std::uint64_t total) {
     std::string s;
     for (std::size_t i = 0; i < ks.size() && i < 5; ++i) {
@@ -213,6 +216,101 @@ std::string text_report(const std::vector<model::op_record>& h, const check_resu
     out += "\nno prefix of key " + std::to_string(ex.key) + "'s history was found linearizable\n";
   }
   return out;
+}
+
+// Why `check` of a group that ran did not run itself; null when it ran.
+const std::string* skipped_why(const invariant_group& g, const std::string& check) {
+  for (const auto& [name, why] : g.skipped) {
+    if (name == check) return &why;
+  }
+  return nullptr;
+}
+
+// "chunk 5, key 17, event 1234 by team 3, stamp 880": the fields of a
+// violation that it has.
+std::string violation_where(const invariants::violation& v) {
+  std::string s;
+  if (!v.chunks.empty()) {
+    s += v.chunks.size() == 1 ? "chunk " : "chunks ";
+    for (std::size_t i = 0; i < v.chunks.size(); ++i) s += (i ? ", " : "") + std::to_string(v.chunks[i]);
+  }
+  if (v.key) s += (s.empty() ? "" : ", ") + std::string("key ") + std::to_string(*v.key);
+  if (v.event) {
+    s += (s.empty() ? "" : ", ") + std::string("event ") + std::to_string(*v.event);
+    if (v.team) s += " by team " + std::to_string(*v.team);
+  }
+  s += (s.empty() ? "" : ", ") + std::string("stamp ") + std::to_string(v.when);
+  return s;
+}
+
+std::string invariants_text(const std::vector<invariant_group>& groups) {
+  std::string out;
+  constexpr std::size_t shown_per_check = 5;
+  for (const invariant_group& g : groups) {
+    const std::string label = g.name + ":" + std::string(g.name.size() < 9 ? 9 - g.name.size() : 1, ' ');
+    if (!g.ran) {
+      out += label + "not run: " + g.not_run + "\n";
+      out += "  not run   ";
+      for (std::size_t i = 0; i < g.checks.size(); ++i) out += (i ? ", " : "") + g.checks[i];
+      out += "\n";
+      continue;
+    }
+    std::size_t violated = 0;
+    for (const std::string& c : g.checks) violated += std::string(invariant_verdict(g, c)) == "violated" ? 1 : 0;
+    out += label + std::to_string(g.checks.size() - g.skipped.size()) + " invariants checked on " + g.subject + ": " +
+           (violated ? std::to_string(violated) + " VIOLATED" : std::string("all hold")) + "\n";
+    for (const std::string& c : g.checks) {
+      const std::string verdict = invariant_verdict(g, c);
+      if (verdict == "not run") {
+        out += "  not run   " + c + ": " + *skipped_why(g, c) + "\n";
+        continue;
+      }
+      if (verdict != "violated") {
+        out += "  holds     " + c + "\n";
+        continue;
+      }
+      std::size_t n = 0;
+      for (const invariants::violation& v : g.violations) n += v.invariant == c ? 1 : 0;
+      out += "  VIOLATED  " + c + " (" + std::to_string(n) + (n == 1 ? " violation" : " violations") + ")\n";
+      std::size_t k = 0;
+      for (const invariants::violation& v : g.violations) {
+        if (v.invariant != c) continue;
+        if (k++ == shown_per_check) {
+          out += "              ... and " + std::to_string(n - shown_per_check) + " more (gfsl check --json lists them)\n";
+          break;
+        }
+        out += "              " + violation_where(v) + ": " + v.detail;
+        if (!v.in_flight.empty()) {
+          out += "; in flight:";
+          for (const std::string& op : v.in_flight) out += " " + op + ";";
+          out.pop_back();
+        }
+        out += "\n";
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* invariant_verdict(const invariant_group& g, const std::string& check) {
+  if (!g.ran || skipped_why(g, check)) return "not run";
+  for (const invariants::violation& v : g.violations) {
+    if (v.invariant == check) return "violated";
+  }
+  return "holds";
+}
+
+bool invariants_hold(const std::vector<invariant_group>& groups) {
+  for (const invariant_group& g : groups) {
+    if (g.ran && !g.violations.empty()) return false;
+  }
+  return true;
+}
+
+std::string text_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+  return linearizability_text(h, r, ctx) + invariants_text(ctx.invariants);
 }
 
 namespace {
@@ -405,6 +503,7 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
   if (r.optional_operations) s += " (" + std::to_string(r.optional_operations) + " pending or ended in an error)";
   s += "</p>\n";
   if (!ctx.replay.empty()) s += "<p>replay: <code>" + html_escape(ctx.replay) + "</code></p>\n";
+  if (!ctx.delete_values.empty()) s += "<p>Successful deletes' values: " + html_escape(ctx.delete_values) + ".</p>\n";
   if (r.v == verdict::linearizable) {
     s += "<p class=\"verdict good\">Linearizable: every key.</p>\n";
   } else if (r.v == verdict::unknown) {
@@ -488,6 +587,26 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
     }
     s += "</p>\n";
   }
+  if (!ctx.invariants.empty()) {
+    s += "<h2>Invariant checks</h2>\n<table><tr><th>check</th><th>of</th><th>verdict</th><th>violations: where, why</th></tr>\n";
+    for (const invariant_group& g : ctx.invariants) {
+      for (const std::string& c : g.checks) {
+        const std::string verdict = invariant_verdict(g, c);
+        s += "<tr><td>" + html_escape(c) + "</td><td>" + html_escape(g.name) + "</td><td class=\"" +
+             (verdict == "holds" ? "good" : verdict == "violated" ? "bad" : "unknown") + "\">" + verdict + "</td><td>";
+        if (!g.ran) s += html_escape(g.not_run);
+        if (g.ran && verdict == "not run") s += html_escape(*skipped_why(g, c));
+        for (const invariants::violation& v : g.violations) {
+          if (v.invariant == c) s += html_escape(violation_where(v) + ": " + v.detail) + "<br>";
+        }
+        s += "</td></tr>\n";
+      }
+    }
+    s += "</table>\n";
+    for (const invariant_group& g : ctx.invariants) {
+      s += "<p>" + html_escape(g.name) + ": " + html_escape(g.ran ? "checked on " + g.subject : "not run: " + g.not_run) + ".</p>\n";
+    }
+  }
   s += "<div id=\"info\">Hover an operation for its answer, stamps and the state after it.</div>\n";
   s += "<script>" + std::string(page_script) + "</script>\n</body></html>\n";
   return s;
@@ -505,6 +624,12 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
        ",\"keys\":" + std::to_string(r.keys) + ",\"violating_keys\":" + std::to_string(r.violating_keys) +
        ",\"undecided_keys\":" + std::to_string(r.undecided_keys) + ",\"seconds\":" + fmt("%.6f", r.seconds) +
        ",\"threads\":" + std::to_string(r.threads);
+  if (!ctx.delete_values.empty()) {
+    s += ",\"delete_values_compared\":";
+    s += ctx.delete_values_compared ? "true" : "false";
+    s += ",\"delete_values\":";
+    append_string(s, ctx.delete_values);
+  }
   auto keys = [&](const char* name, const std::vector<key_summary>& ks) {
     s += ",\"";
     s += name;
@@ -516,6 +641,50 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
   };
   keys("violating", r.violating);
   keys("undecided", r.undecided);
+  // Every check by name: linearizability, then each invariant with its
+  // verdict, its violations (chunks, key, event, team, stamp, reason) or why
+  // it did not run.
+  s += ",\"invariants_hold\":";
+  s += invariants_hold(ctx.invariants) ? "true" : "false";
+  s += ",\"checks\":[{\"name\":\"linearizability\",\"of\":\"history\",\"verdict\":";
+  append_string(s, verdict_name(r.v));
+  s += "}";
+  auto optional_number = [](const auto& o) { return o ? std::to_string(*o) : std::string("null"); };
+  for (const invariant_group& g : ctx.invariants) {
+    for (const std::string& c : g.checks) {
+      s += ",{\"name\":";
+      append_string(s, c);
+      s += ",\"of\":";
+      append_string(s, g.name);
+      s += ",\"verdict\":";
+      append_string(s, invariant_verdict(g, c));
+      if (!g.ran || skipped_why(g, c)) {
+        s += ",\"why\":";
+        append_string(s, g.ran ? *skipped_why(g, c) : g.not_run);
+      } else {
+        s += ",\"violations\":[";
+        bool first = true;
+        for (const invariants::violation& v : g.violations) {
+          if (v.invariant != c) continue;
+          s += first ? "{\"chunks\":[" : ",{\"chunks\":[";
+          first = false;
+          for (std::size_t i = 0; i < v.chunks.size(); ++i) s += (i ? "," : "") + std::to_string(v.chunks[i]);
+          s += "],\"key\":" + optional_number(v.key) + ",\"event\":" + optional_number(v.event) +
+               ",\"team\":" + optional_number(v.team) + ",\"stamp\":" + std::to_string(v.when) + ",\"reason\":";
+          append_string(s, v.detail);
+          s += ",\"in_flight\":[";
+          for (std::size_t i = 0; i < v.in_flight.size(); ++i) {
+            if (i) s += ",";
+            append_string(s, v.in_flight[i]);
+          }
+          s += "]}";
+        }
+        s += "]";
+      }
+      s += "}";
+    }
+  }
+  s += "]";
   if (r.example) {
     const counterexample& ex = *r.example;
     s += ",\"counterexample\":{\"key\":" + std::to_string(ex.key) + ",\"key_operations\":" + std::to_string(ex.key_history.size()) +

@@ -5,12 +5,34 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "invariants/snapshot.hpp"
 #include "linearizability/checker.hpp"
 #include "model/history.hpp"
 
 namespace gfsl::lin {
+
+// The checks beside linearizability, one group per record a trace may hold
+// (invariants/, thesis 4.3): "snapshot", the invariants of the final
+// structure; "events", the temporal invariants of the structural event log.
+// Each check is named; a group that could not run says why.
+struct invariant_group {
+  std::string name;                 // "snapshot" or "events"
+  std::vector<std::string> checks;  // every invariant of the group, in the order checked
+  bool ran = false;
+  std::string subject;  // ran: what was checked ("the final structure: 40 chunks, 12 live")
+  std::string not_run;  // did not run: why ("the trace holds no snapshot of the final structure ...")
+  std::vector<invariants::violation> violations;  // ran: those found (each checker stops at 50)
+  // Checks of a group that ran which could not run themselves: (check, why).
+  std::vector<std::pair<std::string, std::string>> skipped;
+};
+
+// "holds", "violated" or "not run".
+const char* invariant_verdict(const invariant_group& g, const std::string& check);
+// Whether every check of every group that ran holds.
+bool invariants_hold(const std::vector<invariant_group>& groups);
 
 // Where the history came from, for the reports' headings.
 struct report_context {
@@ -20,7 +42,14 @@ struct report_context {
   std::string device;
   std::string clock;
   std::string replay;
-  std::vector<std::uint32_t> unrecorded_values;  // ascending
+  std::vector<std::uint32_t> unrecorded_values;  // ascending: the successful deletes whose values were not compared
+  // Which convention applied to successful deletes' values, said once:
+  // "compared (...)" or "not compared (...)" (traces::delete_value_convention);
+  // empty: not said (a history from memory).
+  std::string delete_values;
+  bool delete_values_compared = true;
+  // The invariant checks, in the order reported (empty: none to report).
+  std::vector<invariant_group> invariants;
 };
 
 // A row per team, each operation an interval numbered 1.. in call order,
@@ -31,7 +60,8 @@ std::string timeline(const std::vector<model::op_record>& history, const std::ve
                      const std::vector<std::uint32_t>& unrecorded_values = {}, const std::vector<std::uint32_t>& set_aside = {},
                      std::size_t width = 72, std::size_t max_ops = 40);
 
-// The verdict and, on a violation, its explanation, as printed by gfsl check.
+// The verdict and, on a violation, its explanation, then every invariant
+// check by name with its verdict, as printed by gfsl check.
 std::string text_report(const std::vector<model::op_record>& history, const check_result& r, const report_context& ctx);
 
 // The page: the failing key's minimal sub-history, and its history around the

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -63,7 +64,8 @@ TEST(CheckCli, ALinearizableHistoryExitsZeroInBothForms) {
   result r = run("check " + bin);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("binary v1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("binary v" + std::to_string(gfsl::traces::binary_version)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values compared (the trace declares delete_value true"), std::string::npos) << r.out;
   r = run("convert " + bin + " " + json);
   EXPECT_EQ(r.code, 0) << r.out;
   r = run("check " + json + " --threads 1");
@@ -152,6 +154,90 @@ TEST(CheckCli, ATimeLimitGivesExitThree) {
   EXPECT_NE(r.out.find("undecided"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("5 (53 operations)"), std::string::npos) << r.out;
   std::remove(json.c_str());
+}
+
+// A third-party recorder that writes "value":0 for deletes (as many do):
+// insert(2,3) -> true, then delete(2) -> true, strictly after it. Without a
+// declaration the delete's value is not compared and the history is
+// linearizable; declared, the value is compared: 3 is right, 0 is a
+// violation; declared false, it is not compared again.
+TEST(CheckCli, ADeleteValueIsComparedOnlyWhenTheTraceDeclaresIt) {
+  const std::string json = temp_path("third-party.jsonl");
+  auto history = [](const std::string& metadata, int delete_value) {
+    return metadata + "{\"team\":0,\"op\":\"insert\",\"key\":2,\"value\":3,\"ok\":true,\"call\":30,\"ret\":40}\n" +
+           "{\"team\":1,\"op\":\"delete\",\"key\":2,\"value\":" + std::to_string(delete_value) +
+           ",\"ok\":true,\"call\":65,\"ret\":80}\n";
+  };
+  const std::string declared = "{\"format\":\"gfsl-history\",\"version\":1,\"delete_value\":true}\n";
+  const std::string declared_false = "{\"format\":\"gfsl-history\",\"version\":1,\"delete_value\":false}\n";
+
+  spit(json, history("", 0));
+  result r = run("check " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values not compared (the trace does not declare delete_value"), std::string::npos) << r.out;
+  r = run("check --json " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"delete_values_compared\":false"), std::string::npos) << r.out;
+
+  spit(json, history(declared, 3));
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values compared"), std::string::npos) << r.out;
+
+  spit(json, history(declared, 0));
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("NOT LINEARIZABLE: 1 of 1 keys"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("delete(2) -> true, 0"), std::string::npos) << r.out;
+  r = run("check --json " + json);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("\"delete_values_compared\":true"), std::string::npos) << r.out;
+
+  spit(json, history(declared_false, 0));
+  r = run("check " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("deletes:  values not compared (the trace declares delete_value false"), std::string::npos) << r.out;
+  std::remove(json.c_str());
+}
+
+// The progress line: drawn on stderr when it is a terminal (here the pty of
+// util-linux's script), erased before the report; never into a pipe or a
+// log, and not with --quiet.
+TEST(CheckCli, AProgressLineOnlyOnATerminalAndNotWithQuiet) {
+  const std::string bin = temp_path("progress.trace");
+  gfsl::traces::write_trace(bin, header(), synthetic(5000));
+  result r = run("check " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("gfsl check: reading"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\033[K"), std::string::npos) << r.out;
+  if (std::system("script --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no util-linux script to give gfsl a terminal";
+  auto on_a_terminal = [&](const std::string& args) {
+    const std::string cmd = "script -qec '" + std::string(GFSL_BINARY) + " " + args + "' /dev/null < /dev/null 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    result out{-1, {}};
+    if (!p) return out;
+    std::array<char, 4096> buf{};
+    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.out.append(buf.data(), n);
+    const int status = pclose(p);
+    out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return out;
+  };
+  r = on_a_terminal("check " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  const std::size_t drawn = r.out.find("\r\033[Kgfsl check: reading " + bin + ": ");
+  const std::size_t erased = r.out.rfind("\r\033[K");
+  const std::size_t report = r.out.find("verdict:  linearizable");
+  EXPECT_NE(drawn, std::string::npos) << r.out;
+  EXPECT_NE(report, std::string::npos) << r.out;
+  EXPECT_LT(drawn, erased) << r.out;
+  EXPECT_LT(erased, report) << r.out;
+  r = on_a_terminal("check --quiet " + bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("gfsl check: reading"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\033[K"), std::string::npos) << r.out;
+  std::remove(bin.c_str());
 }
 
 TEST(CheckCli, ConvertRoundTripsAndCanBeForced) {

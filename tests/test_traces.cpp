@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "linearizability/synthetic.hpp"
+#include "traces/internal.hpp"
 #include "traces/trace.hpp"
 
 namespace {
@@ -173,7 +175,8 @@ TEST(Traces, BinaryRoundTripKeepsHeaderRecordsAndUnrecordedValues) {
   EXPECT_EQ(gfsl::traces::detect_format(p), gfsl::traces::trace_format::binary);
   const trace t = gfsl::traces::read_trace(p);
   EXPECT_EQ(t.format, gfsl::traces::trace_format::binary);
-  EXPECT_EQ(t.version, 1u);
+  EXPECT_EQ(t.version, gfsl::traces::binary_version);
+  EXPECT_EQ(t.header.delete_value, std::optional<bool>(true));
   expect_same_header(header, t.header);
   std::vector<op_record> expected = history;
   for (std::uint32_t i : unrecorded) expected[i].value = 0;  // not recorded: not in the file
@@ -252,6 +255,115 @@ TEST(Traces, JsonReaderTakesMembersInAnyOrderAndMetadataIsOptional) {
   std::remove(p.c_str());
 }
 
+// One spelling written (the trace library's, with '_'), both read: gfsl fuzz
+// once wrote "global-counter" in its history.jsonl, and those files still
+// check.
+TEST(Traces, ClockNamesAreWrittenWithUnderscoresAndReadInEitherSpelling) {
+  using gfsl::model::clock_kind;
+  const std::string p = temp_path("clock.jsonl");
+  for (clock_kind c : {clock_kind::none, clock_kind::global_counter, clock_kind::device_counter, clock_kind::globaltimer}) {
+    gfsl::traces::trace_header h = sample_header();
+    h.clock = c;
+    gfsl::traces::write_trace_json(p, h, {});
+    EXPECT_NE(slurp(p).find(std::string("\"clock\":\"") + gfsl::traces::clock_name(c) + "\""), std::string::npos) << slurp(p);
+    EXPECT_EQ(slurp(p).find("-counter"), std::string::npos) << slurp(p);
+    EXPECT_EQ(gfsl::traces::read_trace(p).header.clock, c);
+  }
+  const std::string record = "\n{\"team\":0,\"op\":\"contains\",\"key\":1,\"ok\":false,\"call\":0,\"ret\":1}\n";
+  spit(p, R"({"format":"gfsl-history","version":1,"backend":"host","clock":"global-counter"})" + record);
+  EXPECT_EQ(gfsl::traces::read_trace(p).header.clock, clock_kind::global_counter);
+  spit(p, R"({"format":"gfsl-history","version":1,"clock":"device-counter"})" + record);
+  EXPECT_EQ(gfsl::traces::read_trace(p).header.clock, clock_kind::device_counter);
+  spit(p, R"({"format":"gfsl-history","version":1,"clock":"global counter"})" + record);
+  expect_one_line_error(p, read_error(p), "expected a clock none, global_counter");
+  std::remove(p.c_str());
+}
+
+// The delete-value declaration travels in both forms (absent, true, false);
+// a binary file of version 1 (no declaration then) reads as declaring true,
+// and one that has the field is refused.
+TEST(Traces, TheDeleteValueDeclarationRoundTripsAndVersionOneFilesStillRead) {
+  const std::string bin = temp_path("dv.trace"), json = temp_path("dv.jsonl");
+  const auto history = sample_history();
+  for (std::optional<bool> declared : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+    gfsl::traces::trace_header h = sample_header();
+    h.delete_value = declared;
+    gfsl::traces::write_trace(bin, h, history);
+    gfsl::traces::write_trace_json(json, h, history);
+    EXPECT_EQ(gfsl::traces::read_trace(bin).header.delete_value, declared);
+    EXPECT_EQ(gfsl::traces::read_trace(json).header.delete_value, declared);
+    EXPECT_EQ(slurp(json).find("\"delete_value\":") != std::string::npos, declared.has_value());
+  }
+  // Version 1: the same bytes but for the version word (the preamble is not
+  // checksummed), written without the field as version 1 writers did.
+  gfsl::traces::trace_header h = sample_header();
+  h.delete_value.reset();
+  gfsl::traces::write_trace(bin, h, history);
+  std::string bytes = slurp(bin);
+  ASSERT_EQ(bytes[8], static_cast<char>(gfsl::traces::binary_version));
+  bytes[8] = 1;
+  spit(bin, bytes);
+  trace t = gfsl::traces::read_trace(bin);
+  EXPECT_EQ(t.version, 1u);
+  EXPECT_EQ(t.header.delete_value, std::optional<bool>(true));
+  EXPECT_TRUE(gfsl::traces::delete_values_compared(t));
+  EXPECT_NE(gfsl::traces::delete_value_convention(t).find("version 1"), std::string::npos);
+  // Converted, it becomes version 2 with the declaration explicit.
+  gfsl::traces::write_trace(json, t, gfsl::traces::trace_format::json);
+  EXPECT_NE(slurp(json).find("\"delete_value\":true"), std::string::npos);
+  // A version 1 file with the field is not one a version 1 writer made.
+  h.delete_value = false;
+  gfsl::traces::write_trace(bin, h, history);
+  bytes = slurp(bin);
+  bytes[8] = 1;
+  spit(bin, bytes);
+  expect_one_line_error(bin, read_error(bin), "no \"delete_value\" field in a version 1 trace");
+  bytes[8] = 3;
+  spit(bin, bytes);
+  expect_one_line_error(bin, read_error(bin), "expected format version 1 to 2");
+  // A declaration must be a boolean.
+  spit(json, R"({"format":"gfsl-history","version":1,"delete_value":1})");
+  expect_one_line_error(json, read_error(json), "true or false for \"delete_value\"");
+  std::remove(bin.c_str());
+  std::remove(json.c_str());
+}
+
+// Undeclared: every successful delete's value is set aside; declared: only
+// those the file leaves out.
+TEST(Traces, UncheckedDeleteValuesFollowTheDeclaration) {
+  trace t;
+  t.history = sample_history();
+  const auto unrecorded = deletes_that_removed(t.history, 3);
+  const auto every = deletes_that_removed(t.history, 1);
+  ASSERT_GT(every.size(), unrecorded.size());
+  t.unrecorded_values = unrecorded;
+  EXPECT_EQ(gfsl::traces::unchecked_delete_values(t), every);
+  EXPECT_EQ(gfsl::traces::delete_value_convention(t).rfind("not compared (the trace does not declare delete_value", 0), 0u);
+  t.header.delete_value = false;
+  EXPECT_EQ(gfsl::traces::unchecked_delete_values(t), every);
+  EXPECT_EQ(gfsl::traces::delete_value_convention(t).rfind("not compared (the trace declares delete_value false", 0), 0u);
+  t.header.delete_value = true;
+  t.format = gfsl::traces::trace_format::json;
+  EXPECT_EQ(gfsl::traces::unchecked_delete_values(t), unrecorded);
+  EXPECT_EQ(gfsl::traces::delete_value_convention(t).rfind("compared (the trace declares delete_value true", 0), 0u);
+  EXPECT_NE(gfsl::traces::delete_value_convention(t).find(std::to_string(unrecorded.size()) + " deletes carry no value"), std::string::npos);
+}
+
+// Names and strings may be written with escapes; whitespace (spaces, tabs,
+// a carriage return before the newline) may surround tokens.
+TEST(Traces, JsonReaderTakesEscapesAndWhitespace) {
+  const std::string p = temp_path("escapes.jsonl");
+  spit(p, "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"h\\u00f6st \\ud83d\\ude00\"}\r\n"
+          "{\"te\\u0061m\":3,\t\"op\":\"ins\\u0065rt\",\"key\":17,\"value\":9,\"ok\":true,\"call\":1,\"ret\":2,\"status\":\"\\u006fk\"} \r\n");
+  const trace t = gfsl::traces::read_trace(p);
+  EXPECT_EQ(t.header.backend, "h\xc3\xb6st \xf0\x9f\x98\x80");
+  ASSERT_EQ(t.history.size(), 1u);
+  EXPECT_EQ(t.history[0].team, 3u);
+  EXPECT_EQ(t.history[0].op.kind, gfsl::op_kind::insert);
+  EXPECT_EQ(t.history[0].op.value, 9u);
+  std::remove(p.c_str());
+}
+
 TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation) {
   const std::string good = R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180})";
   const std::string meta = R"({"format":"gfsl-history","version":1})";
@@ -289,6 +401,16 @@ TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation)
       {R"({"team":3,"op":"insert","key":17,"value":"9","ok":true,"call":1,"ret":2})", "\"9", "\"value\""},
       {"{\"team\":3,\"op\":\"in\x01sert\"}", "\x01", "printable"},
       {"{\"team\":3,\"op\":\"in\xffsert\"}", "\xff", "UTF-8"},
+      // What simdjson leaves to the reader: atoms run on, lone surrogates,
+      // control bytes in strings, numbers that are not unsigned integers.
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":nullx})", "x}", "',' or '}'"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":truer,"call":1,"ret":2})", "r,\"call", "',' or '}'"},
+      {R"({"team":3,"op":"\udc00","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\\udc00", "high surrogate"},
+      {R"({"format":"gfsl-history","version":1,"backend":"\ud800x"})", "x\"}", "low surrogate"},
+      {std::string("{\"team\":3,\"op\":\"ins") + '\0' + "ert\"}", std::string(1, '\0'), "printable"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1.0,"ret":2})", "1.0", "[0, 18446744073709551614]"},
+      {R"({"team":3,"op":"insert","key":1e2,"value":9,"ok":true,"call":1,"ret":2})", "1e2", "[0, 4294967295]"},
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":18446744073709551616})", "18446744073709551616", "below 2^64"},
   };
   const std::string p = temp_path("bad.jsonl");
   for (const bad_case& c : cases) {
@@ -309,6 +431,79 @@ TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation)
   const std::string what = read_error(p);
   expect_one_line_error(p, what, "starting with '{'");
   EXPECT_NE(what.find("byte 0:"), std::string::npos) << what;
+  std::remove(p.c_str());
+}
+
+// Large JSON-lines files are read as ranges in parallel, joined in order:
+// the same trace, and the same error (the first a reader from the start
+// meets, with its line number), however many ranges.
+TEST(Traces, JsonRangesReadInParallelGiveTheSameTraceAndTheSameFirstError) {
+  const std::string p = temp_path("ranges.jsonl");
+  const auto history = sample_history();
+  const auto unrecorded = deletes_that_removed(history, 2);
+  gfsl::traces::write_trace_json(p, sample_header(), history, unrecorded);
+  const trace whole = gfsl::traces::detail::read_json(p, 1);
+  ASSERT_EQ(whole.history.size(), history.size());
+  for (unsigned ranges = 2; ranges <= 9; ++ranges) {
+    const trace t = gfsl::traces::detail::read_json(p, ranges);
+    EXPECT_TRUE(same_records(whole.history, t.history)) << ranges << " ranges";
+    EXPECT_EQ(t.unrecorded_values, whole.unrecorded_values) << ranges << " ranges";
+    expect_same_header(whole.header, t.header);
+  }
+  auto error_of = [&](unsigned ranges) -> std::string {
+    try {
+      gfsl::traces::detail::read_json(p, ranges);
+    } catch (const trace_error& e) {
+      return e.what();
+    }
+    return {};
+  };
+  std::string text = slurp(p);
+  auto line_start = [&](std::size_t line) {  // 1-based
+    std::size_t at = 0;
+    for (std::size_t l = 1; l < line; ++l) at = text.find('\n', at) + 1;
+    return at;
+  };
+  // A bad line near the end, then one more near the start: every split
+  // reports the earlier one, with its line number.
+  const std::size_t late = line_start(280);
+  const std::size_t ok_value = text.find("\"ok\":", late) + 5;
+  text.replace(ok_value, text[ok_value] == 't' ? 4 : 5, "1");
+  spit(p, text);
+  const std::string late_error = error_of(1);
+  EXPECT_NE(late_error.find("(line 280): expected true or false for \"ok\""), std::string::npos) << late_error;
+  for (unsigned ranges = 2; ranges <= 9; ++ranges) EXPECT_EQ(error_of(ranges), late_error) << ranges << " ranges";
+  const std::size_t early = line_start(40);
+  text.insert(early, R"({"format":"gfsl-history","version":1})" "\n");
+  spit(p, text);
+  const std::string early_error = error_of(1);
+  EXPECT_NE(early_error.find("byte " + std::to_string(early) + " (line 40): expected a record: a metadata line"), std::string::npos)
+      << early_error;
+  for (unsigned ranges = 2; ranges <= 9; ++ranges) EXPECT_EQ(error_of(ranges), early_error) << ranges << " ranges";
+  std::remove(p.c_str());
+}
+
+// After the object, nothing but whitespace: not a stray brace, not a second
+// object; and an object ends on its line.
+TEST(Traces, JsonReaderRefusesWhatFollowsTheObjectOnItsLine) {
+  const std::string good = R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2})";
+  const std::string p = temp_path("after.jsonl");
+  const struct {
+    std::string text;
+    std::size_t byte;
+    std::string expected;
+  } cases[] = {
+      {good + "}", good.size(), "expected the end of the line after the object, found '}'"},
+      {good + " \t" + good, good.size() + 2, "expected the end of the line after the object, found '{'"},
+      {good + ",", good.size(), "expected the end of the line after the object, found ','"},
+      {R"({"team":3,"op":"insert",)" "\n" R"("key":17,"value":9,"ok":true,"call":1,"ret":2})", 24,
+       "expected '\"' to start a member name, found the end of the line"},
+  };
+  for (const auto& c : cases) {
+    spit(p, c.text);
+    const std::string what = read_error(p);
+    expect_one_line_error(p, what, "byte " + std::to_string(c.byte) + " (line 1): " + c.expected);
+  }
   std::remove(p.c_str());
 }
 

@@ -211,7 +211,8 @@ namespace {
 
 class reader {
  public:
-  explicit reader(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose) {
+  reader(const std::string& path, std::atomic<std::uint64_t>* bytes_read)
+      : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose), bytes_read_(bytes_read) {
     if (!f_) throw trace_error(path + ": cannot open: " + errno_text());
     struct stat st {};
     if (fstat(fileno(f_.get()), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -233,6 +234,7 @@ class reader {
     }
     if (n && std::fread(into, 1, n, f_.get()) != n) fail(pos_, "cannot read: " + errno_text());
     pos_ += n;
+    if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
   }
   std::uint32_t u32(const char* what) {
     unsigned char b[4];
@@ -250,6 +252,7 @@ class reader {
   std::unique_ptr<FILE, int (*)(FILE*)> f_;
   std::uint64_t size_ = 0;
   std::uint64_t pos_ = 0;
+  std::atomic<std::uint64_t>* bytes_read_;
 };
 
 // Bounds-checked walk over a section held in memory.
@@ -283,7 +286,8 @@ struct cursor {
   }
 };
 
-void parse_header(const reader& r, const std::vector<unsigned char>& payload, std::uint64_t base, trace_header& h) {
+void parse_header(const reader& r, const std::vector<unsigned char>& payload, std::uint64_t base, std::uint32_t version,
+                  trace_header& h) {
   cursor c{r, payload, base};
   const std::uint32_t count = c.u32("the number of header fields");
   std::vector<std::string> names;
@@ -345,7 +349,15 @@ void parse_header(const reader& r, const std::vector<unsigned char>& payload, st
       c.at = type_at + 1;
       c.fail(e);
     }
+    if (version == 1 && f.name == "delete_value") {
+      c.at = field_at;
+      c.fail("expected no \"delete_value\" field in a version 1 trace (version 2 added it; version 1 declares it by its version)");
+    }
   }
+  // Version 1 had no declaration: its format said that a successful delete
+  // records the value it removed unless flag bit 0 says otherwise, so every
+  // version 1 file declares it.
+  if (version == 1) h.delete_value = true;
   if (c.at != payload.size()) {
     c.fail("expected the end of the header section after its " + std::to_string(count) + " fields, found " +
            std::to_string(payload.size() - c.at) + " more bytes");
@@ -354,17 +366,17 @@ void parse_header(const reader& r, const std::vector<unsigned char>& payload, st
 
 }  // namespace
 
-trace read_binary(const std::string& path) {
-  reader r(path);
+trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
+  reader r(path, bytes_read);
   trace t;
   t.format = trace_format::binary;
   unsigned char pre[preamble_bytes];
   r.read(pre, 8, "the magic bytes 89 47 46 53 4c 54 52 0a");
   if (std::memcmp(pre, magic, 8) != 0) r.fail(0, "expected the magic bytes 89 47 46 53 4c 54 52 0a of a binary gfsl trace");
   t.version = r.u32("the format version");
-  if (t.version != binary_version) {
-    r.fail(8, "expected format version " + std::to_string(binary_version) + " (the only one this reader knows), found " +
-                  std::to_string(t.version));
+  if (t.version < oldest_binary_version || t.version > binary_version) {
+    r.fail(8, "expected format version " + std::to_string(oldest_binary_version) + " to " + std::to_string(binary_version) +
+                  " (the ones this reader knows), found " + std::to_string(t.version));
   }
   if (const std::uint32_t reserved = r.u32("a reserved word"); reserved != 0) {
     r.fail(12, "expected 0 in the reserved word, found " + std::to_string(reserved));
@@ -395,7 +407,7 @@ trace read_binary(const std::string& path) {
         std::vector<unsigned char> payload(length);
         r.read(payload.data(), length, "the header section");
         sum.update(payload.data(), payload.size());
-        parse_header(r, payload, payload_at, t.header);
+        parse_header(r, payload, payload_at, t.version, t.header);
         break;
       }
       case section_history: {

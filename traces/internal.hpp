@@ -18,8 +18,11 @@ std::vector<extra_field> header_fields(const trace_header& h);
 // Sets a known field or keeps an unknown one; empty, or what was expected.
 std::string apply_field(trace_header& h, const extra_field& f);
 
-trace read_binary(const std::string& path);
-trace read_json(const std::string& path);
+// `bytes_read`: see read_trace.
+trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr);
+// `ranges`: read the file as at most this many ranges, in parallel (cut at
+// line starts); 0: one per core, each of at least 16 MiB.
+trace read_json(const std::string& path, unsigned ranges = 0, std::atomic<std::uint64_t>* bytes_read = nullptr);
 
 std::string errno_text();
 

@@ -1,7 +1,13 @@
 // The small, strict JSON this project reads and writes: one flat object per
 // line (history lines, the metadata line) whose values are strings, numbers,
-// booleans or null. Nested arrays and objects are refused. Hand-written so
-// that the testbed needs no JSON library.
+// booleans or null. Nested arrays and objects are refused.
+//
+// simdjson parses the lines of a trace (traces/json_lines.cpp). This scanner
+// is the format's rules written out: it reads a line simdjson or the reader
+// refused, to name the first byte at fault and what was expected there (a
+// byte simdjson does not report), and it checks the metadata line, whose
+// strings are kept, against the rules simdjson leaves to its caller
+// (duplicate names, lone surrogates in escapes).
 #pragma once
 
 #include <cstdint>

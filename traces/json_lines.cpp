@@ -4,11 +4,26 @@
 //   {"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180}
 // with "ret":null for a pending operation and "status" for one that ended in
 // an error. Members may come in any order.
+//
+// simdjson's On-Demand API parses each line (one flat object: no tape, the
+// members read in place). When simdjson refuses a line, or the reader refuses
+// one of its members, the strict scanner of traces/json.hpp reads the line
+// again to name the first byte at fault and what was expected there, in the
+// order a reader meets them: syntax first (including what simdjson does not
+// check, such as duplicate names and lone surrogates), then the members in
+// line order. The metadata line, once per file, is always scanned too: its
+// strings are kept, so they must meet every rule.
+#include <simdjson.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "traces/internal.hpp"
@@ -21,196 +36,463 @@ namespace detail {
 
 namespace {
 
-constexpr std::size_t max_line = std::size_t{1} << 20;
+namespace od = simdjson::ondemand;
 
-struct member {
-  std::string name;
-  json::value v;
+constexpr std::size_t max_line = std::size_t{1} << 20;
+// Read size: four lines of the longest kind, so that one always fits.
+constexpr std::size_t block_bytes = std::size_t{4} << 20;
+
+// A refused line, before its line number is known (ranges of the file are
+// read in parallel; a range's first line number is the count of the lines
+// before it).
+struct line_error {
+  std::uint64_t byte = 0;        // in the file
+  std::uint64_t range_line = 0;  // 1-based, within its range
+  std::string what;
 };
 
-// Reads a file line by line, keeping the byte offset of each line.
-class line_reader {
+// Where a range's reader is.
+struct position {
+  std::uint64_t line_start = 0;  // file offset of the line's first byte
+  std::uint64_t line = 0;        // 1-based, within the range
+  [[noreturn]] void fail(std::size_t at, const std::string& what) const { throw line_error{line_start + at, line, what}; }
+};
+
+// What went wrong on a line before the scanner has looked at it: the message
+// and byte the reader would give if the line's syntax is sound.
+struct refusal {
+  std::size_t at = 0;
+  std::string what;
+};
+
+// Refuses a line: the scanner's verdict when it finds fault with the syntax
+// (or the line is a second metadata line, which it names); else `r`, the
+// member the reader refused.
+[[noreturn]] void refuse(const position& where, std::string_view line, const refusal& r, bool may_be_metadata) {
+  json::parse_failure pf;
+  bool has_format = false;
+  const bool parsed = json::parse_object(line, pf, [&](const std::string& name, const json::value&) -> std::string {
+    has_format = has_format || name == "format";
+    return {};
+  });
+  if (!parsed) where.fail(pf.offset, pf.expected);
+  if (has_format && !may_be_metadata) where.fail(0, "expected a record: a metadata line (with \"format\") may only be the first line");
+  where.fail(r.at, r.what);
+}
+
+std::string simdjson_says(simdjson::error_code e) { return std::string("expected a JSON object (") + simdjson::error_message(e) + ")"; }
+
+// The record members, by bit.
+enum member_bit : unsigned { m_team = 1, m_op = 2, m_key = 4, m_value = 8, m_ok = 16, m_call = 32, m_ret = 64, m_status = 128 };
+
+class record_parser {
  public:
-  explicit line_reader(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose) {
-    if (!f_) throw trace_error(path + ": cannot open: " + errno_text());
-    buf_.resize(1 << 20);
-  }
-  // False at the end of the file.
-  bool next(std::string& line) {
-    line.clear();
-    start_ = offset_;
-    bool any = false;
-    for (;;) {
-      if (pos_ == len_) {
-        len_ = std::fread(buf_.data(), 1, buf_.size(), f_.get());
-        pos_ = 0;
-        if (len_ == 0) {
-          if (std::ferror(f_.get())) throw trace_error(path_ + ": byte " + std::to_string(offset_) + ": cannot read: " + errno_text());
-          if (any) ++number_;
-          return any;
+  // Parses one record line into `r`. `capacity`: bytes readable from
+  // line.data() (at least line.size() + SIMDJSON_PADDING). Returns false with
+  // `why` set when the line is refused. `value_known` tells whether the record
+  // carries a value (required for inserts and contains that found one).
+  bool parse(std::string_view line, std::size_t capacity, model::op_record& r, bool& value_known, refusal& why) {
+    const char* base = line.data();
+    od::document doc;
+    if (auto e = parser_.iterate(base, line.size(), capacity).get(doc)) return refused(why, 0, simdjson_says(e));
+    od::object obj;
+    if (auto e = doc.get_object().get(obj)) return refused(why, 0, simdjson_says(e));
+    unsigned seen = 0;
+    bool have_value = false;
+    std::uint64_t value = 0;
+    for (auto field_result : obj) {
+      od::field field;
+      if (auto e = std::move(field_result).get(field)) return refused(why, 0, simdjson_says(e));
+      const unsigned bit = member_of(field);
+      od::value& v = field.value();
+      const std::string_view token = v.raw_json_token();
+      const std::size_t at = static_cast<std::size_t>(token.data() - base);
+      if (bit == 0 || (seen & bit)) {
+        // An unknown member, or one seen twice (the scanner names the
+        // duplicate): the scanner's words for it.
+        std::string_view name;
+        if (field.unescaped_key().get(name)) name = {};
+        return refused(why, at, "expected only the members team, op, key, value, ok, call, ret and status, found \"" +
+                                    std::string(name) + "\"");
+      }
+      seen |= bit;
+      auto unsigned_at_most = [&](std::uint64_t max, const char* name, std::uint64_t& out) {
+        if (v.get_uint64().get(out) || out > max) {
+          return refused(why, at, "expected an integer in [0, " + std::to_string(max) + "] for \"" + name + "\"");
+        }
+        return true;
+      };
+      std::uint64_t u = 0;
+      switch (bit) {
+        case m_team:
+          if (!unsigned_at_most(0xFFFFFFFFu, "team", u)) return false;
+          r.team = static_cast<team_id>(u);
+          break;
+        case m_key:
+          if (!unsigned_at_most(0xFFFFFFFFu, "key", u)) return false;
+          r.op.key = static_cast<key_type>(u);
+          break;
+        case m_call:
+          if (!unsigned_at_most(model::no_stamp - 1, "call", r.call)) return false;
+          break;
+        case m_ret:
+          if (token == "null") {
+            r.ret = model::no_stamp;
+          } else if (!unsigned_at_most(model::no_stamp - 1, "ret", r.ret)) {
+            return false;
+          }
+          break;
+        case m_value:
+          if (token != "null") {
+            if (!unsigned_at_most(0xFFFFFFFFu, "value", value)) return false;
+            have_value = true;
+          }
+          break;
+        case m_ok:
+          if (v.get_bool().get(r.ok)) return refused(why, at, "expected true or false for \"ok\"");
+          break;
+        case m_op:
+          if (token == "\"insert\"") r.op.kind = op_kind::insert;
+          else if (token == "\"delete\"") r.op.kind = op_kind::remove;
+          else if (token == "\"contains\"") r.op.kind = op_kind::contains;
+          else if (!escaped_name(v, r.op.kind)) return refused(why, at, "expected \"op\" to be \"insert\", \"delete\" or \"contains\"");
+          break;
+        case m_status: {
+          std::string_view text;
+          if (v.get_string().get(text) || !parse_status(std::string(text), r.st)) {
+            return refused(why, at, "expected \"status\" to be \"ok\", \"key_out_of_range\", \"pool_exhausted\", \"stopped\" or \"corrupt\"");
+          }
+          break;
         }
       }
-      any = true;
-      const char* b = buf_.data() + pos_;
-      const void* nl = std::memchr(b, '\n', len_ - pos_);
-      const std::size_t take = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - b) : len_ - pos_;
-      if (line.size() + take > max_line) {
-        throw trace_error(path_ + ": byte " + std::to_string(start_) + " (line " + std::to_string(number_ + 1) +
-                          "): expected a line of at most 1 MiB");
-      }
-      line.append(b, take);
-      pos_ += take;
-      offset_ += take;
-      if (nl) {
-        ++pos_;
-        ++offset_;
-        ++number_;
-        return true;
-      }
     }
+    // Nothing may follow the object on its line.
+    const char* rest = nullptr;
+    if (!doc.current_location().get(rest)) {
+      return refused(why, static_cast<std::size_t>(rest - base), "expected the end of the line after the object");
+    }
+    static constexpr struct {
+      unsigned bit;
+      const char* name;
+    } required[] = {{m_team, "team"}, {m_op, "op"}, {m_key, "key"}, {m_ok, "ok"}, {m_call, "call"}, {m_ret, "ret"}};
+    for (const auto& q : required) {
+      if (!(seen & q.bit)) return refused(why, line.size(), std::string("expected a member \"") + q.name + "\" in the record");
+    }
+    const bool completed_ok = r.ok && !r.pending();
+    if (!have_value) {
+      if (r.op.kind == op_kind::insert) return refused(why, line.size(), "expected a member \"value\" (the inserted value) in an insert");
+      if (r.op.kind == op_kind::contains && completed_ok) {
+        return refused(why, line.size(), "expected a member \"value\" (the value found) in a contains that found one");
+      }
+    } else if (r.op.kind == op_kind::insert) {
+      r.op.value = static_cast<value_type>(value);
+    } else {
+      r.value = static_cast<value_type>(value);
+    }
+    value_known = have_value;
+    if (std::string e = validate_record(r); !e.empty()) return refused(why, 0, e);
+    return true;
   }
-  std::uint64_t start() const { return start_; }
-  std::uint64_t number() const { return number_; }
+
+  od::parser& parser() { return parser_; }
 
  private:
-  std::string path_;
-  std::unique_ptr<FILE, int (*)(FILE*)> f_;
-  std::vector<char> buf_;
-  std::size_t pos_ = 0, len_ = 0;
-  std::uint64_t offset_ = 0, start_ = 0, number_ = 0;
+  static bool refused(refusal& why, std::size_t at, std::string what) {
+    why.at = at;
+    why.what = std::move(what);
+    return false;
+  }
+
+  // The member a field names: its bit, or 0. Names are compared as they
+  // stand in the line; one with escapes is unescaped first (the format does
+  // not forbid "te\u0061m").
+  static unsigned member_of(od::field& field) {
+    const od::raw_json_string raw = field.key();
+    static constexpr struct {
+      const char* name;
+      unsigned bit;
+    } names[] = {{"team", m_team}, {"op", m_op}, {"key", m_key}, {"value", m_value},
+                 {"ok", m_ok}, {"call", m_call}, {"ret", m_ret}, {"status", m_status}};
+    for (const auto& n : names) {
+      if (raw.unsafe_is_equal(n.name)) return n.bit;
+    }
+    if (std::memchr(raw.raw(), '\\', std::strcspn(raw.raw(), "\"")) == nullptr) return 0;
+    std::string_view name;
+    if (field.unescaped_key().get(name)) return 0;
+    for (const auto& n : names) {
+      if (name == n.name) return n.bit;
+    }
+    return 0;
+  }
+
+  // "op" written with escapes ("ins\u0065rt").
+  static bool escaped_name(od::value& v, op_kind& kind) {
+    std::string_view text;
+    if (v.get_string().get(text)) return false;
+    if (text == "insert") kind = op_kind::insert;
+    else if (text == "delete") kind = op_kind::remove;
+    else if (text == "contains") kind = op_kind::contains;
+    else return false;
+    return true;
+  }
+
+  od::parser parser_;
 };
 
-const json::value* find(const std::vector<member>& ms, std::size_t n, std::string_view name) {
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ms[i].name == name) return &ms[i].v;
+// The metadata line: every member, in line order, as header fields.
+// Returns false when the line has no "format" member (it is a record).
+bool parse_metadata(const position& where, std::string_view line, std::size_t capacity, od::parser& parser, trace& t) {
+  // The scanner first: the metadata line's strings are kept, so they meet
+  // every rule (simdjson lets some through: lone surrogates in escapes).
+  json::parse_failure pf;
+  bool has_format = false;
+  if (!json::parse_object(line, pf, [&](const std::string& name, const json::value&) -> std::string {
+        has_format = has_format || name == "format";
+        return {};
+      })) {
+    where.fail(pf.offset, pf.expected);
   }
-  return nullptr;
+  if (!has_format) return false;
+  const char* base = line.data();
+  struct member {
+    std::string_view name;
+    std::size_t at;
+    extra_field f;
+    bool null = false;
+  };
+  std::vector<member> members;
+  od::document doc;
+  od::object obj;
+  if (auto e = parser.iterate(base, line.size(), capacity).get(doc)) where.fail(0, simdjson_says(e));
+  if (auto e = doc.get_object().get(obj)) where.fail(0, simdjson_says(e));
+  for (auto field_result : obj) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) where.fail(0, simdjson_says(e));
+    member m;
+    if (auto e = field.unescaped_key().get(m.name)) where.fail(0, simdjson_says(e));
+    od::value& v = field.value();
+    const std::string_view token = v.raw_json_token();
+    m.at = static_cast<std::size_t>(token.data() - base);
+    m.f.name = std::string(m.name);
+    od::json_type type;
+    if (auto e = v.type().get(type)) where.fail(m.at, simdjson_says(e));
+    simdjson::error_code e = simdjson::SUCCESS;
+    switch (type) {
+      case od::json_type::string: {
+        std::string_view text;
+        e = v.get_string().get(text);
+        m.f.kind = extra_field::type::string;
+        m.f.s = std::string(text);
+        break;
+      }
+      case od::json_type::number:
+        // As the format reads numbers: digits alone are an unsigned integer,
+        // anything with a sign, a fraction or an exponent a real.
+        if (token.find_first_of("-.eE") == std::string_view::npos) {
+          m.f.kind = extra_field::type::unsigned_integer;
+          e = v.get_uint64().get(m.f.u);
+        } else {
+          m.f.kind = extra_field::type::real;
+          e = v.get_double().get(m.f.r);
+        }
+        break;
+      case od::json_type::boolean:
+        m.f.kind = extra_field::type::boolean;
+        e = v.get_bool().get(m.f.b);
+        break;
+      case od::json_type::null:
+        m.null = true;
+        break;
+      default:
+        e = simdjson::INCORRECT_TYPE;  // the scanner refuses nested values before this
+    }
+    if (e) where.fail(m.at, simdjson_says(e));
+    members.push_back(std::move(m));
+  }
+  auto find = [&](std::string_view name) -> const member* {
+    for (const member& m : members) {
+      if (m.name == name) return &m;
+    }
+    return nullptr;
+  };
+  const member* format = find("format");
+  if (format->f.kind != extra_field::type::string || format->null || format->f.s != "gfsl-history") {
+    where.fail(format->at, "expected \"format\":\"gfsl-history\"");
+  }
+  const member* version = find("version");
+  if (!version) where.fail(0, "expected a \"version\" member in the metadata line");
+  if (version->null || version->f.kind != extra_field::type::unsigned_integer || version->f.u != json_version) {
+    where.fail(version->at, "expected \"version\":" + std::to_string(json_version) + " (the only version this reader knows)");
+  }
+  t.version = json_version;
+  for (const member& m : members) {
+    if (m.name == "format" || m.name == "version") continue;
+    bool name_ok = !m.name.empty() && m.name.size() <= 64;
+    for (char c : m.name) name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+    if (!name_ok) where.fail(m.at, "expected metadata names of 1 to 64 of a-z, 0-9 and _, found \"" + m.f.name + "\"");
+    if (m.null) where.fail(m.at, "expected a string, number or boolean for \"" + m.f.name + "\", found null");
+    if (std::string e = apply_field(t.header, m.f); !e.empty()) where.fail(m.at, e);
+  }
+  return true;
+}
+
+// One range of the file, [begin, end), starting at a line's start: its
+// records, the successful deletes among them without a value (indices within
+// the range), its line count, and the first error.
+struct range_result {
+  std::vector<model::op_record> history;
+  std::vector<std::uint32_t> unrecorded_values;
+  std::uint64_t lines = 0;
+  std::optional<line_error> error;        // a refused line
+  std::optional<std::string> read_error;  // the file could not be read
+};
+
+// `header`: the range that starts the file, whose first line may be the
+// metadata line (its fields go there); null for the others.
+void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out,
+                std::atomic<std::uint64_t>* bytes_read) {
+  try {
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) throw trace_error(path + ": cannot open: " + errno_text());
+    if (begin != 0 && fseeko(f.get(), static_cast<off_t>(begin), SEEK_SET) != 0) {
+      throw trace_error(path + ": byte " + std::to_string(begin) + ": cannot read: " + errno_text());
+    }
+    // Room for as many records as the range could hold (a record line is
+    // over 64 bytes): reserved, not touched, so it costs address space, not
+    // memory, and the records are never copied while they come in.
+    out.history.reserve(static_cast<std::size_t>(std::min<std::uint64_t>((end - begin) / 64 + 1, 0xFFFFFFFFull)));
+    // simdjson reads up to SIMDJSON_PADDING bytes past a line's end: every
+    // line parsed lies in `buf` with at least that much after it.
+    std::vector<char> buf(block_bytes + simdjson::SIMDJSON_PADDING);
+    record_parser records;
+    position where;
+    std::uint64_t buf_offset = begin;  // file offset of buf[0]
+    std::size_t carry = 0;             // bytes of an unfinished line at buf[0]
+    bool first = header != nullptr;
+    auto take_line = [&](std::size_t from, std::size_t length) {
+      const std::string_view line(buf.data() + from, length);
+      const std::size_t capacity = buf.size() - from;
+      where.line_start = buf_offset + from;
+      ++where.line;
+      if (first) {
+        first = false;
+        if (parse_metadata(where, line, capacity, records.parser(), *header)) return;
+      }
+      model::op_record r;
+      bool value_known = false;
+      refusal why;
+      if (!records.parse(line, capacity, r, value_known, why)) refuse(where, line, why, false);
+      if (out.history.size() == 0xFFFFFFFFull) where.fail(0, "expected at most 4294967295 records");
+      if (!value_known && r.op.kind == op_kind::remove && r.ok && !r.pending()) {
+        out.unrecorded_values.push_back(static_cast<std::uint32_t>(out.history.size()));
+      }
+      out.history.push_back(r);
+    };
+    auto too_long = [&](std::size_t from) {
+      where.line_start = buf_offset + from;
+      ++where.line;
+      where.fail(0, "expected a line of at most 1 MiB");
+    };
+    for (;;) {
+      const std::uint64_t left = end - (buf_offset + carry);
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block_bytes - carry, left));
+      const std::size_t n = want ? std::fread(buf.data() + carry, 1, want, f.get()) : 0;
+      if (n < want && std::ferror(f.get())) {
+        throw trace_error(path + ": byte " + std::to_string(buf_offset + carry + n) + ": cannot read: " + errno_text());
+      }
+      const std::size_t len = carry + n;
+      if (bytes_read) bytes_read->fetch_add(n, std::memory_order_relaxed);
+      std::memset(buf.data() + len, 0, simdjson::SIMDJSON_PADDING);
+      std::size_t pos = 0;
+      while (pos < len) {
+        const char* nl = static_cast<const char*>(std::memchr(buf.data() + pos, '\n', len - pos));
+        if (!nl) break;
+        const std::size_t length = static_cast<std::size_t>(nl - (buf.data() + pos));
+        if (length > max_line) too_long(pos);
+        take_line(pos, length);
+        pos += length + 1;
+      }
+      if (len - pos > max_line) too_long(pos);
+      if (n == 0) {
+        if (pos < len) take_line(pos, len - pos);  // the last line, without a newline
+        break;
+      }
+      carry = len - pos;
+      std::memmove(buf.data(), buf.data() + pos, carry);
+      buf_offset += pos;
+    }
+    out.lines = where.line;
+  } catch (const line_error& e) {
+    out.error = e;
+  } catch (const trace_error& e) {
+    out.read_error = e.what();
+  } catch (const std::exception& e) {
+    out.read_error = path + ": byte " + std::to_string(begin) + ": cannot read: " + e.what();
+  }
 }
 
 }  // namespace
 
-trace read_json(const std::string& path) {
-  line_reader in(path);
+// The file is cut into ranges at line starts, one per core (ranges of at
+// least 16 MiB), read in parallel and joined in order: a refused line is
+// reported from the first range that has one, so the error is the one a
+// reader from the start would meet, with its line number.
+trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std::uint64_t>* bytes_read) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw trace_error(path + ": cannot open: " + errno_text());
+  const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  constexpr std::uint64_t min_range = std::uint64_t{16} << 20;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t parts = ranges_wanted ? ranges_wanted
+                                            : std::max<std::uint64_t>(1, std::min<std::uint64_t>(std::min(cores, 8u), size / min_range));
+  std::vector<std::uint64_t> cuts{0};
+  if (parts > 1) {
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) throw trace_error(path + ": cannot open: " + errno_text());
+    for (std::uint64_t k = 1; k < parts; ++k) {
+      // The first line start after the k-th share of the file, if any.
+      std::uint64_t at = size * k / parts;
+      if (at <= cuts.back() || fseeko(f.get(), static_cast<off_t>(at), SEEK_SET) != 0) continue;
+      for (int c; (c = std::fgetc(f.get())) != EOF;) {
+        ++at;
+        if (c == '\n') break;
+      }
+      if (at < size) cuts.push_back(at);
+    }
+  }
+  cuts.push_back(size);
   trace t;
   t.format = trace_format::json;
-  std::string line;
-  std::vector<member> ms(32);
-  std::size_t count = 0;
-  auto fail = [&](std::size_t at, const std::string& what) -> void {
-    throw trace_error(path + ": byte " + std::to_string(in.start() + at) + " (line " + std::to_string(in.number()) + "): " + what);
-  };
-  bool first = true;
-  while (in.next(line)) {
-    count = 0;
-    json::parse_failure pf;
-    const bool parsed = json::parse_object(line, pf, [&](const std::string& name, const json::value& v) -> std::string {
-      ms[count].name = name;
-      ms[count].v = v;
-      ++count;
-      return {};
-    });
-    if (!parsed) fail(pf.offset, pf.expected);
-
-    if (first && find(ms, count, "format")) {
-      first = false;
-      const json::value* format = find(ms, count, "format");
-      if (format->k != json::value::kind::string || format->s != "gfsl-history") {
-        fail(format->offset, "expected \"format\":\"gfsl-history\"");
-      }
-      const json::value* version = find(ms, count, "version");
-      if (!version) fail(0, "expected a \"version\" member in the metadata line");
-      if (version->k != json::value::kind::unsigned_integer || version->u != json_version) {
-        fail(version->offset, "expected \"version\":" + std::to_string(json_version) + " (the only version this reader knows)");
-      }
-      t.version = json_version;
-      for (std::size_t i = 0; i < count; ++i) {
-        const member& m = ms[i];
-        if (m.name == "format" || m.name == "version") continue;
-        bool name_ok = !m.name.empty() && m.name.size() <= 64;
-        for (char c : m.name) name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
-        if (!name_ok) fail(m.v.offset, "expected metadata names of 1 to 64 of a-z, 0-9 and _, found \"" + m.name + "\"");
-        extra_field f;
-        f.name = m.name;
-        switch (m.v.k) {
-          case json::value::kind::unsigned_integer: f.kind = extra_field::type::unsigned_integer, f.u = m.v.u; break;
-          case json::value::kind::real: f.kind = extra_field::type::real, f.r = m.v.r; break;
-          case json::value::kind::string: f.kind = extra_field::type::string, f.s = m.v.s; break;
-          case json::value::kind::boolean: f.kind = extra_field::type::boolean, f.b = m.v.b; break;
-          case json::value::kind::null: fail(m.v.offset, "expected a string, number or boolean for \"" + m.name + "\", found null");
-        }
-        if (std::string e = apply_field(t.header, f); !e.empty()) fail(m.v.offset, e);
-      }
-      continue;
+  std::vector<range_result> ranges(cuts.size() - 1);
+  {
+    std::vector<std::thread> readers;
+    for (std::size_t k = 1; k < ranges.size(); ++k) {
+      readers.emplace_back(read_range, std::cref(path), cuts[k], cuts[k + 1], nullptr, std::ref(ranges[k]), bytes_read);
     }
-    first = false;
-    if (find(ms, count, "format")) fail(0, "expected a record: a metadata line (with \"format\") may only be the first line");
-
-    model::op_record r;
-    bool have[6] = {};  // team op key ok call ret
-    const json::value* value = nullptr;
-    for (std::size_t i = 0; i < count; ++i) {
-      const member& m = ms[i];
-      const json::value& v = m.v;
-      using k = json::value::kind;
-      auto unsigned_at_most = [&](std::uint64_t max) -> std::uint64_t {
-        if (v.k != k::unsigned_integer || v.u > max) {
-          fail(v.offset, "expected an integer in [0, " + std::to_string(max) + "] for \"" + m.name + "\"");
-        }
-        return v.u;
-      };
-      if (m.name == "team") {
-        r.team = static_cast<team_id>(unsigned_at_most(0xFFFFFFFFu));
-        have[0] = true;
-      } else if (m.name == "op") {
-        if (v.k == k::string && v.s == "insert") r.op.kind = op_kind::insert;
-        else if (v.k == k::string && v.s == "delete") r.op.kind = op_kind::remove;
-        else if (v.k == k::string && v.s == "contains") r.op.kind = op_kind::contains;
-        else fail(v.offset, "expected \"op\" to be \"insert\", \"delete\" or \"contains\"");
-        have[1] = true;
-      } else if (m.name == "key") {
-        r.op.key = static_cast<key_type>(unsigned_at_most(0xFFFFFFFFu));
-        have[2] = true;
-      } else if (m.name == "ok") {
-        if (v.k != k::boolean) fail(v.offset, "expected true or false for \"ok\"");
-        r.ok = v.b;
-        have[3] = true;
-      } else if (m.name == "call") {
-        r.call = unsigned_at_most(model::no_stamp - 1);
-        have[4] = true;
-      } else if (m.name == "ret") {
-        r.ret = v.k == k::null ? model::no_stamp : unsigned_at_most(model::no_stamp - 1);
-        have[5] = true;
-      } else if (m.name == "value") {
-        if (v.k != k::null) unsigned_at_most(0xFFFFFFFFu);
-        value = &v;
-      } else if (m.name == "status") {
-        if (v.k != k::string || !parse_status(v.s, r.st)) {
-          fail(v.offset, "expected \"status\" to be \"ok\", \"key_out_of_range\", \"pool_exhausted\", \"stopped\" or \"corrupt\"");
-        }
-      } else {
-        fail(v.offset, "expected only the members team, op, key, value, ok, call, ret and status, found \"" + m.name + "\"");
-      }
-    }
-    static const char* const required[6] = {"team", "op", "key", "ok", "call", "ret"};
-    for (int i = 0; i < 6; ++i) {
-      if (!have[i]) fail(line.size(), std::string("expected a member \"") + required[i] + "\" in the record");
-    }
-    const bool has_value = value && value->k != json::value::kind::null;
-    const bool completed_ok = r.ok && !r.pending();
-    if (!has_value) {
-      if (r.op.kind == op_kind::insert) fail(line.size(), "expected a member \"value\" (the inserted value) in an insert");
-      if (r.op.kind == op_kind::contains && completed_ok) fail(line.size(), "expected a member \"value\" (the value found) in a contains that found one");
-      if (r.op.kind == op_kind::remove && completed_ok) t.unrecorded_values.push_back(static_cast<std::uint32_t>(t.history.size()));
-    } else if (r.op.kind == op_kind::insert) {
-      r.op.value = static_cast<value_type>(value->u);
-    } else {
-      r.value = static_cast<value_type>(value->u);
-    }
-    if (std::string e = validate_record(r); !e.empty()) fail(0, e);
-    if (t.history.size() == 0xFFFFFFFFull) fail(0, "expected at most 4294967295 records");
-    t.history.push_back(r);
+    read_range(path, cuts[0], cuts[1], &t, ranges[0], bytes_read);
+    for (std::thread& r : readers) r.join();
   }
-  if (first) throw trace_error(path + ": byte 0: expected a JSON line, found an empty file");
+  std::uint64_t lines_before = 0;
+  std::size_t records = 0;
+  for (const range_result& r : ranges) {
+    if (r.read_error) throw trace_error(*r.read_error);
+    if (r.error) {
+      throw trace_error(path + ": byte " + std::to_string(r.error->byte) + " (line " + std::to_string(lines_before + r.error->range_line) +
+                        "): " + r.error->what);
+    }
+    lines_before += r.lines;
+    records += r.history.size();
+  }
+  if (lines_before == 0) throw trace_error(path + ": byte 0: expected a JSON line, found an empty file");
+  if (records > 0xFFFFFFFFull) throw trace_error(path + ": byte " + std::to_string(size) + ": expected at most 4294967295 records");
+  t.history = std::move(ranges[0].history);
+  t.unrecorded_values = std::move(ranges[0].unrecorded_values);
+  for (std::size_t k = 1; k < ranges.size(); ++k) {
+    const auto offset = static_cast<std::uint32_t>(t.history.size());
+    for (std::uint32_t i : ranges[k].unrecorded_values) t.unrecorded_values.push_back(offset + i);
+    t.history.insert(t.history.end(), ranges[k].history.begin(), ranges[k].history.end());
+    std::vector<model::op_record>().swap(ranges[k].history);
+  }
   return t;
 }
 

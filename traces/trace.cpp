@@ -19,6 +19,7 @@ trace_header make_header(const model::workload& w, const std::string& backend, c
   h.workload = w;
   h.clock = clock;
   h.replay = replay;
+  h.delete_value = true;
   return h;
 }
 
@@ -35,12 +36,42 @@ const char* clock_name(model::clock_kind c) {
 bool parse_clock(const std::string& name, model::clock_kind& out) {
   for (auto c : {model::clock_kind::none, model::clock_kind::global_counter, model::clock_kind::device_counter,
                  model::clock_kind::globaltimer}) {
-    if (name == clock_name(c)) {
+    std::string hyphenated = clock_name(c);
+    for (char& ch : hyphenated) ch = ch == '_' ? '-' : ch;
+    if (name == clock_name(c) || name == hyphenated) {
       out = c;
       return true;
     }
   }
   return false;
+}
+
+bool delete_values_compared(const trace& t) { return t.header.delete_value.value_or(false); }
+
+std::vector<std::uint32_t> unchecked_delete_values(const trace& t) {
+  if (delete_values_compared(t)) return t.unrecorded_values;
+  std::vector<std::uint32_t> all;
+  for (std::size_t i = 0; i < t.history.size(); ++i) {
+    const model::op_record& r = t.history[i];
+    if (r.op.kind == op_kind::remove && r.ok && !r.pending()) all.push_back(static_cast<std::uint32_t>(i));
+  }
+  return all;
+}
+
+std::string delete_value_convention(const trace& t) {
+  if (delete_values_compared(t)) {
+    std::string s = t.format == trace_format::binary && t.version == 1
+                        ? "compared (a version 1 binary trace: each successful delete records the value it removed)"
+                        : "compared (the trace declares delete_value true: each successful delete records the value it removed)";
+    if (!t.unrecorded_values.empty()) {
+      s += "; " + std::to_string(t.unrecorded_values.size()) + (t.unrecorded_values.size() == 1 ? " delete carries" : " deletes carry") +
+           " no value and " + (t.unrecorded_values.size() == 1 ? "is" : "are") + " not compared";
+    }
+    return s;
+  }
+  return std::string("not compared (the trace ") +
+         (t.header.delete_value ? "declares delete_value false" : "does not declare delete_value") +
+         ": a successful delete's value may be anything; declare \"delete_value\":true in the metadata line to compare it)";
 }
 
 const char* status_key(status s) {
@@ -148,6 +179,13 @@ std::vector<extra_field> header_fields(const trace_header& h) {
       number("hot_pct", static_cast<std::uint64_t>(w.hot_pct)),
       text("replay", h.replay),
   };
+  if (h.delete_value) {
+    extra_field f;
+    f.name = "delete_value";
+    f.kind = extra_field::type::boolean;
+    f.b = *h.delete_value;
+    out.push_back(f);
+  }
   out.insert(out.end(), h.extra.begin(), h.extra.end());
   return out;
 }
@@ -192,6 +230,11 @@ std::string apply_field(trace_header& h, const extra_field& f) {
   if (f.name == "seed") return want_unsigned(w.seed, UINT64_MAX);
   if (f.name == "hot_keys") return want_unsigned(w.hot_keys, UINT32_MAX);
   if (f.name == "hot_pct") return want_unsigned(w.hot_pct, INT_MAX);
+  if (f.name == "delete_value") {
+    if (f.kind != t::boolean) return "expected true or false for \"delete_value\"";
+    h.delete_value = f.b;
+    return {};
+  }
   if (f.name == "prefill") return want_real(w.prefill);
   if (f.name == "p_chunk") return want_real(w.p_chunk);
   h.extra.push_back(f);
@@ -223,8 +266,8 @@ trace_format detect_format(const std::string& path) {
   }
 }
 
-trace read_trace(const std::string& path) {
-  return detect_format(path) == trace_format::binary ? detail::read_binary(path) : detail::read_json(path);
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
+  return detect_format(path) == trace_format::binary ? detail::read_binary(path, bytes_read) : detail::read_json(path, 0, bytes_read);
 }
 
 void write_trace(const std::string& path, const trace& t, trace_format as) {

@@ -10,7 +10,9 @@
 // length or a count before checking it against the file's size.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,6 +50,12 @@ struct trace_header {
   model::workload workload; // chunk size, teams, operations, mix, key range, prefill, p_chunk, seed
   model::clock_kind clock = model::clock_kind::none;
   std::string replay;       // the line that repeats the run
+  // What the recorder declares about a successful delete's "value": true, it
+  // is the value the delete removed (checkers compare it with the model's);
+  // false or absent, it may be anything (many recorders write 0), and it is
+  // not compared. traces/FORMAT.md, "Delete values". Binary version 1 files
+  // read as true.
+  std::optional<bool> delete_value;
   std::vector<extra_field> extra;
 };
 
@@ -73,11 +81,15 @@ struct trace_extras {
   const std::vector<invariants::structural_event>* events = nullptr;
 };
 
-inline constexpr std::uint32_t binary_version = 1;
+// Version 2 added the header's delete_value declaration; version 1 files
+// still read, as declaring it (traces/FORMAT.md, "Delete values").
+inline constexpr std::uint32_t binary_version = 2;
+inline constexpr std::uint32_t oldest_binary_version = 1;
 inline constexpr unsigned max_status = static_cast<unsigned>(status::corrupt);
 inline constexpr std::uint32_t json_version = 1;
 
-// The header of a run, from what `gfsl run` knows.
+// The header of a run, from what `gfsl run` knows. It declares
+// delete_value = true: the testbed's runners record what each delete removed.
 trace_header make_header(const model::workload& w, const std::string& backend, const std::string& device,
                          model::clock_kind clock, const std::string& replay);
 
@@ -90,14 +102,27 @@ void write_trace_json(const std::string& path, const trace_header& header, const
                       const std::vector<std::uint32_t>& unrecorded_values = {});
 void write_trace(const std::string& path, const trace& t, trace_format as);
 
-// Reads either form; throws trace_error.
-trace read_trace(const std::string& path);
+// Reads either form; throws trace_error. `bytes_read`, when given, counts
+// the bytes read so far (for a progress line; other threads may read it).
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr);
 
 // Which form a file is in, from its first bytes; throws trace_error.
 trace_format detect_format(const std::string& path);
 
+// The successful deletes whose value a checker must not compare, ascending:
+// every one of them when the header does not declare delete_value = true,
+// else those the file marks as not recorded.
+std::vector<std::uint32_t> unchecked_delete_values(const trace& t);
+// Whether unchecked_delete_values compares the recorded values at all.
+bool delete_values_compared(const trace& t);
+// One line saying which convention unchecked_delete_values applied, for
+// gfsl check's reports: "compared (...)" or "not compared (...)".
+std::string delete_value_convention(const trace& t);
+
 // Names used in both forms.
 const char* clock_name(model::clock_kind c);
+// Also takes the hyphenated spellings ("global-counter") that gfsl fuzz
+// wrote in its history.jsonl before the names were made one.
 bool parse_clock(const std::string& name, model::clock_kind& out);
 const char* status_key(status s);  // "pool_exhausted", ...
 bool parse_status(const std::string& name, status& out);

@@ -1,0 +1,144 @@
+// Benchmark of reading trace files: one synthetic history (linearizable by
+// construction, linearizability/synthetic.hpp) written in both forms, then
+// read back in this process (traces::read_trace, the parse alone) and checked
+// by `gfsl check` as a separate process (the whole command), each several
+// times; reports medians, MB/s and records/s of each form side by side.
+// Figures and commands: docs/BENCHMARKS.md.
+//
+//   trace_read_bench [--ops N] [--runs N] [--dir DIR] [--gfsl PATH] [--threads N] [--keep]
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "linearizability/synthetic.hpp"
+#include "traces/trace.hpp"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Wall time of `gfsl check FILE --threads N`, output discarded; -1 when it
+// did not exit 0.
+double time_check(const std::string& gfsl, const std::string& file, unsigned threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen("/dev/null", "w", stdout)) _exit(127);
+    const std::string t = std::to_string(threads);
+    execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), "--threads", t.c_str(), "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double wall = seconds_since(t0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? wall : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string gfsl = GFSL_BINARY, dir = "/tmp";
+  std::uint64_t ops = 2000000;
+  int runs = 5;
+  unsigned threads = 2;
+  bool keep = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--ops" && i + 1 < argc) ops = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+    else if (a == "--gfsl" && i + 1 < argc) gfsl = argv[++i];
+    else if (a == "--threads" && i + 1 < argc) threads = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
+    else if (a == "--keep") keep = true;
+    else {
+      std::fprintf(stderr, "usage: trace_read_bench [--ops N] [--runs N] [--dir DIR] [--gfsl PATH] [--threads N] [--keep]\n");
+      return 2;
+    }
+  }
+  if (ops == 0) {
+    std::fprintf(stderr, "trace_read_bench: --ops must be positive\n");
+    return 2;
+  }
+
+  // The shape of lin_bench's 10m scenario, scaled: keys a tenth of the
+  // operations, half of them prefilled, mix 10,10,80, 1,024 teams.
+  gfsl::lin::synthetic_options o;
+  o.ops = ops;
+  o.keys = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ops / 10));
+  o.prefill = 0.5;
+  o.insert_pct = 10;
+  o.delete_pct = 10;
+  o.teams = 1024;
+  o.max_duration = 2048;
+  o.max_gap = 4;
+  o.seed = 1;
+  const std::string bin = dir + "/trace_read_bench.trace", json = dir + "/trace_read_bench.jsonl";
+  std::uint64_t records = 0;
+  {
+    const std::vector<gfsl::model::op_record> h = gfsl::lin::synthetic_history(o);
+    records = h.size();
+    gfsl::model::workload w;
+    w.ops = o.ops;
+    w.range = o.keys;
+    w.prefill = o.prefill;
+    w.insert_pct = o.insert_pct;
+    w.delete_pct = o.delete_pct;
+    w.contains_pct = 100 - o.insert_pct - o.delete_pct;
+    w.teams = o.teams;
+    w.seed = o.seed;
+    const auto header = gfsl::traces::make_header(w, "synthetic", "", gfsl::model::clock_kind::global_counter, "trace_read_bench");
+    gfsl::traces::write_trace(bin, header, h);
+    gfsl::traces::write_trace_json(json, header, h);
+  }
+
+  std::printf("%llu records; read: traces::read_trace in this process; check: gfsl check --threads %u, wall; medians of %d\n",
+              static_cast<unsigned long long>(records), threads, runs);
+  std::printf("%-12s %10s %10s %10s %12s %10s %14s\n", "form", "file MB", "read s", "read MB/s", "Mrecords/s", "check s",
+              "check Mrec/s");
+  std::fflush(stdout);  // before fork: the children must not print it again
+  for (const std::string& file : {bin, json}) {
+    struct stat st {};
+    stat(file.c_str(), &st);
+    const double mb = static_cast<double>(st.st_size) / 1e6;
+    std::vector<double> reads, checks;
+    for (int k = 0; k < runs; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const gfsl::traces::trace t = gfsl::traces::read_trace(file);
+      reads.push_back(seconds_since(t0));
+      if (t.history.size() != records) {
+        std::fprintf(stderr, "%s: read %zu records, wrote %llu\n", file.c_str(), t.history.size(), static_cast<unsigned long long>(records));
+        return 1;
+      }
+    }
+    for (int k = 0; k < runs; ++k) {
+      checks.push_back(time_check(gfsl, file, threads));
+      if (checks.back() < 0) {
+        std::fprintf(stderr, "%s: gfsl check did not exit 0\n", file.c_str());
+        return 1;
+      }
+    }
+    const double r = median(reads), c = median(checks);
+    std::printf("%-12s %10.1f %10.3f %10.0f %12.2f %10.3f %14.2f\n", file == bin ? "binary" : "JSON lines", mb, r, mb / r,
+                static_cast<double>(records) / r / 1e6, c, static_cast<double>(records) / c / 1e6);
+    std::fflush(stdout);
+  }
+  if (!keep) {
+    std::remove(bin.c_str());
+    std::remove(json.c_str());
+  }
+  return 0;
+}
