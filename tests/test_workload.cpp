@@ -113,6 +113,8 @@ op_record rec(op_kind k, gfsl::key_type key, bool ok, gfsl::value_type v = 0, gf
   r.op.value = arg;
   r.ok = ok;
   r.value = v;
+  r.call = 1;  // completed (a record whose return stamp is missing is in flight)
+  r.ret = 2;
   return r;
 }
 
@@ -143,6 +145,18 @@ TEST(ImpliedFinalState, RejectsEveryDisagreement) {
   EXPECT_FALSE(problems({rec(op_kind::contains, 5, true, 49)}, {{5, 50}}).empty());
   // A key listed twice.
   EXPECT_FALSE(problems({}, {{5, 50}, {5, 50}}).empty());
+}
+
+TEST(ImpliedFinalState, AnOperationInFlightMayOrMayNotHaveTakenEffect) {
+  // A run stopped by the scheduler: insert(24) was in flight, and its key is
+  // there at the end. Neither presence nor absence is a disagreement.
+  const std::vector<operation> prefill{{op_kind::insert, 5, 50}};
+  op_record in_flight = rec(op_kind::insert, 24, false, 0, 7);
+  in_flight.ret = gfsl::model::no_stamp;
+  EXPECT_TRUE(gfsl::model::check_implied_final_state(prefill, {in_flight}, {{5, 50}, {24, 7}}).empty());
+  EXPECT_TRUE(gfsl::model::check_implied_final_state(prefill, {in_flight}, {{5, 50}}).empty());
+  // A completed one is judged: a failed insert leaves nothing behind.
+  EXPECT_FALSE(gfsl::model::check_implied_final_state(prefill, {rec(op_kind::insert, 24, false, 0, 7)}, {{5, 50}, {24, 7}}).empty());
 }
 
 TEST(ImpliedFinalState, AKeyWithAFailedOperationIsNotJudged) {
