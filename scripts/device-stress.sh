@@ -20,7 +20,10 @@ stress() {
   echo "$name: exit $?"
   python3 "$(dirname "$0")/stress_summary.py" "$out/$name.json"
 }
-stress thesis-n32 --variant thesis --chunk 32 --seconds "$n32"
-stress thesis-n16 --variant thesis --chunk 16 --seconds "$n16"
-stress amplifier-n32 --variant thesis --chunk 32 --mutant load-relaxed --seconds 20
-stress robust-n32 --variant robust --chunk 32 --seconds "$robust"
+# The setting that reproduced the torn read on an H200 (docs/FINDINGS.md):
+# 36 keys, one writer team in four.
+setting=(--range 36 --writers 1/4)
+stress thesis-n32 --variant thesis --chunk 32 "${setting[@]}" --seconds "$n32"
+stress thesis-n16 --variant thesis --chunk 16 "${setting[@]}" --seconds "$n16"
+stress amplifier-n32 --variant thesis --chunk 32 --mutant release-weakened --range 40 --writers 1/8 --seconds 20
+stress robust-n32 --variant robust --chunk 32 "${setting[@]}" --seconds "$robust"
