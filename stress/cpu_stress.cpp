@@ -339,7 +339,9 @@ class cpu_runner {
       stop = true;
       res_.error = std::string("cannot start team thread ") + std::to_string(threads.size()) + ": " + e.what();
       for (std::size_t t = threads.size(); t < p_.teams; ++t) states[t].stopped = 1;
-      sync.arrive_and_drop();
+      // Arrive for ourselves and for every team that never started, so that
+      // the started ones pass the barrier, see `stop` and return.
+      (void)sync.arrive(static_cast<std::ptrdiff_t>(p_.teams - threads.size()) + 1);
       for (std::thread& th : threads) th.join();
       return;
     }
