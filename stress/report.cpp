@@ -99,7 +99,7 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
                  c.removes, c.reads);
     std::fprintf(out, "  violations: %" PRIu64 " (%s per 10^9 operations)\n", c.violations,
                  fmt(r.rate_per_1e9_ops(), "%.4g").c_str());
-    std::fprintf(out, "  structures: %" PRIu64 " built, %" PRIu64 " judged by the structure oracle (%s and the contents), %" PRIu64
+    std::fprintf(out, "  structures: %" PRIu64 " built, %" PRIu64 " judged by the structure oracle (%s, model-state: the contents), %" PRIu64
                  " failed; %" PRIu64 " ended early by a full pool\n",
                  r.structures, r.structure_checks, r.invariants_checked.c_str(), r.structure_violations, r.rebuilt_early);
     for (const std::string& p : r.structure_problems) std::fprintf(out, "    %s\n", printable(p).c_str());
