@@ -137,7 +137,7 @@ class algorithm {
     // Alg. 4.11 line 12 re-reads the height: levels above the height seen by
     // the search kept their head chunk in the path (search_down initialises it
     // so), and a head chunk always reaches every chunk of its level.
-    const int height = get_height();
+    const int height = robust ? highest_level_holding(k, path) : get_height();
     for (int level = height; level > 0; --level) {
       const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
       const lateral in_level = search_lateral(k, from, level, false, true);
@@ -442,19 +442,65 @@ class algorithm {
     std::uint64_t expected = robust ? seen : lock_free_word;
     if (robust && !lock_is_free(seen)) return false;
     // acq_rel: acquire makes the previous holder's writes visible to us.
-    return t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, expected | lock_word_of(t_.id()));
+    if (!t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, expected | lock_word_of(t_.id()))) return false;
+    remember_lock(c, expected);
+    return true;
   }
   // Release: every write made under the lock is visible before the lock frees.
   GFSL_FN void unlock(chunk_index c) {
-    const std::uint64_t freed = robust ? lock_released(load_lock(c)) : lock_free_word;
+    const std::uint64_t freed = robust ? lock_released(held_word(c)) : lock_free_word;
+    forget_lock(c);
     t_.store(s_.chunk(c) + lock_lane, lock_lane, freed,
              bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
   }
   // Release: the merge's writes to the successor are visible before anyone can
   // see this chunk as a zombie and follow its NEXT pointer past it.
   GFSL_FN void mark_zombie(chunk_index c) {
-    const std::uint64_t version = robust ? load_lock(c) & lock_version_mask : 0;
+    const std::uint64_t version = robust ? held_word(c) & lock_version_mask : 0;
+    forget_lock(c);
     t_.store(s_.chunk(c) + lock_lane, lock_lane, version | zombie_word_of(t_.id()), mem_order::release);
+  }
+
+  // robust: the LOCK words this team holds. While a chunk is locked its
+  // holder is the only writer of its LOCK word, so the holder knows the word
+  // without loading it: a burst's version stores, the unlock and the zombie
+  // mark are plain stores, not a load (an acquire round trip to L2, with the
+  // lock held) followed by a store. A lock that finds no free slot (more
+  // than held_slots held at once) is loaded as before, which is equally
+  // correct, only slower.
+  struct held_lock {
+    chunk_index chunk = no_chunk;
+    std::uint32_t version = 0;
+  };
+  static constexpr int held_slots = 4;
+  held_lock held_[held_slots] = {};
+
+  GFSL_FN void remember_lock(chunk_index c, std::uint64_t word) {
+    if constexpr (robust) {
+      forget_lock(c);  // a stale entry (an operation ended by an error while holding it) never shadows
+      for (int i = 0; i < held_slots; ++i) {
+        if (held_[i].chunk == no_chunk) {
+          held_[i] = {c, static_cast<std::uint32_t>(lock_version(word))};
+          return;
+        }
+      }
+    }
+  }
+  GFSL_FN void forget_lock(chunk_index c) {
+    if constexpr (robust) {
+      for (int i = 0; i < held_slots; ++i) {
+        if (held_[i].chunk == c) held_[i].chunk = no_chunk;
+      }
+    }
+  }
+  GFSL_FN std::uint64_t held_word(chunk_index c) {
+    for (int i = 0; i < held_slots; ++i) {
+      if (held_[i].chunk == c) {
+        return ((static_cast<std::uint64_t>(held_[i].version) << lock_version_shift) & lock_version_mask) |
+               lock_word_of(t_.id());
+      }
+    }
+    return load_lock(c);
   }
   // robust: a burst of writes that changes which keys the chunk shows, or
   // its max, runs between an odd and an even version (validated_read). The
@@ -467,7 +513,11 @@ class algorithm {
   }
   GFSL_FN void bump_version(chunk_index c) {
     if (bug(mutant::version_not_bumped)) return;
-    t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_bumped(load_lock(c)), mem_order::release);
+    const std::uint64_t bumped = lock_bumped(held_word(c));
+    for (int i = 0; i < held_slots; ++i) {
+      if (held_[i].chunk == c) held_[i].version = static_cast<std::uint32_t>(lock_version(bumped));
+    }
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, bumped, mem_order::release);
   }
   GFSL_FN void store_entry(chunk_index c, int lane, entry_type e) {
     t_.store(s_.chunk(c) + lane, lane, e, bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
@@ -611,6 +661,7 @@ class algorithm {
     // publishes all of it. It takes over c's max (4.3) and points at c's
     // successor.
     t_.store(s_.chunk(fresh) + lock_lane, lock_lane, lock_word_of(t_.id()), mem_order::relaxed);
+    remember_lock(fresh, lock_word_of(t_.id()));
     t_.store(s_.chunk(fresh) + next_lane, next_lane, make_entry(max_of(kv), next), mem_order::relaxed);
     for (int j = 0; j < r.moved; ++j) {
       t_.store(s_.chunk(fresh) + j, j, t_.shfl(kv, r.moved_from + j), mem_order::relaxed);
@@ -689,12 +740,32 @@ class algorithm {
     while (j < first + count && key_at(moved, j) == skip) ++j;
     if (j >= first + count) return;
     chunk_index upper = search_down(key_at(moved, j), level + 1, nullptr);
+    // robust: one validated read of an upper chunk answers "not in level+1"
+    // for every moved key it encloses (the moved keys ascend), where a search
+    // per key would read and validate the same chunk up to N/2 times. Still
+    // valid: the read the answer is taken from is the chunk at one instant,
+    // and no later than the thesis' own per-key read would be.
+    lanes upper_kv{};
+    bool upper_read = false;
     for (; j < first + count; ++j) {
       const key_type mk = key_at(moved, j);
       if (mk == skip) continue;
-      const lateral above = search_lateral(mk, upper, level + 1, false, true);
-      upper = above.chunk;
-      if (above.tid == none) continue;  // mk is not in level+1
+      if constexpr (robust) {
+        if (!upper_read || max_of(upper_kv) < mk) {
+          const lateral above = search_lateral(mk, upper, level + 1, false, true);
+          upper = above.chunk;
+          upper_kv = above.kv;
+          upper_read = above.tid == none;  // a validated negative: reusable for the next keys
+          if (above.tid == none) continue;
+        } else if (tid_with_key(upper_kv, mk) == none) {
+          continue;  // mk is not in level+1 (same validated read)
+        }
+        upper_read = false;  // mk is there: lock it below, and read afresh after
+      } else {
+        const lateral above = search_lateral(mk, upper, level + 1, false, true);
+        upper = above.chunk;
+        if (above.tid == none) continue;  // mk is not in level+1
+      }
       const locked_chunk enc = find_and_lock_enclosing(upper, mk);
       upper = enc.chunk;
       const int tid = tid_with_key(enc.kv, mk);
@@ -710,6 +781,27 @@ class algorithm {
   }
 
   // ---- Delete ----------------------------------------------------------------
+
+  // robust: the highest level holding k, for a delete that holds k's level-0
+  // chunk locked. While that lock is held no other operation can add k to or
+  // remove k from any level (inserts and deletes of k lock the same chunk; a
+  // split raises only keys of chunks it holds), so which levels hold k is
+  // fixed, and "every key of level i+1 is in level i" holds at every instant
+  // (see insert). So the first level without k ends the search: one
+  // validated "not here" per delete, where the thesis' top-down scan
+  // (Alg. 4.11 lines 12-16) concludes one at every level. Levels are searched
+  // from the path's chunks, and the chunk found at each level replaces the
+  // path's entry, so the removals that follow start at it.
+  GFSL_FN int highest_level_holding(key_type k, lanes& path) {
+    int level = 1;
+    for (; level < max_levels; ++level) {
+      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const lateral in_level = search_lateral(k, from, level, false, true);
+      if (in_level.tid == none) break;
+      t_.set_lane(path, level, in_level.chunk);
+    }
+    return level - 1;
+  }
 
   // removeFromChunk (Alg. 4.12) for the locked chunk c holding k. Unlocks c
   // (or leaves it a zombie) and every other chunk it locks.
