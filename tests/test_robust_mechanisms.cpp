@@ -1,0 +1,142 @@
+// The robust variant's mechanisms on structures laid out word by word, with
+// the interleaving that defeats each one made exactly (another team acting
+// between two lanes of one read) rather than hoped for from a scheduler.
+// Each case runs three algorithms on the same shape: `thesis`, which the
+// interleaving breaks; `robust`, which must answer correctly; and `robust`
+// with the mechanism's seeded bug (core/mutants.hpp), which must break again:
+// that is what kills the mutant.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <type_traits>
+
+#include "core/algorithm.hpp"
+#include "core/host_team.hpp"
+#include "core/mutants.hpp"
+#include "core/types.hpp"
+#include "tests/laid_structure.hpp"
+
+namespace {
+
+using namespace gfsl::laid;
+
+template <class Width>
+class RobustMechanisms : public ::testing::Test {};
+using Widths = ::testing::Types<std::integral_constant<int, 16>, std::integral_constant<int, 32>>;
+TYPED_TEST_SUITE(RobustMechanisms, Widths);
+
+// Point 1 of docs/ALGORITHM.md's robust section. Level 0 only:
+//   0: [-inf 1 2] -> X: [10 .. 10+dsize-1] (full) -> S: [1000 1001]
+// Team A runs contains(k) for k in X's upper half and reads X lane by lane.
+// Between its load of X's NEXT lane (= S) and its load of X's LOCK lane,
+// team B inserts 5 (X is full: split, X -> F -> S, F takes X's upper half,
+// k with it) and deletes X's keys down to the merge threshold and one more
+// (X merges into F and becomes a zombie whose NEXT is F). A then sees
+// "zombie, next = S" and, unless it re-reads NEXT, walks past F, the live
+// chunk holding k.
+template <int N, gfsl::variant V, bool Mutable>
+op_result contains_across_split_and_merge(gfsl::mutant m, bool& interleaved) {
+  world<N> w;
+  constexpr int dsize = world<N>::dsize;
+  constexpr int threshold = gfsl::chunk_shape<N>::merge_threshold;
+  const chunk_index x = spare<N>(0), s = spare<N>(1);
+  std::vector<key_type> x_keys;
+  for (int i = 0; i < dsize; ++i) x_keys.push_back(static_cast<key_type>(10 + i));
+  kvs x_entries;
+  for (key_type k : x_keys) x_entries.emplace_back(k, val(k));
+  w.lay(0, {{0, level0({neg_inf, 1, 2})}, {x, x_entries}, {s, level0({1000, 1001})}});
+  expect_well_formed(w);
+  const key_type k = x_keys.back();  // moved to F by the split, never deleted
+
+  interleaved = false;
+  const std::uint64_t x_next_word =
+      gfsl::header_offsets::pool + static_cast<std::uint64_t>(x) * N + world<N>::next_lane;
+  w.hook().on_access = [&](const gfsl::access& a, std::uint64_t) {
+    if (interleaved || a.kind != gfsl::access_kind::load || a.group_size != N || a.word != x_next_word) return;
+    interleaved = true;
+    gfsl::host_team<N> b(1, 11, w.words());
+    gfsl::algorithm<gfsl::host_team<N>, false, gfsl::variant::thesis> writer(b, w.view(), 0);
+    // The split keeps the lower dsize - split_moved keys (and 5) in X; the
+    // deletes then leave X at the threshold, and one more merges it into F.
+    const int kept = dsize - gfsl::chunk_shape<N>::split_moved;
+    ASSERT_TRUE(writer.insert(5, val(5)).ok);
+    ASSERT_TRUE(writer.remove(5).ok);
+    for (int i = 0; i < kept - threshold + 1; ++i) ASSERT_TRUE(writer.remove(x_keys[i]).ok);
+    ASSERT_EQ(b.stats().splits, 1u);
+    ASSERT_EQ(b.stats().merges, 1u);
+    ASSERT_TRUE(gfsl::lock_is_zombie(w.view().chunk(x)[world<N>::lock_lane]));
+  };
+  if constexpr (Mutable) {
+    auto a = w.template mutant_alg<V>(0, m);
+    return a.contains(k);
+  } else {
+    auto a = w.template alg<V>(0);
+    return a.contains(k);
+  }
+}
+
+TYPED_TEST(RobustMechanisms, ZombieNextIsReReadAfterTheMark) {
+  constexpr int N = TypeParam::value;
+  bool interleaved = false;
+  const op_result thesis =
+      contains_across_split_and_merge<N, gfsl::variant::thesis, false>(gfsl::mutant::none, interleaved);
+  ASSERT_TRUE(interleaved);
+  EXPECT_FALSE(thesis.ok) << "thesis walks past the live chunk and answers absent";
+
+  const op_result robust =
+      contains_across_split_and_merge<N, gfsl::variant::robust, false>(gfsl::mutant::none, interleaved);
+  ASSERT_TRUE(interleaved);
+  expect_result(robust, status::ok, true, val(10 + world<N>::dsize - 1));
+
+  const op_result bug = contains_across_split_and_merge<N, gfsl::variant::robust, true>(
+      gfsl::mutant::zombie_next_not_reloaded, interleaved);
+  ASSERT_TRUE(interleaved);
+  EXPECT_FALSE(bug.ok) << "zombie-next-not-reloaded must give the thesis' wrong answer back";
+}
+
+// Point 3. A key left above by a torn read of delete's upper-level check (the
+// thesis can leave one; docs/FINDINGS.md, mechanism 2): 50 at level 2 with a
+// down pointer to X1, though 50 is in neither level below.
+//   level 2  2: [-inf->1, 50->X1]
+//   level 1  1: [-inf->0, 20->0] -> X1: [60->X0, 70->X0]
+//   level 0  0: [-inf 5 10 20] -> X0: [60 70]
+// contains(55) steps down from 50 to X1, whose keys are all above 55, with no
+// previous chunk at level 1 to backtrack through. The thesis restarts from the
+// top, which comes back to the same place forever; robust walks level 1 from
+// its head instead.
+template <int N>
+void lay_stale_upper_key(world<N>& w) {
+  const chunk_index x0 = spare<N>(0), x1 = spare<N>(1);
+  w.lay(0, {{0, level0({neg_inf, 5, 10, 20})}, {x0, level0({60, 70})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {20, 0}}}, {x1, {{60, x0}, {70, x0}}}});
+  w.lay(2, {{2, {{neg_inf, 1}, {50, x1}}}});
+}
+
+TYPED_TEST(RobustMechanisms, NoPreviousChunkFallsBackToTheLevelsHead) {
+  constexpr int N = TypeParam::value;
+  {
+    world<N> w;
+    lay_stale_upper_key(w);
+    auto a = w.template alg<gfsl::variant::thesis>(0);
+    EXPECT_THROW(a.contains(55), std::logic_error) << "thesis restarts forever (the recorder stops it)";
+    EXPECT_GT(w.stats().restarts, 1000u);
+  }
+  {
+    world<N> w;
+    lay_stale_upper_key(w);
+    auto a = w.template alg<gfsl::variant::robust>(0);
+    expect_result(a.contains(55), status::ok, false, 0);
+    expect_result(a.contains(58), status::ok, false, 0);
+    expect_result(a.contains(60), status::ok, true, val(60));
+    expect_result(a.contains(20), status::ok, true, val(20));
+    EXPECT_EQ(w.stats().restarts, 2u) << "one fallback for each search that crossed the stale key";
+  }
+  {
+    world<N> w;
+    lay_stale_upper_key(w);
+    auto a = w.template mutant_alg<gfsl::variant::robust>(0, gfsl::mutant::head_fallback_wrong);
+    EXPECT_THROW(a.contains(55), std::logic_error) << "head-fallback-wrong must loop like the thesis";
+  }
+}
+
+}  // namespace
