@@ -461,45 +461,30 @@ class algorithm {
     t_.store(s_.chunk(c) + lock_lane, lock_lane, version | zombie_word_of(t_.id()), mem_order::release);
   }
 
-  // robust: the LOCK words this team holds. While a chunk is locked its
-  // holder is the only writer of its LOCK word, so the holder knows the word
-  // without loading it: a burst's version stores, the unlock and the zombie
-  // mark are plain stores, not a load (an acquire round trip to L2, with the
-  // lock held) followed by a store. A lock that finds no free slot (more
-  // than held_slots held at once) is loaded as before, which is equally
-  // correct, only slower.
-  struct held_lock {
-    chunk_index chunk = no_chunk;
-    std::uint32_t version = 0;
-  };
-  static constexpr int held_slots = 4;
-  held_lock held_[held_slots] = {};
+  // robust: the LOCK word of the chunk this team locked last. While a chunk
+  // is locked its holder is the only writer of its LOCK word, so the holder
+  // knows the word without loading it: the common sequence (lock c, a burst
+  // on c, unlock c) stores the odd, even and unlocked words without an
+  // acquire load before each (a round trip to L2, and an L1 invalidation on
+  // the GPU, with the lock held). Any other held chunk is loaded as before,
+  // which is equally correct, only slower. One entry, not a table: the
+  // state lives in registers for the whole operation.
+  chunk_index known_chunk_ = no_chunk;
+  std::uint64_t known_word_ = 0;
 
   GFSL_FN void remember_lock(chunk_index c, std::uint64_t word) {
     if constexpr (robust) {
-      forget_lock(c);  // a stale entry (an operation ended by an error while holding it) never shadows
-      for (int i = 0; i < held_slots; ++i) {
-        if (held_[i].chunk == no_chunk) {
-          held_[i] = {c, static_cast<std::uint32_t>(lock_version(word))};
-          return;
-        }
-      }
+      known_chunk_ = c;
+      known_word_ = word | lock_word_of(t_.id());
     }
   }
   GFSL_FN void forget_lock(chunk_index c) {
     if constexpr (robust) {
-      for (int i = 0; i < held_slots; ++i) {
-        if (held_[i].chunk == c) held_[i].chunk = no_chunk;
-      }
+      if (known_chunk_ == c) known_chunk_ = no_chunk;
     }
   }
   GFSL_FN std::uint64_t held_word(chunk_index c) {
-    for (int i = 0; i < held_slots; ++i) {
-      if (held_[i].chunk == c) {
-        return ((static_cast<std::uint64_t>(held_[i].version) << lock_version_shift) & lock_version_mask) |
-               lock_word_of(t_.id());
-      }
-    }
+    if (known_chunk_ == c) return known_word_;
     return load_lock(c);
   }
   // robust: a burst of writes that changes which keys the chunk shows, or
@@ -514,9 +499,7 @@ class algorithm {
   GFSL_FN void bump_version(chunk_index c) {
     if (bug(mutant::version_not_bumped)) return;
     const std::uint64_t bumped = lock_bumped(held_word(c));
-    for (int i = 0; i < held_slots; ++i) {
-      if (held_[i].chunk == c) held_[i].version = static_cast<std::uint32_t>(lock_version(bumped));
-    }
+    if (known_chunk_ == c) known_word_ = bumped;
     t_.store(s_.chunk(c) + lock_lane, lock_lane, bumped, mem_order::release);
   }
   GFSL_FN void store_entry(chunk_index c, int lane, entry_type e) {
