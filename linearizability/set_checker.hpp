@@ -21,6 +21,7 @@
 // so the search watches a deadline and answers `unknown` rather than guess.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -35,6 +36,10 @@ struct key_check_options {
   bool initially_present = false;
   value_type initial_value = 0;
   std::uint64_t node_budget = 0;  // answer `unknown` after this many steps (0: no bound)
+  // Answer `unknown` when the checker's own memory (its copy of the key's
+  // operations, the search's stack and its memo) would pass this many bytes
+  // (0: no bound).
+  std::size_t memory_budget = 0;
 };
 
 class set_key_checker {
@@ -51,6 +56,8 @@ class set_key_checker {
   // get past: the one that had to go next at the furthest point it reached.
   // Where to look for the cause of a violation.
   std::uint32_t stuck_at() const { return stuck_; }
+  // The last check answered `unknown` because of `memory_budget`.
+  bool out_of_memory() const { return out_of_memory_; }
   // After `not_linearizable`: positions in `ops` of the operations the
   // verdict rests on: a handful when the zone test found it (with the facts
   // it checked on the whole history, such as a value being inserted once),
@@ -94,6 +101,7 @@ class set_key_checker {
   bool memo_contains();
   void memo_insert();
   void memo_clear();
+  std::size_t memory_bytes() const;
 
   // The key's operations, without pending contains (they constrain nothing).
   std::vector<std::uint64_t> call_, ret_;
@@ -128,6 +136,8 @@ class set_key_checker {
   std::vector<std::uint32_t> table_off_;
   std::size_t table_used_ = 0;
   std::uint64_t nodes_ = 0;
+  std::size_t memo_words_limit_ = 0;
+  bool out_of_memory_ = false;
   std::uint32_t stuck_ = 0;
   std::vector<std::uint32_t> evidence_;
   struct zone {
