@@ -154,6 +154,10 @@ void set_key_checker::closure() {
     again = false;
     std::uint64_t f = finite_optional_ ? optional_bound() : infinity;
     for (std::uint32_t i = lo_; i < ce_; ++i) {
+      if ((++ticks_ & 4095) == 0 && deadline_->passed()) {
+        expired_ = true;
+        return;
+      }
       if (done_[i] || optional_[i] || !is_read(i) || call_[i] > f || !legal_read(i)) continue;
       linearize(i);
       if (finite_optional_) {
@@ -519,6 +523,9 @@ verdict set_key_checker::check(std::span<const key_op> ops, const deadline& d, s
   nodes_ = 0;
   stuck_ = 0;
   out_of_memory_ = false;
+  deadline_ = &d;
+  ticks_ = 0;
+  expired_ = false;
   // The memo may take a quarter of the budget; forgetting is sound.
   memo_words_limit_ = options.memory_budget ? std::min(memo_words_limit, options.memory_budget / 16) : memo_words_limit;
   if (options.memory_budget && ops.size() * 64 > options.memory_budget) {
@@ -585,6 +592,7 @@ verdict set_key_checker::check(std::span<const key_op> ops, const deadline& d, s
   };
 
   closure();
+  if (expired_) return verdict::unknown;
   if (rp_ == must_) return succeed();
   note_progress();
   if (!open()) {
@@ -613,11 +621,14 @@ verdict set_key_checker::check(std::span<const key_op> ops, const deadline& d, s
     }
     linearize(c);
     closure();
+    if (expired_) return verdict::unknown;
     if (rp_ == must_) return succeed();
     note_progress();
     ++nodes_;
     if (options.node_budget && nodes_ >= options.node_budget) return verdict::unknown;
-    if ((nodes_ & 1023) == 0 && d.passed()) return verdict::unknown;
+    // A step costs time in proportion to the operations in flight: on a big
+    // key the deadline is looked at every step.
+    if (((nodes_ & 1023) == 0 || n_ > 4096) && d.passed()) return verdict::unknown;
     open();
     if (options.memory_budget && memory_bytes() > options.memory_budget) {
       out_of_memory_ = true;

@@ -137,6 +137,11 @@ class set_key_checker {
   std::size_t table_used_ = 0;
   std::uint64_t nodes_ = 0;
   std::size_t memo_words_limit_ = 0;
+  // The closure watches the deadline too: on a key with many operations in
+  // flight one closure can take longer than the time limit.
+  const deadline* deadline_ = nullptr;
+  std::uint64_t ticks_ = 0;
+  bool expired_ = false;
   bool out_of_memory_ = false;
   std::uint32_t stuck_ = 0;
   std::vector<std::uint32_t> evidence_;
