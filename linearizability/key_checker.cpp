@@ -302,6 +302,21 @@ std::vector<key_checker::start_state> key_checker::start_classes(const state_set
 
 verdict key_checker::searched(const segment& s, const start_state& start, const start_state* end, const deadline& d,
                               const key_check_options& options, std::vector<std::uint32_t>* out) {
+  key_check_options o = options;
+  o.initially_present = start.present;
+  o.initial_value = start.value;
+  if (!end) {
+    // The caller's operations themselves, without a copy: between the
+    // segment's first and last there are only its own and optional contains,
+    // which the search leaves out as this checker does.
+    const std::uint32_t first = ops_[s.begin].pos, last = ops_[s.end - 1].pos;
+    const verdict v = search_.check(input_.subspan(first, last - first + 1), d, out ? &sub_order_ : nullptr, o);
+    if (search_.out_of_memory()) out_of_memory_ = true;
+    if (v == verdict::linearizable && out) {
+      for (std::uint32_t k : sub_order_) out->push_back(first + k);
+    }
+    return v;
+  }
   sub_.clear();
   std::uint64_t max_ret = 0;
   for (std::uint32_t k = s.begin; k < s.end; ++k) {
@@ -309,18 +324,13 @@ verdict key_checker::searched(const segment& s, const start_state& start, const 
     max_ret = std::max(max_ret, ops_[k].ret);
   }
   const std::size_t real = sub_.size();
-  if (end) {
-    // A read after everything else: it goes last, and holds only in `end`.
-    key_op probe;
-    probe.call = probe.ret = max_ret + 1;
-    probe.kind = op_kind::contains;
-    probe.ok = end->present;
-    probe.value = end->value;
-    sub_.push_back(probe);
-  }
-  key_check_options o = options;
-  o.initially_present = start.present;
-  o.initial_value = start.value;
+  // A read after everything else: it goes last, and holds only in `end`.
+  key_op probe;
+  probe.call = probe.ret = max_ret + 1;
+  probe.kind = op_kind::contains;
+  probe.ok = end->present;
+  probe.value = end->value;
+  sub_.push_back(probe);
   const verdict v = search_.check(sub_, d, out ? &sub_order_ : nullptr, o);
   if (search_.out_of_memory()) out_of_memory_ = true;
   if (v == verdict::linearizable && out) {
@@ -426,18 +436,30 @@ verdict key_checker::check(std::span<const key_op> ops, const deadline& d, std::
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     segment& s = segments_[i];
     const bool last = i + 1 == segments_.size();
-    count(s);
     if (!s.concurrent && !last) {
-      std::size_t inserted = 0;
-      for (const value_count& v : counts_) inserted += v.inserts || v.optional_inserts ? 1 : 0;
-      const std::size_t classes = start_classes(states).size();
-      if (classes * (inserted + 2) > probe_limit) {
-        // Too many probes: judge this segment together with the next.
-        segments_[i + 1].begin = s.begin;
-        segments_[i + 1].concurrent = false;
+      // A segment without a common point is judged together with what
+      // follows, up to the next segment worth counting on its own; when
+      // finding the states it may end in would take too many searches, up to
+      // the end (Lemma 1 read backwards: exact either way).
+      std::size_t j = i + 1;
+      while (j < segments_.size() && !(segments_[j].concurrent && segments_[j].end - segments_[j].begin >= options.counted_segment_min)) ++j;
+      std::size_t until = j - 1;
+      if (until == i) {
+        count(s);
+        std::size_t inserted = 0;
+        for (const value_count& v : counts_) inserted += v.inserts || v.optional_inserts ? 1 : 0;
+        if (start_classes(states).size() * (inserted + 2) > probe_limit) until = segments_.size() - 1;
+      }
+      if (until > i) {
+        for (std::size_t k = i; k < until; ++k) {
+          segments_[k + 1].begin = s.begin;
+          segments_[k + 1].concurrent = false;
+        }
+        i = until - 1;
         continue;
       }
     }
+    count(s);
     if (order) {
       state_bytes += states.values.size() * sizeof(value_type) + sizeof(state_set);
       starts_at.push_back(states);

@@ -40,6 +40,10 @@ struct key_check_options {
   // operations, the search's stack and its memo) would pass this many bytes
   // (0: no bound).
   std::size_t memory_budget = 0;
+  // key_checker: a segment of mutually concurrent operations is counted on
+  // its own when it holds at least this many; shorter ones after a segment
+  // that must be searched are searched with it (fewer, longer searches).
+  std::uint32_t counted_segment_min = 32;
 };
 
 class set_key_checker {

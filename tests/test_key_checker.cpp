@@ -110,6 +110,7 @@ std::vector<key_op> random_key_history(std::mt19937_64& rng, key_check_options& 
   }
   start = {};
   if (below(4) == 0) start.initially_present = true, start.initial_value = static_cast<value_type>(1 + below(4));
+  if (below(2)) start.counted_segment_min = 1;  // every concurrent segment counted: searched ones probed
   std::sort(points.begin(), points.end());
   bool present = start.initially_present;
   value_type value = start.initial_value;
