@@ -1,5 +1,5 @@
-// Whole histories: split by key, every key checked by the fast per-key
-// checker on all cores, and, on a violation, the failing key explained: a
+// Whole histories: split by key, every key checked by the segmented per-key
+// checker (key_checker.hpp) on all cores, within a time and a memory bound, and, on a violation, the failing key explained: a
 // minimal sub-history that is still not linearizable, and the longest prefix
 // of its history that is.
 #pragma once
@@ -108,7 +108,7 @@ verdict check_history_search(const std::vector<model::op_record>& history, const
                              const std::vector<std::uint32_t>& unrecorded_values = {});
 
 // The same verdict through the generic search (Wing-Gong with memo), key by
-// key: the oracle the fast checker is tested against. No explanation.
+// key: the oracle the per-key checkers are tested against. No explanation.
 verdict check_history_generic(const std::vector<model::op_record>& history, const deadline& d = {},
                               const std::vector<std::uint32_t>& unrecorded_values = {});
 

@@ -1,4 +1,5 @@
-// The fast exact checker for one key of the map: a one-bit object carrying a
+// The exact search for one key of the map (key_checker runs it on the
+// segments it cannot count): a one-bit object carrying a
 // value (absent, or present with a value), with insert-if-absent, delete that
 // returns the removed value, and contains that returns the value found.
 //
@@ -16,9 +17,9 @@
 //     that returns first (R2); a write whose resulting state cannot last until
 //     the operations that need it have gone is not tried (R3); configurations
 //     that failed are remembered exactly, never by hash alone.
-// Worst-case time is exponential (we know no polynomial bound for this object
-// once values repeat, delete values go unrecorded or operations stay pending),
-// so the search watches a deadline and answers `unknown` rather than guess.
+// Worst-case time is exponential (key_checker takes away the segments whose
+// operations share a common point, which counting decides), so the search
+// watches a deadline and a memory budget and answers `unknown` rather than guess.
 #pragma once
 
 #include <cstddef>
