@@ -292,7 +292,7 @@ command add_check_command(CLI::App& root) {
       ->capture_default_str();
   c->add_option("--max-memory", o->max_memory,
                 "bytes the checker may use beyond the history (suffixes k, m, g: powers of 1024); a key that would need more is "
-                "undecided (exit 3). Default: half the physical memory")
+                "undecided (exit 3). Default: half the physical memory; 0: no bound")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   c->add_option("--threads", o->threads, "threads checking keys (0: every core)")->check(CLI::Range(0u, 4096u))->capture_default_str();
