@@ -35,6 +35,7 @@ struct scenario {
   bool adversarial = false;
   gfsl::lin::adversarial_options a{};
   int expected = 0;  // gfsl check's exit code
+  std::string timeout = {};  // gfsl check --timeout, when not empty
 };
 
 struct run {
@@ -44,7 +45,7 @@ struct run {
   std::string out;
 };
 
-run run_check(const std::string& gfsl, const std::string& file) {
+run run_check(const std::string& gfsl, const std::string& file, const std::string& timeout) {
   int fds[2];
   if (pipe(fds) != 0) std::exit(2);
   const auto start = std::chrono::steady_clock::now();
@@ -53,7 +54,8 @@ run run_check(const std::string& gfsl, const std::string& file) {
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), static_cast<char*>(nullptr));
+    if (timeout.empty()) execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), static_cast<char*>(nullptr));
+    else execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), "--timeout", timeout.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -164,6 +166,11 @@ int main(int argc, char** argv) {
     add("rounds-errors", "128,000 operations on one key, 64-wide rounds, 10% end in an error", a, 0);
     a.error_pct = 0, a.pending_pct = 1;
     add("rounds-pending", "128,000 operations on one key, 64-wide rounds, 1% never return", a, 0);
+    a.pending_pct = 5;
+    add("rounds-pending-5", "128,000 operations on one key, 64-wide rounds, 5% never return", a, 0);
+    a.violation = true;
+    add("rounds-pending-5-viol", "128,000 operations on one key, 64-wide rounds, 5% never return after a violation", a, 1);
+    a.violation = false;
     a.pending_pct = 0, a.ops = 10000000, a.keys = 10, a.width = 0;
     add("10m-10keys-conc", "10M operations on 10 keys, each key's all concurrent", a, 0);
     a.width = 64;
@@ -197,7 +204,7 @@ int main(int argc, char** argv) {
     const double trace_mb = static_cast<double>(st.st_size) / 1e6;
     std::vector<run> rs;
     for (int k = 0; k < runs; ++k) {
-      rs.push_back(run_check(gfsl, file));
+      rs.push_back(run_check(gfsl, file, s.timeout));
       if (rs.back().code != s.expected) {
         std::fprintf(stderr, "%s: gfsl check exited %d:\n%s\n", s.name, rs.back().code, rs.back().out.c_str());
         return 1;
