@@ -29,6 +29,7 @@ namespace {
 struct check_options {
   std::string file;
   double timeout = 0;
+  std::size_t max_memory = lin::default_max_memory();
   unsigned threads = 0;
   std::string html;
   bool json = false;
@@ -192,6 +193,7 @@ int run_check(const check_options& o) {
   co.progress = &progress.check;
   co.threads = o.threads;
   co.timeout_seconds = o.timeout;
+  co.max_memory_bytes = o.max_memory;
   co.explain_seconds = o.explain;
   // A successful delete's value is compared only where the trace declares
   // that its recorder wrote the removed value (traces/FORMAT.md, "Delete
@@ -287,6 +289,11 @@ command add_check_command(CLI::App& root) {
   c->add_option("file", o->file, "trace file, binary or JSON lines (told apart by content)")->required();
   c->add_option("--timeout", o->timeout, "seconds to decide every key; keys left are undecided (exit 3). 0: no limit")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  c->add_option("--max-memory", o->max_memory,
+                "bytes the checker may use beyond the history (suffixes k, m, g: powers of 1024); a key that would need more is "
+                "undecided (exit 3). Default: half the physical memory; 0: no bound")
+      ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   c->add_option("--threads", o->threads, "threads checking keys (0: every core)")->check(CLI::Range(0u, 4096u))->capture_default_str();
   c->add_option("--html", o->html, "also write a self-contained HTML page drawing the failing key");

@@ -7,6 +7,9 @@
 #include <thread>
 #include <tuple>
 
+#include <unistd.h>
+
+#include "linearizability/key_checker.hpp"
 #include "linearizability/model.hpp"
 #include "linearizability/set_checker.hpp"
 #include "linearizability/wing_gong.hpp"
@@ -75,13 +78,15 @@ enum class role : std::uint8_t { out, aside, recorded };
 
 struct explainer {
   const std::vector<key_op>& ops;
-  set_key_checker& checker;
+  key_checker& checker;
   deadline d;
+  std::size_t memory_budget = 0;
   std::uint64_t budget = std::uint64_t{1} << 20;
 
   verdict run(const std::vector<key_op>& sub, std::vector<std::uint32_t>* order = nullptr, const key_check_options& start = {}) {
     key_check_options o = start;
     o.node_budget = budget;
+    o.memory_budget = memory_budget;
     return checker.check(sub, d, order, o);
   }
 
@@ -215,15 +220,24 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, (groups + 63) / 64)));
   result.threads = threads;
+  // What the grouping holds stays for the whole check; the rest of the bound
+  // is shared by the threads. A bound below what is already held leaves
+  // every key undecided (a byte per thread: nothing fits).
+  const std::size_t held = grouped.capacity() * sizeof(std::uint64_t) + bounds.capacity() * sizeof(std::size_t);
+  const std::size_t per_thread_memory =
+      o.max_memory_bytes == 0 ? 0 : o.max_memory_bytes > held ? std::max<std::size_t>(1, (o.max_memory_bytes - held) / threads) : 1;
 
   struct found {
     std::size_t group;
     verdict v;
+    bool out_of_memory;
   };
   std::vector<std::vector<found>> per_thread(threads);
   std::atomic<std::size_t> next{0};
   auto work = [&](unsigned t) {
-    set_key_checker checker;
+    key_checker checker;
+    key_check_options ko;
+    ko.memory_budget = per_thread_memory;
     std::vector<key_op> ops;
     constexpr std::size_t batch = 64;
     for (;;) {
@@ -231,7 +245,12 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
       if (first >= groups) return;
       for (std::size_t g = first; g < std::min(groups, first + batch); ++g) {
         if (d.passed()) {
-          per_thread[t].push_back({g, verdict::unknown});
+          per_thread[t].push_back({g, verdict::unknown, false});
+          continue;
+        }
+        const std::size_t size = bounds[g + 1] - bounds[g];
+        if (per_thread_memory && size * sizeof(key_op) > per_thread_memory) {
+          per_thread[t].push_back({g, verdict::unknown, true});
           continue;
         }
         ops.clear();
@@ -242,8 +261,12 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
           if (ops.size() > 1 && by_call(ops.back(), ops[ops.size() - 2])) sorted = false;
         }
         if (!sorted) std::sort(ops.begin(), ops.end(), by_call);
-        const verdict v = checker.check(ops, d);
-        if (v != verdict::linearizable) per_thread[t].push_back({g, v});
+        const verdict v = checker.check(ops, d, nullptr, ko);
+        if (v != verdict::linearizable) per_thread[t].push_back({g, v, checker.out_of_memory()});
+        if (per_thread_memory && ops.capacity() * sizeof(key_op) > per_thread_memory / 2) {
+          ops.clear();
+          ops.shrink_to_fit();  // a big key's copy is not kept for the next ones
+        }
       }
       if (o.progress) o.progress->decided.fetch_add(std::min(groups, first + batch) - first, std::memory_order_relaxed);
     }
@@ -268,6 +291,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
       if (result.violating.size() < 100) result.violating.push_back(s);
     } else {
       ++result.undecided_keys;
+      result.memory_bound_keys += f.out_of_memory ? 1 : 0;
       if (result.undecided.size() < 100) result.undecided.push_back(s);
     }
   }
@@ -291,8 +315,8 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   const std::vector<key_op> ops = key_operations(h, indices, unrecorded_values);
   for (const key_op& op : ops) ex.key_history.push_back(op.index);
 
-  set_key_checker checker;
-  explainer e{ops, checker, deadline::after_seconds(o.explain_seconds)};
+  key_checker checker;
+  explainer e{ops, checker, deadline::after_seconds(o.explain_seconds), o.max_memory_bytes ? std::max<std::size_t>(1, o.max_memory_bytes / 2) : 0};
   if (o.timeout_seconds > 0 && d.at < e.d.at) e.d.at = d.at;
 
   // The longest linearizable prefix: by bisection over the call stamps, the
@@ -390,6 +414,31 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   result.explain_seconds = since(explain_start);
   if (o.progress) o.progress->phase = check_progress::done;
   return result;
+}
+
+std::size_t default_max_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::size_t{4} << 30;  // unknown: 4 GiB
+  return static_cast<std::size_t>(pages) / 2 * static_cast<std::size_t>(page);
+}
+
+verdict check_history_search(const std::vector<model::op_record>& h, const deadline& d,
+                             const std::vector<std::uint32_t>& unrecorded_values) {
+  if (std::string bad = validate_history(h); !bad.empty()) throw std::invalid_argument(bad);
+  const std::vector<std::uint64_t> grouped = group_by_key(h);
+  verdict overall = verdict::linearizable;
+  set_key_checker checker;
+  for (std::size_t a = 0; a < grouped.size();) {
+    if (d.passed()) return verdict::unknown;
+    std::size_t b = a;
+    std::vector<std::uint32_t> indices;
+    while (b < grouped.size() && (grouped[b] >> 32) == (grouped[a] >> 32)) indices.push_back(static_cast<std::uint32_t>(grouped[b++]));
+    const verdict v = checker.check(key_operations(h, indices, unrecorded_values), d);
+    if (v == verdict::not_linearizable) return v;
+    if (v == verdict::unknown) overall = v;
+    a = b;
+  }
+  return overall;
 }
 
 verdict check_history_generic(const std::vector<model::op_record>& h, const deadline& d,

@@ -1,10 +1,11 @@
-// Whole histories: split by key, every key checked by the fast per-key
-// checker on all cores, and, on a violation, the failing key explained: a
+// Whole histories: split by key, every key checked by the segmented per-key
+// checker (key_checker.hpp) on all cores, within a time and a memory bound, and, on a violation, the failing key explained: a
 // minimal sub-history that is still not linearizable, and the longest prefix
 // of its history that is.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,7 +31,14 @@ struct check_options {
   double timeout_seconds = 0;    // 0: no limit; keys not decided in time are `unknown`
   bool explain = true;           // on a violation: shrink it, find the longest linearizable prefix
   double explain_seconds = 20;   // a bound on explaining (shrinking stops there, still correct, maybe not minimal)
+  // A bound on the checker's memory beyond the history itself, in bytes (0:
+  // none): shared among the threads; a key that would need more is
+  // `unknown`, as one that runs out of time.
+  std::size_t max_memory_bytes = 0;
 };
+
+// The default of `gfsl check --max-memory`: half of the physical memory.
+std::size_t default_max_memory();
 
 struct key_summary {
   key_type key = 0;
@@ -75,6 +83,7 @@ struct check_result {
   std::uint64_t keys = 0;
   std::uint64_t violating_keys = 0;
   std::uint64_t undecided_keys = 0;
+  std::uint64_t memory_bound_keys = 0;  // of the undecided: stopped by max_memory_bytes rather than the time limit
   std::vector<key_summary> violating;  // the first 100, by key
   std::vector<key_summary> undecided;  // the first 100, by key
   std::optional<counterexample> example;  // for the smallest violating key
@@ -93,8 +102,13 @@ std::string validate_history(const std::vector<model::op_record>& history);
 check_result check_history(const std::vector<model::op_record>& history, const check_options& options = {},
                            const std::vector<std::uint32_t>& unrecorded_values = {});
 
+// The same verdict through the search of `set_key_checker` alone, key by key
+// (no segments, no counting): the second opinion the tests compare with.
+verdict check_history_search(const std::vector<model::op_record>& history, const deadline& d = {},
+                             const std::vector<std::uint32_t>& unrecorded_values = {});
+
 // The same verdict through the generic search (Wing-Gong with memo), key by
-// key: the oracle the fast checker is tested against. No explanation.
+// key: the oracle the per-key checkers are tested against. No explanation.
 verdict check_history_generic(const std::vector<model::op_record>& history, const deadline& d = {},
                               const std::vector<std::uint32_t>& unrecorded_values = {});
 

@@ -178,15 +178,18 @@ std::string linearizability_text(const std::vector<model::op_record>& h, const c
     out += "verdict:  linearizable (every key, checked in " + when + ")\n";
     return out;
   }
+  const std::string limits = r.memory_bound_keys == 0                    ? "time limit"
+                             : r.memory_bound_keys == r.undecided_keys ? "memory limit (--max-memory)"
+                                                                       : "time and memory limits (--timeout, --max-memory)";
   if (r.v == verdict::unknown) {
     out += "verdict:  undecided: " + std::to_string(r.undecided_keys) + " of " + std::to_string(r.keys) +
-           " keys not decided within the time limit: " + keys_list(r.undecided, r.undecided_keys) +
+           " keys not decided within the " + limits + ": " + keys_list(r.undecided, r.undecided_keys) +
            (r.undecided_keys < r.keys ? "; no violation in the other keys (" : " (") + when + ")\n";
     return out;
   }
   out += "verdict:  NOT LINEARIZABLE: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) +
          " keys: " + keys_list(r.violating, r.violating_keys) + " (" + when + ")\n";
-  if (r.undecided_keys) out += "          and " + std::to_string(r.undecided_keys) + " keys undecided within the time limit\n";
+  if (r.undecided_keys) out += "          and " + std::to_string(r.undecided_keys) + " keys undecided within the " + limits + "\n";
   if (!r.example) return out;
   const counterexample& ex = *r.example;
   std::vector<std::uint32_t> shown = ex.minimal;
@@ -508,7 +511,8 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
     s += "<p class=\"verdict good\">Linearizable: every key.</p>\n";
   } else if (r.v == verdict::unknown) {
     s += "<p class=\"verdict unknown\">Undecided: " + std::to_string(r.undecided_keys) +
-         " keys were not decided within the time limit; no violation in the others.</p>\n";
+         " keys were not decided within the " + std::string(r.memory_bound_keys ? "time or memory limit" : "time limit") +
+         "; no violation in the others.</p>\n";
   } else {
     s += "<p class=\"verdict bad\">Not linearizable: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) + " keys";
     if (!r.violating.empty()) {
@@ -622,7 +626,8 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
   append_string(s, verdict_name(r.v));
   s += ",\"operations\":" + std::to_string(r.operations) + ",\"optional_operations\":" + std::to_string(r.optional_operations) +
        ",\"keys\":" + std::to_string(r.keys) + ",\"violating_keys\":" + std::to_string(r.violating_keys) +
-       ",\"undecided_keys\":" + std::to_string(r.undecided_keys) + ",\"seconds\":" + fmt("%.6f", r.seconds) +
+       ",\"undecided_keys\":" + std::to_string(r.undecided_keys) + ",\"memory_bound_keys\":" + std::to_string(r.memory_bound_keys) +
+       ",\"seconds\":" + fmt("%.6f", r.seconds) +
        ",\"threads\":" + std::to_string(r.threads);
   if (!ctx.delete_values.empty()) {
     s += ",\"delete_values_compared\":";

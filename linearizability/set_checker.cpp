@@ -154,6 +154,10 @@ void set_key_checker::closure() {
     again = false;
     std::uint64_t f = finite_optional_ ? optional_bound() : infinity;
     for (std::uint32_t i = lo_; i < ce_; ++i) {
+      if ((++ticks_ & 4095) == 0 && deadline_->passed()) {
+        expired_ = true;
+        return;
+      }
       if (done_[i] || optional_[i] || !is_read(i) || call_[i] > f || !legal_read(i)) continue;
       linearize(i);
       if (finite_optional_) {
@@ -463,7 +467,7 @@ bool set_key_checker::memo_contains() {
 }
 
 void set_key_checker::memo_insert() {
-  if (arena_.size() + key_.size() + 1 > memo_words_limit) memo_clear();
+  if (arena_.size() + key_.size() + 1 > memo_words_limit_) memo_clear();
   if (table_hash_.empty() || 2 * (table_used_ + 1) > table_hash_.size()) {
     const std::size_t size = table_hash_.empty() ? 1024 : 2 * table_hash_.size();
     std::vector<std::uint64_t> old_hash(size, 0);
@@ -503,10 +507,31 @@ void set_key_checker::memo_clear() {
   }
 }
 
+std::size_t set_key_checker::memory_bytes() const {
+  const std::size_t per_op = call_.capacity() * 8 + ret_.capacity() * 8 + val_.capacity() * sizeof(value_type) + cls_.capacity() +
+                             optional_.capacity() + done_.capacity() + (source_.capacity() + by_ret_.capacity() + opt_.capacity()) * 4 +
+                             log_.capacity() * 4 + (inserters_.capacity() + needers_.capacity() + by_value_.capacity()) * 8 +
+                             zones_.capacity() * sizeof(zone);
+  const std::size_t search = frames_.capacity() * sizeof(frame) + choices_.capacity() * 4 + priority_.capacity() +
+                             class_key_.capacity() * 8 + class_pos_.capacity() * 4 + key_.capacity() * 4;
+  const std::size_t memo = arena_.capacity() * 4 + table_hash_.capacity() * 8 + table_off_.capacity() * 4;
+  return per_op + search + memo;
+}
+
 verdict set_key_checker::check(std::span<const key_op> ops, const deadline& d, std::vector<std::uint32_t>* order,
                                const key_check_options& options) {
   nodes_ = 0;
   stuck_ = 0;
+  out_of_memory_ = false;
+  deadline_ = &d;
+  ticks_ = 0;
+  expired_ = false;
+  // The memo may take a quarter of the budget; forgetting is sound.
+  memo_words_limit_ = options.memory_budget ? std::min(memo_words_limit, options.memory_budget / 16) : memo_words_limit;
+  if (options.memory_budget && ops.size() * 64 > options.memory_budget) {
+    out_of_memory_ = true;
+    return verdict::unknown;
+  }
   prepare(ops);
   if (opt_.empty()) {
     bool disjoint = true;
@@ -567,6 +592,7 @@ verdict set_key_checker::check(std::span<const key_op> ops, const deadline& d, s
   };
 
   closure();
+  if (expired_) return verdict::unknown;
   if (rp_ == must_) return succeed();
   note_progress();
   if (!open()) {
@@ -595,12 +621,19 @@ verdict set_key_checker::check(std::span<const key_op> ops, const deadline& d, s
     }
     linearize(c);
     closure();
+    if (expired_) return verdict::unknown;
     if (rp_ == must_) return succeed();
     note_progress();
     ++nodes_;
     if (options.node_budget && nodes_ >= options.node_budget) return verdict::unknown;
-    if ((nodes_ & 1023) == 0 && d.passed()) return verdict::unknown;
+    // A step costs time in proportion to the operations in flight: on a big
+    // key the deadline is looked at every step.
+    if (((nodes_ & 1023) == 0 || n_ > 4096) && d.passed()) return verdict::unknown;
     open();
+    if (options.memory_budget && memory_bytes() > options.memory_budget) {
+      out_of_memory_ = true;
+      return verdict::unknown;
+    }
   }
   evidence_.assign(source_.begin(), source_.end());
   return verdict::not_linearizable;

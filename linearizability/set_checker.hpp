@@ -1,4 +1,5 @@
-// The fast exact checker for one key of the map: a one-bit object carrying a
+// The exact search for one key of the map (key_checker runs it on the
+// segments it cannot count): a one-bit object carrying a
 // value (absent, or present with a value), with insert-if-absent, delete that
 // returns the removed value, and contains that returns the value found.
 //
@@ -16,11 +17,12 @@
 //     that returns first (R2); a write whose resulting state cannot last until
 //     the operations that need it have gone is not tried (R3); configurations
 //     that failed are remembered exactly, never by hash alone.
-// Worst-case time is exponential (we know no polynomial bound for this object
-// once values repeat, delete values go unrecorded or operations stay pending),
-// so the search watches a deadline and answers `unknown` rather than guess.
+// Worst-case time is exponential (key_checker takes away the segments whose
+// operations share a common point, which counting decides), so the search
+// watches a deadline and a memory budget and answers `unknown` rather than guess.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -35,6 +37,14 @@ struct key_check_options {
   bool initially_present = false;
   value_type initial_value = 0;
   std::uint64_t node_budget = 0;  // answer `unknown` after this many steps (0: no bound)
+  // Answer `unknown` when the checker's own memory (its copy of the key's
+  // operations, the search's stack and its memo) would pass this many bytes
+  // (0: no bound).
+  std::size_t memory_budget = 0;
+  // key_checker: a segment of mutually concurrent operations is counted on
+  // its own when it holds at least this many; shorter ones after a segment
+  // that must be searched are searched with it (fewer, longer searches).
+  std::uint32_t counted_segment_min = 32;
 };
 
 class set_key_checker {
@@ -51,6 +61,8 @@ class set_key_checker {
   // get past: the one that had to go next at the furthest point it reached.
   // Where to look for the cause of a violation.
   std::uint32_t stuck_at() const { return stuck_; }
+  // The last check answered `unknown` because of `memory_budget`.
+  bool out_of_memory() const { return out_of_memory_; }
   // After `not_linearizable`: positions in `ops` of the operations the
   // verdict rests on: a handful when the zone test found it (with the facts
   // it checked on the whole history, such as a value being inserted once),
@@ -94,6 +106,7 @@ class set_key_checker {
   bool memo_contains();
   void memo_insert();
   void memo_clear();
+  std::size_t memory_bytes() const;
 
   // The key's operations, without pending contains (they constrain nothing).
   std::vector<std::uint64_t> call_, ret_;
@@ -128,6 +141,13 @@ class set_key_checker {
   std::vector<std::uint32_t> table_off_;
   std::size_t table_used_ = 0;
   std::uint64_t nodes_ = 0;
+  std::size_t memo_words_limit_ = 0;
+  // The closure watches the deadline too: on a key with many operations in
+  // flight one closure can take longer than the time limit.
+  const deadline* deadline_ = nullptr;
+  std::uint64_t ticks_ = 0;
+  bool expired_ = false;
+  bool out_of_memory_ = false;
   std::uint32_t stuck_ = 0;
   std::vector<std::uint32_t> evidence_;
   struct zone {

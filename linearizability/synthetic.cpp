@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <cstdint>
 #include <utility>
 
 namespace gfsl::lin {
@@ -97,6 +98,86 @@ std::vector<model::op_record> synthetic_history(const synthetic_options& o) {
         break;
     }
     if (!pending) r.ok = ok, r.value = v;  // a pending record's answer was never seen
+  }
+  return out;
+}
+
+std::vector<model::op_record> adversarial_history(const adversarial_options& o) {
+  std::mt19937_64 rng(o.seed);
+  auto below = [&](std::uint64_t n) { return n ? rng() % n : 0; };
+  const std::uint32_t keys = std::max<std::uint32_t>(o.keys, 1);
+  std::vector<model::op_record> out;
+  out.reserve(o.ops);
+  value_type fresh = 1;
+  for (std::uint32_t k = 0; k < keys; ++k) {
+    const std::uint64_t m = o.ops / keys + (k < o.ops % keys ? 1 : 0);
+    const std::uint64_t width = o.width ? o.width : std::max<std::uint64_t>(m, 1);
+    const std::uint64_t rounds = (m + width - 1) / width;
+    std::uint64_t violated = o.violation && k == 0 ? rounds / 2 : rounds;  // rounds: none
+    bool present = false;
+    value_type value = 0;
+    std::vector<std::uint32_t> order;
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      const std::uint64_t first = out.size(), count = std::min(width, m - r * width);
+      const std::uint64_t base = 1 + r * (2 * width + 2);
+      const bool quiet = r <= violated && violated < rounds;  // nothing optional before the violation
+      for (std::uint64_t i = 0; i < count; ++i) {
+        model::op_record rec;
+        rec.team = static_cast<team_id>(i);
+        const auto pct = static_cast<int>(below(100));
+        rec.op.kind = pct < o.insert_pct ? op_kind::insert : pct < o.insert_pct + o.delete_pct ? op_kind::remove : op_kind::contains;
+        rec.op.key = k + 1;
+        if (rec.op.kind == op_kind::insert) rec.op.value = o.values ? static_cast<value_type>(1 + below(o.values)) : fresh++;
+        rec.call = base + below(width);
+        rec.ret = base + width + below(width);
+        const auto fate = static_cast<int>(below(100));
+        if (!quiet && fate < o.pending_pct) rec.ret = model::no_stamp;
+        else if (!quiet && fate < o.pending_pct + o.error_pct) rec.st = status::pool_exhausted;
+        out.push_back(rec);
+      }
+      order.resize(count);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);
+      std::int64_t balance = 0;  // successful inserts less successful deletes
+      for (std::uint32_t i : order) {
+        model::op_record& rec = out[first + i];
+        if (rec.pending() && below(2) == 0) continue;  // it did not take effect
+        bool ok = false;
+        value_type v = 0;
+        switch (rec.op.kind) {
+          case op_kind::insert:
+            ok = !present;
+            if (ok) present = true, value = rec.op.value, ++balance;
+            break;
+          case op_kind::remove:
+            ok = present;
+            v = present ? value : 0;
+            if (ok) --balance;
+            present = false;
+            break;
+          case op_kind::contains:
+            ok = present;
+            v = present ? value : 0;
+            break;
+        }
+        if (!rec.pending()) rec.ok = ok, rec.value = v;
+      }
+      if (r == violated) {
+        // A round whose balance is not yet >= 0 passes the violation on.
+        std::uint64_t victim = count;
+        for (std::uint64_t i = 0; i < count && victim == count; ++i) {
+          if (out[first + i].op.kind == op_kind::remove && out[first + i].ok) victim = i;
+        }
+        if (balance < 0 || victim == count) {
+          if (r + 1 < rounds) ++violated;
+          continue;
+        }
+        model::op_record& rec = out[first + victim];
+        rec.op.kind = op_kind::insert;
+        rec.op.value = rec.value;
+        rec.value = 0;
+      }
+    }
   }
   return out;
 }

@@ -28,4 +28,30 @@ struct synthetic_options {
 // A pending operation took effect or not, at random.
 std::vector<model::op_record> synthetic_history(const synthetic_options& o);
 
+// Histories built to defeat a per-key search (tests, benchmarks): each key's
+// operations come in rounds of `width` operations that are all mutually
+// concurrent (calls all before returns), one round after the other; with
+// `width` = 0 a key's operations form one round. The answers are those of the
+// sequential map applied in a random order of each round: linearizable by
+// construction, unless `violation` is set.
+struct adversarial_options {
+  std::uint64_t ops = 1000000;  // over all keys
+  std::uint32_t keys = 1;
+  std::uint32_t width = 0;      // operations per round (0: a key's operations are one round)
+  std::uint32_t values = 1;     // inserts draw from this many values (0: a fresh value for each)
+  int insert_pct = 34;          // the rest of the mix is contains
+  int delete_pct = 33;
+  int pending_pct = 0;          // never return (took effect or not, at random)
+  int error_pct = 0;            // end in an error (pool_exhausted): took effect or not, answer unseen
+  // The middle round of the first key is made impossible: one successful
+  // delete becomes a successful insert, in a round whose successful inserts
+  // already match its deletes, so that it has two more than any order of it
+  // allows. No operation of that key is pending or ends in an error up to
+  // that round (their effect could otherwise make up the difference).
+  bool violation = false;
+  std::uint64_t seed = 1;
+};
+
+std::vector<model::op_record> adversarial_history(const adversarial_options& o);
+
 }  // namespace gfsl::lin

@@ -136,9 +136,10 @@ TEST(CheckCli, BadInputAndUsageExitTwoWithOneLine) {
 }
 
 // Every delete succeeding with its value unrecorded, one more delete than
-// inserts, all at once: only trying the orders shows that none works.
-TEST(CheckCli, ATimeLimitGivesExitThree) {
-  const std::string json = temp_path("hard.jsonl");
+// inserts, all at once but for two reads that take the common point away
+// (with it, counting decides at once): only trying the orders shows that
+// none works.
+std::string hard_trace() {
   std::string text = "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"hand-made\"}\n";
   const int n = 26;
   for (int i = 0; i < n; ++i) {
@@ -148,11 +149,34 @@ TEST(CheckCli, ATimeLimitGivesExitThree) {
   for (int i = 0; i <= n; ++i) {
     text += "{\"team\":" + std::to_string(n + i) + ",\"op\":\"delete\",\"key\":5,\"ok\":true,\"call\":0,\"ret\":1000}\n";
   }
-  spit(json, text);
+  text += "{\"team\":60,\"op\":\"contains\",\"key\":5,\"ok\":false,\"call\":0,\"ret\":1}\n";
+  text += "{\"team\":61,\"op\":\"contains\",\"key\":5,\"ok\":false,\"call\":999,\"ret\":2000}\n";
+  return text;
+}
+
+TEST(CheckCli, ATimeLimitGivesExitThree) {
+  const std::string json = temp_path("hard.jsonl");
+  spit(json, hard_trace());
   const result r = run("check --timeout 0.3 " + json);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("undecided"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("5 (53 operations)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("within the time limit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 (55 operations)"), std::string::npos) << r.out;
+  std::remove(json.c_str());
+}
+
+// A memory bound the key cannot be searched within: undecided, exit 3, the
+// bound named; a bound that is not a size is refused with exit 2.
+TEST(CheckCli, AMemoryBoundGivesExitThree) {
+  const std::string json = temp_path("hard-memory.jsonl");
+  spit(json, hard_trace());
+  const result r = run("check --timeout 20 --max-memory 8k " + json);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("within the memory limit (--max-memory)"), std::string::npos) << r.out;
+  const result j = run("check --json --timeout 20 --max-memory 8k " + json);
+  EXPECT_NE(j.out.find("\"memory_bound_keys\":1"), std::string::npos) << j.out;
+  const result bad = run("check --max-memory lots " + json);
+  EXPECT_EQ(bad.code, 2) << bad.out;
   std::remove(json.c_str());
 }
 

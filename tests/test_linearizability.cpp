@@ -240,22 +240,29 @@ TEST(Linearizability, WitnessesAreLinearizations) {
   }
 }
 
-// No order of n inserts and n+1 deletes (values not recorded) works, and
-// nothing short of trying the orders of the pairs shows it: with a time limit
-// the checker must say `unknown`, never a verdict it has not proven.
-std::vector<op_record> hard_history(int n, std::vector<std::uint32_t>& unrecorded) {
+// No order of n inserts and n+1 deletes (values not recorded) works. When the
+// operations share a common point the counting of key_checker sees it at
+// once; two reads that take the common point away (the key absent at the
+// start, and again at the end) leave it to the search, and nothing short of
+// trying the orders of the pairs shows it: with a time limit the checker must
+// say `unknown`, never a verdict it has not proven.
+std::vector<op_record> hard_history(int n, std::vector<std::uint32_t>& unrecorded, bool common_point = true) {
   std::vector<op_record> h;
   for (int i = 0; i < n; ++i) h.push_back(ins(static_cast<gfsl::team_id>(i), static_cast<gfsl::value_type>(i + 1), true, 0, 1000));
   for (int i = 0; i <= n; ++i) {
     unrecorded.push_back(static_cast<std::uint32_t>(h.size()));
     h.push_back(del(static_cast<gfsl::team_id>(n + i), true, 0, 0, 1000));
   }
+  if (!common_point) {
+    h.push_back(con(static_cast<gfsl::team_id>(2 * n + 1), false, 0, 0, 1));
+    h.push_back(con(static_cast<gfsl::team_id>(2 * n + 2), false, 0, 999, 2000));
+  }
   return h;
 }
 
 TEST(Linearizability, ATimeLimitGivesUnknownNeverAWrongVerdict) {
   std::vector<std::uint32_t> unrecorded;
-  const auto h = hard_history(26, unrecorded);
+  const auto h = hard_history(26, unrecorded, false);
   gfsl::lin::check_options o;
   o.timeout_seconds = 0.3;
   const auto r = gfsl::lin::check_history(h, o, unrecorded);
@@ -267,7 +274,13 @@ TEST(Linearizability, ATimeLimitGivesUnknownNeverAWrongVerdict) {
   EXPECT_LT(r.seconds, 5.0);
   // Small enough to finish: the same shape is rejected.
   unrecorded.clear();
-  EXPECT_EQ(gfsl::lin::check_history(hard_history(5, unrecorded), {}, unrecorded).v, verdict::not_linearizable);
+  EXPECT_EQ(gfsl::lin::check_history(hard_history(5, unrecorded, false), {}, unrecorded).v, verdict::not_linearizable);
+  // With the common point, counting rejects it at any size.
+  unrecorded.clear();
+  const auto concurrent = hard_history(26, unrecorded);
+  const auto c = gfsl::lin::check_history(concurrent, o, unrecorded);
+  EXPECT_EQ(c.v, verdict::not_linearizable);
+  EXPECT_LT(c.seconds, 0.3);
 }
 
 TEST(Linearizability, AViolationInALongHistoryShrinksToAFewOperations) {
