@@ -58,7 +58,8 @@ class progress_line {
   progress_line(bool on, const std::string& file) : on_(on), file_(file) {
     if (!on_) return;
     struct stat st {};
-    if (::stat(file.c_str(), &st) == 0) file_bytes_ = static_cast<std::uint64_t>(st.st_size);
+    // A pipe or standard input has no size to show.
+    if (file != "-" && ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = static_cast<std::uint64_t>(st.st_size);
     draw();  // at once: the reading starts now
     ticker_ = std::thread([this] {
       std::unique_lock<std::mutex> g(lock_);
@@ -97,7 +98,7 @@ class progress_line {
     switch (stage.load()) {
       case reading: {
         const std::uint64_t b = bytes_read.load();
-        text += "reading " + file_ + ": " + megabytes(b) + " of " + megabytes(file_bytes_) + " MB";
+        text += "reading " + file_ + ": " + megabytes(b) + (file_bytes_ ? " of " + megabytes(file_bytes_) : std::string()) + " MB";
         break;
       }
       case checking:
@@ -284,7 +285,7 @@ int run_convert(const convert_options& o) {
 command add_check_command(CLI::App& root) {
   auto o = std::make_shared<check_options>();
   CLI::App* c = root.add_subcommand("check", "is a recorded history linearizable? (exit 0 yes, 1 no, 2 bad input, 3 undecided)");
-  c->add_option("file", o->file, "trace file, binary or JSON lines (told apart by content)")->required();
+  c->add_option("file", o->file, "trace file, binary or JSON lines (told apart by content); - or a pipe: standard input")->required();
   c->add_option("--timeout", o->timeout, "seconds to decide every key; keys left are undecided (exit 3). 0: no limit")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -317,7 +318,7 @@ command add_dot_command(CLI::App& root) {
 command add_convert_command(CLI::App& root) {
   auto o = std::make_shared<convert_options>();
   CLI::App* c = root.add_subcommand("convert", "turn a trace file into the other form (binary <-> JSON lines)");
-  c->add_option("in", o->in, "trace file, binary or JSON lines")->required();
+  c->add_option("in", o->in, "trace file, binary or JSON lines; - or a pipe: standard input")->required();
   c->add_option("out", o->out, "file to write")->required();
   c->add_option("--to", o->to, "the form to write (default: the other one)")->check(CLI::IsMember({"binary", "json"}));
   return {c, [o] {

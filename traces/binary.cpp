@@ -1,7 +1,5 @@
 // The binary form (layout in traces/FORMAT.md): a preamble, then sections of
 // (type, length, payload, checksum), ending with an end section.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -209,32 +207,62 @@ std::vector<unsigned char> encode_header(const std::string& path, const trace_he
 
 namespace {
 
+// Reads a file whose size is known (every length is checked against it
+// before anything is read or allocated for it) or a stream (a pipe: lengths
+// are checked against what has arrived, and payloads are read in blocks, so
+// that memory grows only with the bytes that came).
 class reader {
  public:
-  reader(const std::string& path, std::atomic<std::uint64_t>* bytes_read)
-      : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose), bytes_read_(bytes_read) {
-    if (!f_) throw trace_error(path + ": cannot open: " + errno_text());
-    struct stat st {};
-    if (fstat(fileno(f_.get()), &st) != 0 || !S_ISREG(st.st_mode)) {
-      throw trace_error(path + ": byte 0: expected a regular file (its size bounds every length in it)");
-    }
-    size_ = static_cast<std::uint64_t>(st.st_size);
-  }
+  reader(input& in, std::atomic<std::uint64_t>* bytes_read) : in_(in), bytes_read_(bytes_read) {}
   std::uint64_t pos() const { return pos_; }
-  std::uint64_t left() const { return size_ - pos_; }
-  std::uint64_t size() const { return size_; }
+  bool sized() const { return in_.regular(); }
+  // Bytes left in a file of known size.
+  std::uint64_t left() const { return in_.size() - pos_; }
 
   [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
-    throw trace_error(path_ + ": byte " + std::to_string(at) + ": " + what);
+    throw trace_error(in_.name() + ": byte " + std::to_string(at) + ": " + what);
   }
   void read(unsigned char* into, std::size_t n, const char* what) {
-    if (n > left()) {
+    if (sized() && n > left()) {
       fail(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the file after " +
                      std::to_string(left()) + " more");
     }
-    if (n && std::fread(into, 1, n, f_.get()) != n) fail(pos_, "cannot read: " + errno_text());
+    const std::size_t got = in_.read(into, n);
+    if (got < n) {
+      fail(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the " +
+                     (sized() ? "file" : "input") + " after " + std::to_string(got) + " more");
+    }
     pos_ += n;
     if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
+  }
+  // A payload of `n` bytes: on a stream, grown block by block as it arrives.
+  std::vector<unsigned char> payload(std::uint64_t n, const char* what) {
+    std::vector<unsigned char> out;
+    if (sized()) {
+      out.resize(static_cast<std::size_t>(n));  // checked against the file's size
+      read(out.data(), out.size(), what);
+      return out;
+    }
+    const std::uint64_t start = pos_;
+    while (out.size() < n) {
+      const std::size_t block = static_cast<std::size_t>(std::min<std::uint64_t>(n - out.size(), std::uint64_t{1} << 20));
+      const std::size_t have = out.size();
+      out.resize(have + block);
+      const std::size_t got = in_.read(out.data() + have, block);
+      pos_ += got;
+      if (got < block) {
+        fail(start, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the input after " +
+                        std::to_string(pos_ - start) + " more");
+      }
+      if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
+    }
+    return out;
+  }
+  // Whether anything follows (a file: its size; a stream: one more byte).
+  bool at_end() {
+    if (sized()) return left() == 0;
+    unsigned char c;
+    return in_.read(&c, 1) == 0;
   }
   std::uint32_t u32(const char* what) {
     unsigned char b[4];
@@ -248,9 +276,7 @@ class reader {
   }
 
  private:
-  std::string path_;
-  std::unique_ptr<FILE, int (*)(FILE*)> f_;
-  std::uint64_t size_ = 0;
+  input& in_;
   std::uint64_t pos_ = 0;
   std::atomic<std::uint64_t>* bytes_read_;
 };
@@ -367,7 +393,12 @@ void parse_header(const reader& r, const std::vector<unsigned char>& payload, st
 }  // namespace
 
 trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
-  reader r(path, bytes_read);
+  input in(path);
+  return read_binary(in, bytes_read);
+}
+
+trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
+  reader r(in, bytes_read);
   trace t;
   t.format = trace_format::binary;
   unsigned char pre[preamble_bytes];
@@ -390,7 +421,7 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
     }
     const std::uint64_t length = r.u64("a section length");
     const std::uint64_t payload_at = r.pos();
-    if (r.left() < 8 || length > r.left() - 8) {
+    if (r.sized() && (r.left() < 8 || length > r.left() - 8)) {
       r.fail(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
                          " bytes before the section's checksum), found " + std::to_string(length));
     }
@@ -404,8 +435,7 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
       case section_header: {
         if (have_header) r.fail(at, "expected one header section, found a second");
         have_header = true;
-        std::vector<unsigned char> payload(length);
-        r.read(payload.data(), length, "the header section");
+        const std::vector<unsigned char> payload = r.payload(length, "the header section");
         sum.update(payload.data(), payload.size());
         parse_header(r, payload, payload_at, t.version, t.header);
         break;
@@ -423,7 +453,8 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
                                  " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
         }
         if (count > 0xFFFFFFFFull) r.fail(payload_at, "expected at most 4294967295 records, found " + std::to_string(count));
-        t.history.reserve(count);  // bounded by the file's size, checked above
+        // Bounded by the file's size, checked above; on a stream, by what has arrived.
+        t.history.reserve(static_cast<std::size_t>(r.sized() ? count : std::min<std::uint64_t>(count, block_records)));
         std::vector<unsigned char> block;
         for (std::uint64_t done = 0; done < count;) {
           const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
@@ -469,8 +500,7 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
       case section_final_snapshot:
       case section_initial_snapshot: {
         // The length was checked against the file above: reading it whole is bounded.
-        std::vector<unsigned char> payload(static_cast<std::size_t>(length));
-        r.read(payload.data(), payload.size(), "a snapshot section");
+        const std::vector<unsigned char> payload = r.payload(length, "a snapshot section");
         sum.update(payload.data(), payload.size());
         cursor c{r, payload, payload_at};
         invariants::snapshot& snap = type == section_final_snapshot ? t.final_snapshot : t.initial_snapshot;
@@ -490,8 +520,7 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
         break;
       }
       case section_events: {
-        std::vector<unsigned char> payload(static_cast<std::size_t>(length));
-        r.read(payload.data(), payload.size(), "the events section");
+        const std::vector<unsigned char> payload = r.payload(length, "the events section");
         sum.update(payload.data(), payload.size());
         cursor c{r, payload, payload_at};
         if (t.has_events) r.fail(at, "expected one events section, found a second");
@@ -535,7 +564,10 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
       r.fail(sum_at, buf);
     }
     if (type == section_end) {
-      if (r.left() != 0) r.fail(r.pos(), "expected the end of the file after the end section, found " + std::to_string(r.left()) + " more bytes");
+      if (!r.at_end()) {
+        r.fail(r.pos(), "expected the end of the file after the end section, found " +
+                            (r.sized() ? std::to_string(r.left()) + " more bytes" : std::string("more bytes")));
+      }
       return t;
     }
   }
