@@ -1,0 +1,224 @@
+// Input and output as a hostile world offers them: traces that arrive
+// through pipes, FIFOs and standard input, runs killed while they record,
+// files that cannot be written, and strings in a trace that try to forge
+// a report.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "linearizability/synthetic.hpp"
+#include "tests/gfsl_binary.hpp"
+#include "traces/internal.hpp"
+#include "traces/trace.hpp"
+
+namespace {
+
+using gfsl::testing_cli::result;
+using gfsl::testing_cli::run;
+
+std::string temp_path(const std::string& name) { return testing::TempDir() + "gfsl_io_" + std::to_string(::getpid()) + "_" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// The same command with the input named differently: the file's name and
+// the checker's elapsed time are the only things allowed to differ.
+std::string normalized(std::string out, const std::string& name) {
+  const std::string title = "gfsl check: " + name + " (";
+  if (const std::size_t at = out.find(title); at != std::string::npos) out.replace(at, title.size(), "gfsl check: INPUT (");
+  out = std::regex_replace(out, std::regex("[0-9]+\\.[0-9]+ s\\b"), "T s");
+  out = std::regex_replace(out, std::regex("\"seconds\":[0-9.e+-]+"), "\"seconds\":T");
+  return out;
+}
+
+std::string bash(const std::string& script) {
+  // popen runs /bin/sh; process substitution needs bash.
+  std::string quoted = "'";
+  for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "bash -c " + quoted + "'";
+}
+
+struct fixture_file {
+  std::string path;
+  int expected_code;
+};
+
+// Every form a trace comes in, with every verdict: binary with snapshots and
+// an event log, JSON lines, a violation, a corrupt and a truncated file of
+// each form.
+std::vector<fixture_file> fixtures() {
+  std::vector<fixture_file> out;
+  const std::string events_bin = temp_path("events.trace");
+  result r = run("run --backend host --teams 4 --ops 3000 --range 60 --seed 5 --events on --trace " + events_bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  out.push_back({events_bin, 0});
+  const std::string json = temp_path("run.jsonl");
+  r = run("run --backend host --teams 4 --ops 3000 --range 60 --seed 5 --trace-format json --trace " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  out.push_back({json, 0});
+
+  gfsl::lin::synthetic_options so;
+  so.ops = 4000;
+  so.keys = 40;
+  so.teams = 8;
+  so.pending = 2;
+  auto h = gfsl::lin::synthetic_history(so);
+  for (auto& rec : h) {
+    if (rec.op.kind == gfsl::op_kind::contains && !rec.ok && !rec.pending()) {
+      rec.ok = true;  // finds a value nobody inserted
+      rec.value = 999999;
+      break;
+    }
+  }
+  gfsl::model::workload w;
+  w.ops = so.ops;
+  const auto header = gfsl::traces::make_header(w, "synthetic", "", gfsl::model::clock_kind::global_counter, "");
+  const std::string bad_bin = temp_path("violation.trace"), bad_json = temp_path("violation.jsonl");
+  gfsl::traces::write_trace(bad_bin, header, h);
+  gfsl::traces::write_trace_json(bad_json, header, h);
+  out.push_back({bad_bin, 1});
+  out.push_back({bad_json, 1});
+
+  const std::string bin = slurp(events_bin);
+  const std::string cut_bin = temp_path("cut.trace");
+  spit(cut_bin, bin.substr(0, bin.size() / 2));
+  out.push_back({cut_bin, 2});
+  std::string flipped = bin;
+  flipped[flipped.size() / 3] ^= 0x10;
+  const std::string flipped_bin = temp_path("flipped.trace");
+  spit(flipped_bin, flipped);
+  out.push_back({flipped_bin, 2});
+  const std::string text = slurp(json);
+  const std::string cut_json = temp_path("cut.jsonl");
+  spit(cut_json, text.substr(0, text.size() / 2 + 7));
+  out.push_back({cut_json, 2});
+  const std::string spaced_json = temp_path("spaced.jsonl");
+  spit(spaced_json, "  \n" + text);  // the sniffer skips the blank start; the reader refuses the blank line
+  out.push_back({spaced_json, 2});
+  return out;
+}
+
+TEST(Pipes, EveryFixtureGivesTheSameVerdictAndReportFromAPipeStdinAndAProcessSubstitution) {
+  for (const fixture_file& f : fixtures()) {
+    const result file = run("check --threads 2 " + f.path);
+    EXPECT_EQ(file.code, f.expected_code) << f.path << "\n" << file.out;
+    const std::string expected = normalized(file.out, f.path);
+    const result piped = run("check --threads 2 - < " + f.path);  // standard input, a regular file
+    std::string catted_cmd = "cat " + f.path + " | " + std::string(GFSL_BINARY) + " check --threads 2 - 2>&1";
+    FILE* p = popen(catted_cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string catted;
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) catted.append(buf, n);
+    const int catted_status = pclose(p);
+    std::string subst_cmd = bash(std::string(GFSL_BINARY) + " check --threads 2 <(cat " + f.path + ") 2>&1; echo \"rc=$?\"");
+    p = popen(subst_cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string subst;
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) subst.append(buf, n);
+    pclose(p);
+
+    EXPECT_EQ(piped.code, f.expected_code) << f.path << "\n" << piped.out;
+    EXPECT_EQ(WEXITSTATUS(catted_status), f.expected_code) << f.path << "\n" << catted;
+    EXPECT_NE(subst.find("rc=" + std::to_string(f.expected_code)), std::string::npos) << f.path << "\n" << subst;
+    if (f.expected_code != 2) {
+      // A verdict: the same report, word for word, whatever the input was.
+      EXPECT_EQ(normalized(piped.out, "-"), expected) << f.path;
+      EXPECT_EQ(normalized(catted, "-"), expected) << f.path;
+      const std::string subst_report = subst.substr(0, subst.rfind("rc="));
+      EXPECT_EQ(normalized(std::regex_replace(subst_report, std::regex("/dev/fd/[0-9]+"), "FD"), "FD"), expected)
+          << f.path;
+    } else {
+      // Refused, in one line naming the input, whatever it was.
+      for (const std::string* out : std::vector<const std::string*>{&piped.out, &catted}) {
+        EXPECT_EQ(std::count(out->begin(), out->end(), '\n'), 1) << f.path << "\n" << *out;
+        EXPECT_NE(out->find("gfsl check: standard input: byte "), std::string::npos) << f.path << "\n" << *out;
+      }
+    }
+  }
+}
+
+TEST(Pipes, ConvertReadsStandardInputAndWritesWhatTheFileFormWrites) {
+  const auto all = fixtures();
+  for (const fixture_file& f : {all[0], all[1]}) {
+    const std::string from_file = temp_path("conv_file"), from_pipe = temp_path("conv_pipe");
+    ASSERT_EQ(run("convert " + f.path + " " + from_file).code, 0);
+    const result r = run("convert - " + from_pipe + " < " + f.path);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("gfsl convert: - ("), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(from_pipe), slurp(from_file)) << f.path;
+  }
+}
+
+TEST(Pipes, AFifoIsReadAsAStream) {
+  const auto all = fixtures();
+  const std::string fifo = temp_path("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const fixture_file& f : {all[0], all[1]}) {
+    std::string cmd = "(cat " + f.path + " > " + fifo + " &) ; " + std::string(GFSL_BINARY) + " check --threads 1 " + fifo + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    EXPECT_EQ(WEXITSTATUS(pclose(p)), 0) << out;
+    EXPECT_NE(out.find("verdict:  linearizable"), std::string::npos) << out;
+  }
+  std::remove(fifo.c_str());
+}
+
+// The stream reader meets the same damage as the file reader: every cut of a
+// binary trace fed through a pipe is refused with one line, never read as a
+// whole history.
+TEST(Pipes, EveryTruncationOfABinaryStreamIsRefused) {
+  const std::string path = temp_path("small.trace");
+  gfsl::lin::synthetic_options so;
+  so.ops = 40;
+  so.keys = 5;
+  gfsl::model::workload w;
+  gfsl::traces::write_trace(path, gfsl::traces::make_header(w, "synthetic", "", gfsl::model::clock_kind::global_counter, ""),
+                            gfsl::lin::synthetic_history(so));
+  const std::string whole = slurp(path);
+  int refused = 0;
+  for (std::size_t cut = 0; cut < whole.size(); ++cut) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const std::string part = whole.substr(0, cut);
+    ASSERT_EQ(write(fds[1], part.data(), part.size()), static_cast<ssize_t>(part.size()));  // fits in a pipe's buffer
+    close(fds[1]);
+    const int saved = dup(0);
+    dup2(fds[0], 0);
+    close(fds[0]);
+    try {
+      gfsl::traces::read_trace("-");
+      ADD_FAILURE() << "a cut at byte " << cut << " was read as a whole trace";
+    } catch (const gfsl::traces::trace_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_EQ(what.rfind("standard input: byte ", 0), 0u) << what;
+      ++refused;
+    }
+    dup2(saved, 0);
+    close(saved);
+  }
+  EXPECT_EQ(refused, static_cast<int>(whole.size()));
+}
+
+}  // namespace
