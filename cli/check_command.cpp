@@ -98,7 +98,7 @@ class progress_line {
     switch (stage.load()) {
       case reading: {
         const std::uint64_t b = bytes_read.load();
-        text += "reading " + file_ + ": " + megabytes(b) + (file_bytes_ ? " of " + megabytes(file_bytes_) : std::string()) + " MB";
+        text += "reading " + lin::printable(file_) + ": " + megabytes(b) + (file_bytes_ ? " of " + megabytes(file_bytes_) : std::string()) + " MB";
         break;
       }
       case checking:
@@ -184,7 +184,7 @@ int run_check(const check_options& o) {
     t = traces::read_trace(o.file, &progress.bytes_read);
   } catch (const traces::trace_error& e) {
     progress.finish();
-    std::fprintf(stderr, "gfsl check: %s\n", e.what());
+    std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
   progress.records = t.history.size();
@@ -220,10 +220,10 @@ int run_check(const check_options& o) {
   }
   if (!o.html.empty()) {
     if (!write_file(o.html, lin::html_report(t.history, r, ctx))) {
-      std::fprintf(stderr, "gfsl check: %s: cannot write the HTML report\n", o.html.c_str());
+      std::fprintf(stderr, "gfsl check: %s: cannot write the HTML report\n", lin::printable(o.html).c_str());
       return exit_usage;
     }
-    if (!o.json) std::printf("html:     %s\n", o.html.c_str());
+    if (!o.json) std::printf("html:     %s\n", lin::printable(o.html).c_str());
   }
   const bool invariants_hold = lin::invariants_hold(ctx.invariants);
   switch (r.v) {
@@ -239,7 +239,7 @@ int run_dot(const std::string& file, const std::string& out) {
   try {
     t = traces::read_trace(file);
   } catch (const traces::trace_error& e) {
-    std::fprintf(stderr, "gfsl dot: %s\n", e.what());
+    std::fprintf(stderr, "gfsl dot: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
   if (!t.has_final_snapshot) {
@@ -269,13 +269,14 @@ int run_convert(const convert_options& o) {
     traces::write_trace(o.out, t, as);
     if (as == traces::trace_format::json && (t.has_final_snapshot || t.has_events)) {
       std::printf("gfsl convert: the JSON-lines form holds the history only: the snapshots and events of %s are left out\n",
-                  o.in.c_str());
+                  lin::printable(o.in).c_str());
     }
-    std::printf("gfsl convert: %s (%s, %zu records) -> %s (%s)\n", o.in.c_str(), form_name(t).c_str(), t.history.size(), o.out.c_str(),
+    std::printf("gfsl convert: %s (%s, %zu records) -> %s (%s)\n", lin::printable(o.in).c_str(), form_name(t).c_str(), t.history.size(),
+                lin::printable(o.out).c_str(),
                 as == traces::trace_format::binary ? "binary" : "JSON lines");
     return exit_ok;
   } catch (const traces::trace_error& e) {
-    std::fprintf(stderr, "gfsl convert: %s\n", e.what());
+    std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
 }
@@ -300,7 +301,7 @@ command add_check_command(CLI::App& root) {
             try {
               return run_check(*o);
             } catch (const std::exception& e) {
-              std::fprintf(stderr, "gfsl check: %s\n", e.what());
+              std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
               return exit_usage;
             }
           }};
@@ -325,7 +326,7 @@ command add_convert_command(CLI::App& root) {
             try {
               return run_convert(*o);
             } catch (const std::exception& e) {
-              std::fprintf(stderr, "gfsl convert: %s\n", e.what());
+              std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
               return exit_usage;
             }
           }};

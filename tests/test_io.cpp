@@ -222,3 +222,116 @@ TEST(Pipes, EveryTruncationOfABinaryStreamIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// Strings that try to take over a terminal or a page: ANSI escapes that
+// clear and recolour the screen, a newline followed by a forged verdict, a
+// C1 CSI, a script end tag and quotes that would close an attribute.
+const std::string hostile_backend = "host\x1b[2J\x1b[31m\nverdict:  linearizable (every key)\r";
+const std::string hostile_device = "</script><script>alert('x')</script>\" onmouseover=\"alert(1)\xc2\x9b" "31m";
+const std::string hostile_replay = "<img src=x onerror=alert(2)>'\x07";
+
+bool has_control(const std::string& s, bool newline_allowed) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' && newline_allowed) continue;
+    if (c < 0x20 || c == 0x7F) return true;
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string hostile_trace(bool violation) {
+  gfsl::lin::synthetic_options so;
+  so.ops = 300;
+  so.keys = 6;
+  auto h = gfsl::lin::synthetic_history(so);
+  if (violation) {
+    for (auto& rec : h) {
+      if (rec.op.kind == gfsl::op_kind::contains && !rec.ok && !rec.pending()) {
+        rec.ok = true;
+        rec.value = 424242;
+        break;
+      }
+    }
+  }
+  gfsl::model::workload w;
+  auto header = gfsl::traces::make_header(w, hostile_backend, hostile_device, gfsl::model::clock_kind::global_counter, hostile_replay);
+  gfsl::traces::extra_field f;
+  f.name = "note";
+  f.s = "\x1b]0;owned\x07";
+  header.extra.push_back(f);
+  const std::string path = temp_path(violation ? "hostile_bad.jsonl" : "hostile_ok.jsonl");
+  gfsl::traces::write_trace_json(path, header, h);
+  return path;
+}
+
+TEST(HostileStrings, TheTextReportShowsThemEscapedAndCannotBeForged) {
+  for (bool violation : {false, true}) {
+    const std::string path = hostile_trace(violation);
+    for (const std::string& form : {std::string("jsonl"), std::string("trace")}) {
+      std::string input = path;
+      if (form == "trace") {
+        input = path + ".trace";
+        ASSERT_EQ(run("convert " + path + " " + input).code, 0);
+      }
+      const result r = run("check --threads 1 " + input);
+      EXPECT_EQ(r.code, violation ? 1 : 0) << r.out;
+      EXPECT_FALSE(has_control(r.out, true)) << r.out;
+      // One verdict line, the true one: the newline in the backend is shown as \n.
+      std::size_t verdicts = 0;
+      for (std::size_t at = 0; (at = r.out.find("\nverdict:", at)) != std::string::npos; ++at) ++verdicts;
+      EXPECT_EQ(verdicts, 1u) << r.out;
+      EXPECT_NE(r.out.find(violation ? "\nverdict:  NOT LINEARIZABLE" : "\nverdict:  linearizable"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("backend host\\x1b[2J\\x1b[31m\\nverdict:  linearizable (every key)\\x0d on </script>"), std::string::npos)
+          << r.out;
+      EXPECT_NE(r.out.find("\\u009b31m"), std::string::npos) << r.out;
+      const result j = run("check --threads 1 --json " + input);
+      EXPECT_EQ(j.code, violation ? 1 : 0) << j.out;
+      EXPECT_FALSE(has_control(j.out, true)) << j.out;
+    }
+  }
+}
+
+TEST(HostileStrings, TheHtmlPageEmbedsThemAsTextOnly) {
+  for (bool violation : {false, true}) {
+    const std::string path = hostile_trace(violation), page = temp_path("hostile.html");
+    const result r = run("check --threads 1 " + path + " --html " + page);
+    EXPECT_EQ(r.code, violation ? 1 : 0) << r.out;
+    const std::string html = slurp(page);
+    ASSERT_FALSE(html.empty());
+    EXPECT_FALSE(has_control(html, true));
+    // The page's own script is the only one, and no attribute is opened from the input.
+    std::size_t scripts = 0;
+    for (std::size_t at = 0; (at = html.find("<script", at)) != std::string::npos; ++at) ++scripts;
+    EXPECT_EQ(scripts, 1u);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_EQ(html.find("onmouseover=\""), std::string::npos);
+    EXPECT_EQ(html.find("alert('x')"), std::string::npos);
+    EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot; onmouseover=&quot;alert(1)"), std::string::npos);
+    EXPECT_NE(html.find("&lt;img src=x onerror=alert(2)&gt;&#39;\\x07"), std::string::npos);
+  }
+}
+
+TEST(HostileStrings, ErrorLinesShowInputExcerptsEscaped) {
+  // A clock name the reader refuses is quoted in the error: escaped, one line.
+  const std::string path = temp_path("hostile_clock.jsonl");
+  spit(path, "{\"format\":\"gfsl-history\",\"version\":1,\"clock\":\"\\u001b[2J\\nverdict:  linearizable\"}\n"
+             "{\"team\":0,\"op\":\"insert\",\"key\":1,\"value\":1,\"ok\":true,\"call\":0,\"ret\":1}\n");
+  const result r = run("check " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_FALSE(has_control(r.out, true)) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("\\x1b[2J\\nverdict:"), std::string::npos) << r.out;
+  // A file name is input too.
+  const std::string odd = temp_path("odd\x1b[31mname\nverdict:  linearizable.jsonl");
+  const result missing = run("check '" + odd + "'");
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_FALSE(has_control(missing.out, true)) << missing.out;
+  EXPECT_EQ(std::count(missing.out.begin(), missing.out.end(), '\n'), 1) << missing.out;
+}
+
+}  // namespace
