@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -40,11 +42,15 @@ std::string form_name(const traces::trace& t) {
   return std::string(t.format == traces::trace_format::binary ? "binary v" : "JSON lines v") + std::to_string(t.version);
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) return false;
-  if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size()) return false;
-  return std::fclose(f.release()) == 0;
+// Writes a report whole or not at all (a temporary file renamed over the
+// path): empty, or the one line saying why not.
+std::string write_output(const std::string& path, const std::string& text) {
+  try {
+    traces::write_file(path, text);
+    return {};
+  } catch (const traces::trace_error& e) {
+    return lin::printable(e.what());
+  }
 }
 
 // A progress line on stderr while a check runs: the bytes read, the records
@@ -60,14 +66,20 @@ class progress_line {
     struct stat st {};
     // A pipe or standard input has no size to show.
     if (file != "-" && ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = static_cast<std::uint64_t>(st.st_size);
+    try {
+      ticker_ = std::thread([this] {
+        std::unique_lock<std::mutex> g(lock_);
+        while (!stop_) {
+          wake_.wait_for(g, std::chrono::milliseconds(250));
+          if (!stop_) draw();
+        }
+      });
+    } catch (const std::system_error&) {
+      on_ = false;  // a thread limit: the check runs without its progress line
+      return;
+    }
+    std::lock_guard<std::mutex> g(lock_);
     draw();  // at once: the reading starts now
-    ticker_ = std::thread([this] {
-      std::unique_lock<std::mutex> g(lock_);
-      while (!stop_) {
-        wake_.wait_for(g, std::chrono::milliseconds(250));
-        if (!stop_) draw();
-      }
-    });
   }
   ~progress_line() { finish(); }
 
@@ -219,8 +231,9 @@ int run_check(const check_options& o) {
     std::fputs(lin::text_report(t.history, r, ctx).c_str(), stdout);
   }
   if (!o.html.empty()) {
-    if (!write_file(o.html, lin::html_report(t.history, r, ctx))) {
-      std::fprintf(stderr, "gfsl check: %s: cannot write the HTML report\n", lin::printable(o.html).c_str());
+    if (const std::string why = write_output(o.html, lin::html_report(t.history, r, ctx)); !why.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gfsl check: --html %s\n", why.c_str());
       return exit_usage;
     }
     if (!o.json) std::printf("html:     %s\n", lin::printable(o.html).c_str());
@@ -249,8 +262,8 @@ int run_dot(const std::string& file, const std::string& out) {
   const std::string dot = invariants::to_dot(t.final_snapshot);
   if (out.empty() || out == "-") {
     std::fputs(dot.c_str(), stdout);
-  } else if (!write_file(out, dot)) {
-    std::fprintf(stderr, "gfsl dot: %s: cannot write\n", out.c_str());
+  } else if (const std::string why = write_output(out, dot); !why.empty()) {
+    std::fprintf(stderr, "gfsl dot: %s\n", why.c_str());
     return exit_usage;
   }
   return exit_ok;
@@ -300,6 +313,9 @@ command add_check_command(CLI::App& root) {
   return {c, [o] {
             try {
               return run_check(*o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl check: %s: out of memory\n", lin::printable(o->file).c_str());
+              return exit_usage;
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
               return exit_usage;
@@ -325,6 +341,9 @@ command add_convert_command(CLI::App& root) {
   return {c, [o] {
             try {
               return run_convert(*o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl convert: %s: out of memory\n", lin::printable(o->in).c_str());
+              return exit_usage;
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
               return exit_usage;

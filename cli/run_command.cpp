@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
+#include <system_error>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,7 +49,7 @@ bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::
       gfsl::traces::write_trace(o.trace, header, history, {}, extras);
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gfsl run: --trace %s: %s\n", o.trace.c_str(), e.what());
+    std::fprintf(stderr, "gfsl run: --trace: %s\n", e.what());
     return false;
   }
   return true;
@@ -361,6 +363,12 @@ command add_run_command(CLI::App& root) {
             }
             try {
               return execute(o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl run: out of memory\n");
+              return exit_usage;
+            } catch (const std::system_error& e) {
+              std::fprintf(stderr, "gfsl run: %s\n", e.what());  // a thread limit: missing environment
+              return exit_usage;
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl run: %s\n", e.what());
               return exit_run_error;
@@ -380,6 +388,12 @@ command add_replay_command(CLI::App& root) {
             }
             try {
               return execute(o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl replay: out of memory\n");
+              return exit_usage;
+            } catch (const std::system_error& e) {
+              std::fprintf(stderr, "gfsl replay: %s\n", e.what());
+              return exit_usage;
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl replay: %s\n", e.what());
               return exit_run_error;

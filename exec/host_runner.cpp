@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "../core/algorithm.hpp"
@@ -179,11 +180,23 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     } else {
       std::barrier sync(static_cast<std::ptrdiff_t>(w.teams));
       std::vector<std::thread> threads;
-      for (std::uint32_t t = 0; t < w.teams; ++t) {
-        threads.emplace_back([&, t] {
-          sync.arrive_and_wait();
-          team_body(t);
-        });
+      std::atomic<bool> abandoned{false};
+      try {
+        for (std::uint32_t t = 0; t < w.teams; ++t) {
+          threads.emplace_back([&, t] {
+            sync.arrive_and_wait();
+            if (!abandoned.load()) team_body(t);
+          });
+        }
+      } catch (const std::system_error& e) {
+        // A thread or process limit: the teams already started wait at the
+        // barrier. Arrive for every team that never started, so that they
+        // pass it, see `abandoned` and return; then say which thread failed.
+        abandoned = true;
+        const std::size_t started = threads.size();
+        (void)sync.arrive(static_cast<std::ptrdiff_t>(w.teams - started));
+        for (std::thread& th : threads) th.join();
+        throw std::system_error(e.code(), "cannot start team thread " + std::to_string(started) + " of " + std::to_string(w.teams));
       }
       for (std::thread& th : threads) th.join();
     }

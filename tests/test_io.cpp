@@ -335,3 +335,98 @@ TEST(HostileStrings, ErrorLinesShowInputExcerptsEscaped) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string with_threads_allowed(int n, const std::string& args) {
+  return "env GFSL_TEST_THREADS_ALLOWED=" + std::to_string(n) + " LD_PRELOAD=" + FAIL_THREADS_PRELOAD + " " + GFSL_BINARY + " " + args +
+         " 2>&1";
+}
+
+result shell(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  result r{-1, {}};
+  if (!p) return r;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(Resources, AThreadThatCannotStartEndsTheRunInOneLineWithExitTwo) {
+  for (int allowed : {0, 1, 5}) {
+    const std::string trace = temp_path("threads.trace");
+    std::remove(trace.c_str());
+    const result r = shell(with_threads_allowed(allowed, "run --backend threads --teams 8 --ops 4000 --trace " + trace));
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_EQ(r.out, "gfsl run: cannot start team thread " + std::to_string(allowed) + " of 8: Resource temporarily unavailable\n");
+    EXPECT_FALSE(std::ifstream(trace).good()) << "no trace of a run that did not run";
+  }
+  // The preload lets the first threads through: the same run with enough of them is fine.
+  const result ok = shell(with_threads_allowed(8, "run --backend threads --teams 8 --ops 4000"));
+  EXPECT_EQ(ok.code, 0) << ok.out;
+}
+
+TEST(Resources, CheckWithoutThreadsForItsProgressLineStillDecides) {
+  const std::string trace = temp_path("nothreads.trace");
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 500 --range 40 --trace " + trace).code, 0);
+  const result r = shell(with_threads_allowed(0, "check --threads 1 " + trace));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+}
+
+TEST(Resources, AFullDiskOrAMissingFolderEndsInOneLineAndLeavesEarlierFilesIntact) {
+  const std::string trace = temp_path("full.trace");
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 500 --range 40 --trace " + trace).code, 0);
+  const std::string before = slurp(trace);
+  // A run whose trace cannot be written: its summary is printed, then one line, exit 2.
+  result r = run("run --backend host --teams 4 --ops 500 --range 40 --trace /dev/full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("gfsl run: --trace: /dev/full: cannot write: No space left on device\n"), std::string::npos) << r.out;
+  // gfsl check's report is printed whole before its page fails to be written.
+  r = run("check " + trace + " --html /dev/full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gfsl check: --html /dev/full: cannot write: No space left on device\n"), std::string::npos) << r.out;
+  r = run("convert " + trace + " /dev/full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out, "gfsl convert: /dev/full: cannot write: No space left on device\n");
+  const std::string nowhere = temp_path("no_such_folder") + "/out";
+  for (const std::string& args : {"convert " + trace + " " + nowhere, "check " + trace + " --html " + nowhere,
+                                  "run --backend host --teams 2 --ops 100 --trace " + nowhere}) {
+    r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(nowhere + ": cannot write: No such file or directory\n"), std::string::npos) << r.out;
+  }
+  if (geteuid() != 0) {  // root writes into a read-only folder regardless
+    const std::string folder = temp_path("readonly");
+    ASSERT_EQ(mkdir(folder.c_str(), 0555), 0);
+    r = run("convert " + trace + " " + folder + "/t.jsonl");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("cannot write: Permission denied"), std::string::npos) << r.out;
+    rmdir(folder.c_str());
+  }
+  EXPECT_EQ(slurp(trace), before);
+}
+
+TEST(Resources, AnOutputIsReplacedWholeOrNotAtAll) {
+  // A conversion that fails half-way (the input is cut) leaves the old output
+  // file as it was, and no temporary beside it.
+  const std::string trace = temp_path("whole.trace"), cut = temp_path("whole_cut.jsonl"), out = temp_path("whole_out.trace");
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 500 --range 40 --trace " + trace).code, 0);
+  spit(out, "earlier contents");
+  ASSERT_EQ(run("convert " + trace + " " + cut).code, 0);
+  const std::string text = slurp(cut);
+  spit(cut, text.substr(0, text.size() - 30));
+  result r = run("convert " + cut + " " + out);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(slurp(out), "earlier contents");
+  r = run("convert " + trace + " " + out + " --to binary");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(slurp(out), slurp(trace));
+  const result ls = shell("ls " + out + ".tmp-* 2>/dev/null | wc -l");
+  EXPECT_EQ(ls.out, "0\n");
+}
+
+}  // namespace

@@ -113,10 +113,7 @@ namespace {
 
 class writer {
  public:
-  explicit writer(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb"), &std::fclose) {
-    if (!f_) throw trace_error(path + ": cannot write: " + errno_text());
-    buf_.reserve(1 << 20);
-  }
+  explicit writer(const std::string& path) : out_(path) { buf_.reserve(1 << 20); }
   void bytes(const unsigned char* p, std::size_t n) {
     if (in_section_) sum_.update(p, n);
     buf_.insert(buf_.end(), p, p + n);
@@ -145,19 +142,15 @@ class writer {
   }
   void close() {
     flush();
-    FILE* f = f_.release();
-    if (std::fclose(f) != 0) throw trace_error(path_ + ": cannot write: " + errno_text());
+    out_.commit();
   }
 
  private:
   void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_.get()) != buf_.size()) {
-      throw trace_error(path_ + ": cannot write: " + errno_text());
-    }
+    out_.write(buf_.data(), buf_.size());
     buf_.clear();
   }
-  std::string path_;
-  std::unique_ptr<FILE, int (*)(FILE*)> f_;
+  output_file out_;
   std::vector<unsigned char> buf_;
   checksum sum_;
   bool in_section_ = false;

@@ -527,8 +527,7 @@ trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read) {
 
 void write_trace_json(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
                       const std::vector<std::uint32_t>& unrecorded_values) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  output_file f(path);
   std::string out = "{\"format\":\"gfsl-history\",\"version\":" + std::to_string(json_version);
   for (const extra_field& x : detail::header_fields(header)) {
     out += ',';
@@ -555,13 +554,12 @@ void write_trace_json(const std::string& path, const trace_header& header, const
     out += record_json(r, !unrecorded);
     out += '\n';
     if (out.size() >= (1u << 20)) {
-      if (std::fwrite(out.data(), 1, out.size(), f.get()) != out.size()) throw trace_error(path + ": cannot write: " + detail::errno_text());
+      f.write(out.data(), out.size());
       out.clear();
     }
   }
-  if (std::fwrite(out.data(), 1, out.size(), f.get()) != out.size()) throw trace_error(path + ": cannot write: " + detail::errno_text());
-  FILE* raw = f.release();
-  if (std::fclose(raw) != 0) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  f.write(out.data(), out.size());
+  f.commit();
 }
 
 }  // namespace gfsl::traces

@@ -340,6 +340,51 @@ trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read
   return form == trace_format::binary ? detail::read_binary(in, bytes_read) : detail::read_json(in, bytes_read);
 }
 
+output_file::output_file(const std::string& path) : path_(path) {
+  struct stat st {};
+  const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (!special) temp_ = path + ".tmp-" + std::to_string(::getpid());
+  f_ = std::fopen((special ? path : temp_).c_str(), "wb");
+  if (!f_) throw trace_error(path + ": cannot write: " + detail::errno_text());
+}
+
+output_file::~output_file() {
+  if (!f_) return;
+  std::fclose(f_);
+  if (!temp_.empty()) std::remove(temp_.c_str());
+}
+
+void output_file::write(const void* data, std::size_t n) {
+  if (n && std::fwrite(data, 1, n, f_) != n) throw trace_error(path_ + ": cannot write: " + detail::errno_text());
+}
+
+void output_file::commit() {
+  FILE* f = f_;
+  f_ = nullptr;
+  // fflush and fsync before the rename: a crash after it leaves the whole
+  // new file or the old one, never a file renamed before its bytes landed.
+  const bool written = std::fflush(f) == 0 && (temp_.empty() || ::fsync(fileno(f)) == 0);
+  const int error = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) {
+    if (!written) errno = error;
+    const std::string why = detail::errno_text();
+    if (!temp_.empty()) std::remove(temp_.c_str());
+    throw trace_error(path_ + ": cannot write: " + why);
+  }
+  if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) {
+    const std::string why = detail::errno_text();
+    std::remove(temp_.c_str());
+    throw trace_error(path_ + ": cannot write: " + why);
+  }
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  output_file out(path);
+  out.write(text.data(), text.size());
+  out.commit();
+}
+
 void write_trace(const std::string& path, const trace& t, trace_format as) {
   if (as == trace_format::binary) {
     trace_extras extras;

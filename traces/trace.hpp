@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,30 @@ void write_trace(const std::string& path, const trace_header& header, const std:
 void write_trace_json(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
                       const std::vector<std::uint32_t>& unrecorded_values = {});
 void write_trace(const std::string& path, const trace& t, trace_format as);
+
+// A file written whole or not at all: the bytes go to a temporary file
+// beside `path` (PATH.tmp-PID), which commit() flushes, syncs and renames over
+// `path`; without commit() (an error, an exception) the temporary is removed
+// and whatever `path` held before is left as it was. A path that names no
+// regular file or directory entry that can be replaced (a device such as
+// /dev/stdout or /dev/full, a FIFO) is written directly. Errors throw
+// trace_error: "PATH: cannot write: REASON".
+class output_file {
+ public:
+  explicit output_file(const std::string& path);
+  ~output_file();
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+  void write(const void* data, std::size_t n);
+  void commit();
+
+ private:
+  std::string path_, temp_;
+  FILE* f_ = nullptr;
+};
+
+// Writes `text` to `path` through output_file.
+void write_file(const std::string& path, const std::string& text);
 
 // Reads either form; throws trace_error. `bytes_read`, when given, counts
 // the bytes read so far (for a progress line; other threads may read it).
