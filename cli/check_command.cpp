@@ -193,7 +193,7 @@ int run_check(const check_options& o) {
   progress_line progress(!o.quiet && isatty(2) != 0, o.file);
   traces::trace t;
   try {
-    t = traces::read_trace(o.file, &progress.bytes_read);
+    t = traces::read_trace(o.file, &progress.bytes_read, true);
   } catch (const traces::trace_error& e) {
     progress.finish();
     std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
@@ -237,6 +237,15 @@ int run_check(const check_options& o) {
       return exit_usage;
     }
     if (!o.json) std::printf("html:     %s\n", lin::printable(o.html).c_str());
+  }
+  if (!t.cut.empty()) {
+    // A cut trace lacks the operations after its last complete section, and
+    // one of them may explain an answer or break one: whatever was found in
+    // what was read, the run as a whole is not decided.
+    std::fflush(stdout);
+    std::fprintf(o.json ? stderr : stdout, "cut:      %s: the verdict above is on these records only, not the whole run (exit 3)\n",
+                 lin::printable(t.cut).c_str());
+    return exit_undecided;
   }
   const bool invariants_hold = lin::invariants_hold(ctx.invariants);
   switch (r.v) {

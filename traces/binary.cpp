@@ -1,6 +1,9 @@
 // The binary form (layout in traces/FORMAT.md): a preamble, then sections of
 // (type, length, payload, checksum), ending with an end section.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -24,6 +27,7 @@ enum section_type : std::uint32_t {
   section_final_snapshot = 3,    // u32 chunk, u32 capacity, u64 stamp, u64 word count, the words
   section_initial_snapshot = 4,  // the same, when the event log began
   section_events = 5,            // u64 count, then 40-byte events
+  section_history_block = 6,     // as history; any number of them, their records in order (a recording written as it goes)
 };
 constexpr std::size_t event_bytes = 40;
 constexpr std::size_t preamble_bytes = 16;
@@ -39,6 +43,7 @@ const char* section_name(std::uint32_t t) {
     case section_final_snapshot: return "final snapshot";
     case section_initial_snapshot: return "initial snapshot";
     case section_events: return "events";
+    case section_history_block: return "history block";
   }
   return "unknown";
 }
@@ -58,6 +63,32 @@ std::uint64_t get_u64(const unsigned char* p) {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
+}
+
+// One 32-byte history record (traces/FORMAT.md).
+void encode_record(const model::op_record& r, bool unrecorded, unsigned char* rec) {
+  put_u64(rec, r.call);
+  put_u64(rec + 8, r.ret);
+  put_u32(rec + 16, r.team);
+  put_u32(rec + 20, r.op.key);
+  put_u32(rec + 24, unrecorded ? 0 : r.op.kind == op_kind::insert ? r.op.value : r.value);
+  rec[28] = static_cast<unsigned char>(r.op.kind);
+  rec[29] = r.ok ? 1 : 0;
+  rec[30] = static_cast<unsigned char>(r.st);
+  rec[31] = unrecorded ? 1 : 0;
+}
+
+// One 40-byte structural event, appended.
+void encode_event(const invariants::structural_event& e, std::vector<unsigned char>& out) {
+  unsigned char ev[40] = {};
+  put_u64(ev, e.seq);
+  put_u64(ev + 8, e.stamp);
+  put_u64(ev + 16, e.value);
+  put_u32(ev + 24, e.team);
+  put_u32(ev + 28, e.chunk);
+  ev[32] = static_cast<unsigned char>(e.kind);
+  ev[33] = e.lane;
+  out.insert(out.end(), ev, ev + 40);
 }
 
 }  // namespace
@@ -200,6 +231,12 @@ std::vector<unsigned char> encode_header(const std::string& path, const trace_he
 
 namespace {
 
+// The data ran out (a cut file, a writer stopped mid-way): the reader may
+// keep what came before (traces/FORMAT.md, "Cut traces").
+struct ended_early : trace_error {
+  using trace_error::trace_error;
+};
+
 // Reads a file whose size is known (every length is checked against it
 // before anything is read or allocated for it) or a stream (a pipe: lengths
 // are checked against what has arrived, and payloads are read in blocks, so
@@ -215,15 +252,18 @@ class reader {
   [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
     throw trace_error(in_.name() + ": byte " + std::to_string(at) + ": " + what);
   }
+  [[noreturn]] void ran_out(std::uint64_t at, const std::string& what) const {
+    throw ended_early(in_.name() + ": byte " + std::to_string(at) + ": " + what);
+  }
   void read(unsigned char* into, std::size_t n, const char* what) {
     if (sized() && n > left()) {
-      fail(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the file after " +
-                     std::to_string(left()) + " more");
+      ran_out(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the file after " +
+                        std::to_string(left()) + " more");
     }
     const std::size_t got = in_.read(into, n);
     if (got < n) {
-      fail(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the " +
-                     (sized() ? "file" : "input") + " after " + std::to_string(got) + " more");
+      ran_out(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the " +
+                        (sized() ? "file" : "input") + " after " + std::to_string(got) + " more");
     }
     pos_ += n;
     if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
@@ -244,7 +284,7 @@ class reader {
       const std::size_t got = in_.read(out.data() + have, block);
       pos_ += got;
       if (got < block) {
-        fail(start, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the input after " +
+        ran_out(start, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the input after " +
                         std::to_string(pos_ - start) + " more");
       }
       if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
@@ -385,12 +425,12 @@ void parse_header(const reader& r, const std::vector<unsigned char>& payload, st
 
 }  // namespace
 
-trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
+trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
   input in(path);
-  return read_binary(in, bytes_read);
+  return read_binary(in, bytes_read, keep_cut);
 }
 
-trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
+trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
   reader r(in, bytes_read);
   trace t;
   t.format = trace_format::binary;
@@ -406,6 +446,14 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
     r.fail(12, "expected 0 in the reserved word, found " + std::to_string(reserved));
   }
   bool have_header = false, have_history = false;
+  std::uint64_t blocks = 0;
+  // What the complete sections held: a cut trace is kept up to there.
+  struct complete_state {
+    std::uint64_t end = 16, sections = 0, blocks = 0;
+    std::size_t records = 0;
+    bool final_snapshot = false, initial_snapshot = false, events = false;
+  } complete;
+  try {
   for (int index = 0;; ++index) {
     const std::uint64_t at = r.pos();
     const std::uint32_t type = r.u32("a section header (type, reserved, length)");
@@ -415,7 +463,7 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
     const std::uint64_t length = r.u64("a section length");
     const std::uint64_t payload_at = r.pos();
     if (r.sized() && (r.left() < 8 || length > r.left() - 8)) {
-      r.fail(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
+      r.ran_out(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
                          " bytes before the section's checksum), found " + std::to_string(length));
     }
     if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
@@ -423,7 +471,7 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
     switch (type) {
       case section_end:
         if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
-        if (!have_history) r.fail(at, "expected a history section (type 2) before the end section");
+        if (!have_history && blocks == 0) r.fail(at, "expected a history section (type 2) or history blocks (type 6) before the end section");
         break;
       case section_header: {
         if (have_header) r.fail(at, "expected one header section, found a second");
@@ -433,9 +481,17 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
         parse_header(r, payload, payload_at, t.version, t.header);
         break;
       }
-      case section_history: {
-        if (have_history) r.fail(at, "expected one history section, found a second");
-        have_history = true;
+      case section_history:
+      case section_history_block: {
+        if (type == section_history) {
+          if (have_history) r.fail(at, "expected one history section, found a second");
+          if (blocks) r.fail(at, "expected history blocks (type 6) only, found a history section (type 2) after them");
+          have_history = true;
+        } else {
+          if (have_history) r.fail(at, "expected one history section (type 2) only, found a history block (type 6) beside it");
+          ++blocks;
+        }
+        const std::size_t first_record = t.history.size();
         if (length < 8) r.fail(at + 8, "expected a history section of at least 8 bytes (its record count), found " + std::to_string(length));
         unsigned char cb[8];
         r.read(cb, 8, "the record count");
@@ -445,9 +501,9 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
           r.fail(payload_at, "expected a record count that fills the section (" + std::to_string((length - 8) / record_bytes) +
                                  " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
         }
-        if (count > 0xFFFFFFFFull) r.fail(payload_at, "expected at most 4294967295 records, found " + std::to_string(count));
+        if (count > 0xFFFFFFFFull - first_record) r.fail(payload_at, "expected at most 4294967295 records in all, found " + std::to_string(count) + " more");
         // Bounded by the file's size, checked above; on a stream, by what has arrived.
-        t.history.reserve(static_cast<std::size_t>(r.sized() ? count : std::min<std::uint64_t>(count, block_records)));
+        t.history.reserve(first_record + static_cast<std::size_t>(r.sized() ? count : std::min<std::uint64_t>(count, block_records)));
         std::vector<unsigned char> block;
         for (std::uint64_t done = 0; done < count;) {
           const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
@@ -459,7 +515,7 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
             const unsigned char* p = &block[k * record_bytes];
             const std::uint64_t rec_at = block_at + k * record_bytes;
             auto bad = [&](std::size_t field, const std::string& what) {
-              r.fail(rec_at + field, "record " + std::to_string(done + k) + ": " + what);
+              r.fail(rec_at + field, "record " + std::to_string(first_record + done + k) + ": " + what);
             };
             model::op_record rec;
             rec.call = get_u64(p);
@@ -479,7 +535,7 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
               if (rec.op.kind != op_kind::remove || !rec.ok || rec.pending()) {
                 bad(31, "expected the flag 'value not recorded' on successful deletes only");
               }
-              t.unrecorded_values.push_back(static_cast<std::uint32_t>(done + k));
+              t.unrecorded_values.push_back(static_cast<std::uint32_t>(first_record + done + k));
             }
             if (rec.op.kind == op_kind::insert) rec.op.value = value;
             else rec.value = value;
@@ -563,6 +619,25 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read) {
       }
       return t;
     }
+    complete = {r.pos(), complete.sections + 1, blocks, t.history.size(), t.has_final_snapshot, t.has_initial_snapshot, t.has_events};
+  }
+  } catch (const ended_early& e) {
+    // A cut trace (its writer stopped, or the copy is short): kept up to its
+    // last complete section when asked, and marked so that no one judges it
+    // as whole; never without the header.
+    if (!keep_cut || !have_header || complete.sections == 0) throw trace_error(e.what());
+    t.history.resize(complete.records);
+    while (!t.unrecorded_values.empty() && t.unrecorded_values.back() >= complete.records) t.unrecorded_values.pop_back();
+    t.has_final_snapshot = complete.final_snapshot;
+    t.has_initial_snapshot = complete.initial_snapshot;
+    t.has_events = complete.events;
+    if (!t.has_final_snapshot) t.final_snapshot = {};
+    if (!t.has_initial_snapshot) t.initial_snapshot = {};
+    if (!t.has_events) t.events.clear();
+    t.cut = "the trace is cut: " + std::string(e.what()) + "; read up to byte " + std::to_string(complete.end) + ", its last complete section (" +
+            std::to_string(complete.records) + " records" +
+            (complete.blocks ? " in " + std::to_string(complete.blocks) + (complete.blocks == 1 ? " history block" : " history blocks") : std::string()) + ")";
+    return t;
   }
 }
 
@@ -640,6 +715,105 @@ void write_trace(const std::string& path, const trace_header& header, const std:
   w.begin_section(section_end, 0);
   w.end_section();
   w.close();
+}
+
+}  // namespace gfsl::traces
+
+namespace gfsl::traces {
+
+namespace {
+
+void append_u32(std::vector<unsigned char>& out, std::uint32_t v) {
+  unsigned char b[4];
+  detail::put_u32(b, v);
+  out.insert(out.end(), b, b + 4);
+}
+void append_u64(std::vector<unsigned char>& out, std::uint64_t v) {
+  unsigned char b[8];
+  detail::put_u64(b, v);
+  out.insert(out.end(), b, b + 8);
+}
+
+}  // namespace
+
+trace_recorder::trace_recorder(const std::string& path, const trace_header& header) : path_(path) {
+  const std::vector<unsigned char> head = detail::encode_header(path, header);
+  f_ = std::fopen(path.c_str(), "wb");
+  if (!f_) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  std::vector<unsigned char> pre(detail::magic, detail::magic + 8);
+  append_u32(pre, binary_version);
+  append_u32(pre, 0);
+  if (std::fwrite(pre.data(), 1, pre.size(), f_) != pre.size()) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  write_section(detail::section_header, head);
+}
+
+trace_recorder::~trace_recorder() {
+  if (f_) std::fclose(f_);
+}
+
+void trace_recorder::write_section(std::uint32_t type, const std::vector<unsigned char>& payload) {
+  std::vector<unsigned char> out;
+  out.reserve(payload.size() + 24);
+  append_u32(out, type);
+  append_u32(out, 0);
+  append_u64(out, payload.size());
+  out.insert(out.end(), payload.begin(), payload.end());
+  append_u64(out, section_checksum(payload.data(), payload.size()));
+  if (std::fwrite(out.data(), 1, out.size(), f_) != out.size() || std::fflush(f_) != 0) {
+    throw trace_error(path_ + ": cannot write: " + detail::errno_text());
+  }
+}
+
+void trace_recorder::append(const model::op_record* records, std::size_t n) {
+  if (n == 0) return;
+  if (records_ + n > 0xFFFFFFFFull) throw trace_error(path_ + ": cannot write more than 4294967295 records");
+  std::vector<unsigned char> payload;
+  payload.reserve(8 + detail::record_bytes * n);
+  append_u64(payload, n);
+  payload.resize(8 + detail::record_bytes * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::string e = validate_record(records[i]); !e.empty()) {
+      throw trace_error(path_ + ": cannot write record " + std::to_string(records_ + i) + ": " + e);
+    }
+    detail::encode_record(records[i], false, &payload[8 + detail::record_bytes * i]);
+  }
+  write_section(detail::section_history_block, payload);
+  records_ += n;
+}
+
+void trace_recorder::finish(const trace_extras& extras) {
+  auto snapshot_payload = [](const invariants::snapshot& snap) {
+    std::vector<unsigned char> p;
+    append_u32(p, static_cast<std::uint32_t>(snap.chunk));
+    append_u32(p, snap.capacity);
+    append_u64(p, snap.stamp);
+    append_u64(p, snap.words.size());
+    for (std::uint64_t w : snap.words) append_u64(p, w);
+    return p;
+  };
+  if (records_ == 0) {
+    // A history section, even an empty one, is what makes a trace whole.
+    std::vector<unsigned char> empty;
+    append_u64(empty, 0);
+    write_section(detail::section_history_block, empty);
+  }
+  if (extras.final_snapshot) write_section(detail::section_final_snapshot, snapshot_payload(*extras.final_snapshot));
+  if (extras.initial_snapshot) write_section(detail::section_initial_snapshot, snapshot_payload(*extras.initial_snapshot));
+  if (extras.events) {
+    std::vector<unsigned char> p;
+    append_u64(p, extras.events->size());
+    for (const invariants::structural_event& e : *extras.events) detail::encode_event(e, p);
+    write_section(detail::section_events, p);
+  }
+  write_section(detail::section_end, {});
+  FILE* f = f_;
+  f_ = nullptr;
+  const bool synced = ::fsync(fileno(f)) == 0;
+  const int error = errno;
+  if (std::fclose(f) != 0 || !synced) {
+    if (!synced) errno = error;
+    throw trace_error(path_ + ": cannot write: " + detail::errno_text());
+  }
 }
 
 }  // namespace gfsl::traces

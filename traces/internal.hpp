@@ -58,8 +58,9 @@ class input {
 trace_format sniff(input& in);
 
 // `bytes_read`: see read_trace.
-trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr);
-trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr);
+// `keep_cut`: see read_trace.
+trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false);
+trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false);
 // `ranges`: read the file as at most this many ranges, in parallel (cut at
 // line starts); 0: one per core, each of at least 16 MiB.
 trace read_json(const std::string& path, unsigned ranges = 0, std::atomic<std::uint64_t>* bytes_read = nullptr);
