@@ -62,7 +62,12 @@ class live_trace {
     // Blocked here, before the run's threads start, so that they inherit it
     // and only the writer's sigtimedwait takes the signals.
     pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-    writer_ = std::thread([this] { write_as_it_goes(); });
+    try {
+      writer_ = std::thread([this] { write_as_it_goes(); });
+    } catch (const std::system_error&) {
+      pthread_sigmask(SIG_UNBLOCK, &signals_, nullptr);
+      throw;  // the caller writes the trace when the run ends instead
+    }
   }
   ~live_trace() { stop(); }
 
@@ -426,8 +431,10 @@ int execute(run_options& o) {
     } catch (const gfsl::traces::trace_error& e) {
       std::fprintf(stderr, "gfsl run: --trace: %s\n", gfsl::lin::printable(e.what()).c_str());
       return exit_usage;
+    } catch (const std::system_error&) {
+      live.reset();  // no thread to write as the run goes: written when it ends
     }
-    extras.live = &live->live;
+    if (live) extras.live = &live->live;
   }
   if (o.backend == "threads") {
     return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras), "", nullptr,

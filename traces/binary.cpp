@@ -454,173 +454,173 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
     bool final_snapshot = false, initial_snapshot = false, events = false;
   } complete;
   try {
-  for (int index = 0;; ++index) {
-    const std::uint64_t at = r.pos();
-    const std::uint32_t type = r.u32("a section header (type, reserved, length)");
-    if (const std::uint32_t reserved = r.u32("a section's reserved word"); reserved != 0) {
-      r.fail(at + 4, "expected 0 in the section's reserved word, found " + std::to_string(reserved));
-    }
-    const std::uint64_t length = r.u64("a section length");
-    const std::uint64_t payload_at = r.pos();
-    if (r.sized() && (r.left() < 8 || length > r.left() - 8)) {
-      r.ran_out(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
-                         " bytes before the section's checksum), found " + std::to_string(length));
-    }
-    if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
-    checksum sum;
-    switch (type) {
-      case section_end:
-        if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
-        if (!have_history && blocks == 0) r.fail(at, "expected a history section (type 2) or history blocks (type 6) before the end section");
-        break;
-      case section_header: {
-        if (have_header) r.fail(at, "expected one header section, found a second");
-        have_header = true;
-        const std::vector<unsigned char> payload = r.payload(length, "the header section");
-        sum.update(payload.data(), payload.size());
-        parse_header(r, payload, payload_at, t.version, t.header);
-        break;
+    for (int index = 0;; ++index) {
+      const std::uint64_t at = r.pos();
+      const std::uint32_t type = r.u32("a section header (type, reserved, length)");
+      if (const std::uint32_t reserved = r.u32("a section's reserved word"); reserved != 0) {
+        r.fail(at + 4, "expected 0 in the section's reserved word, found " + std::to_string(reserved));
       }
-      case section_history:
-      case section_history_block: {
-        if (type == section_history) {
-          if (have_history) r.fail(at, "expected one history section, found a second");
-          if (blocks) r.fail(at, "expected history blocks (type 6) only, found a history section (type 2) after them");
-          have_history = true;
-        } else {
-          if (have_history) r.fail(at, "expected one history section (type 2) only, found a history block (type 6) beside it");
-          ++blocks;
+      const std::uint64_t length = r.u64("a section length");
+      const std::uint64_t payload_at = r.pos();
+      if (r.sized() && (r.left() < 8 || length > r.left() - 8)) {
+        r.ran_out(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
+                           " bytes before the section's checksum), found " + std::to_string(length));
+      }
+      if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
+      checksum sum;
+      switch (type) {
+        case section_end:
+          if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
+          if (!have_history && blocks == 0) r.fail(at, "expected a history section (type 2) or history blocks (type 6) before the end section");
+          break;
+        case section_header: {
+          if (have_header) r.fail(at, "expected one header section, found a second");
+          have_header = true;
+          const std::vector<unsigned char> payload = r.payload(length, "the header section");
+          sum.update(payload.data(), payload.size());
+          parse_header(r, payload, payload_at, t.version, t.header);
+          break;
         }
-        const std::size_t first_record = t.history.size();
-        if (length < 8) r.fail(at + 8, "expected a history section of at least 8 bytes (its record count), found " + std::to_string(length));
-        unsigned char cb[8];
-        r.read(cb, 8, "the record count");
-        sum.update(cb, 8);
-        const std::uint64_t count = get_u64(cb);
-        if ((length - 8) % record_bytes != 0 || (length - 8) / record_bytes != count) {
-          r.fail(payload_at, "expected a record count that fills the section (" + std::to_string((length - 8) / record_bytes) +
-                                 " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
-        }
-        if (count > 0xFFFFFFFFull - first_record) r.fail(payload_at, "expected at most 4294967295 records in all, found " + std::to_string(count) + " more");
-        // Bounded by the file's size, checked above; on a stream, by what has arrived.
-        t.history.reserve(first_record + static_cast<std::size_t>(r.sized() ? count : std::min<std::uint64_t>(count, block_records)));
-        std::vector<unsigned char> block;
-        for (std::uint64_t done = 0; done < count;) {
-          const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
-          block.resize(n * record_bytes);
-          const std::uint64_t block_at = r.pos();
-          r.read(block.data(), block.size(), "history records");
-          sum.update(block.data(), block.size());
-          for (std::size_t k = 0; k < n; ++k) {
-            const unsigned char* p = &block[k * record_bytes];
-            const std::uint64_t rec_at = block_at + k * record_bytes;
-            auto bad = [&](std::size_t field, const std::string& what) {
-              r.fail(rec_at + field, "record " + std::to_string(first_record + done + k) + ": " + what);
-            };
-            model::op_record rec;
-            rec.call = get_u64(p);
-            rec.ret = get_u64(p + 8);
-            rec.team = get_u32(p + 16);
-            rec.op.key = get_u32(p + 20);
-            const std::uint32_t value = get_u32(p + 24);
-            const unsigned op = p[28], ok = p[29], st = p[30], flags = p[31];
-            if (op > 2) bad(28, "expected an operation code 0 (insert), 1 (delete) or 2 (contains), found " + std::to_string(op));
-            if (ok > 1) bad(29, "expected a result 0 or 1, found " + std::to_string(ok));
-            if (st > max_status) bad(30, "expected a status 0 to " + std::to_string(max_status) + ", found " + std::to_string(st));
-            rec.op.kind = static_cast<op_kind>(op);
-            rec.ok = ok == 1;
-            rec.st = static_cast<status>(st);
-            if (flags & ~1u) bad(31, "expected flags 0 or 1, found " + std::to_string(flags));
-            if (flags & 1u) {
-              if (rec.op.kind != op_kind::remove || !rec.ok || rec.pending()) {
-                bad(31, "expected the flag 'value not recorded' on successful deletes only");
-              }
-              t.unrecorded_values.push_back(static_cast<std::uint32_t>(first_record + done + k));
-            }
-            if (rec.op.kind == op_kind::insert) rec.op.value = value;
-            else rec.value = value;
-            if (std::string e = validate_record(rec); !e.empty()) bad(rec.call == model::no_stamp ? 0 : 8, e);
-            t.history.push_back(rec);
+        case section_history:
+        case section_history_block: {
+          if (type == section_history) {
+            if (have_history) r.fail(at, "expected one history section, found a second");
+            if (blocks) r.fail(at, "expected history blocks (type 6) only, found a history section (type 2) after them");
+            have_history = true;
+          } else {
+            if (have_history) r.fail(at, "expected one history section (type 2) only, found a history block (type 6) beside it");
+            ++blocks;
           }
-          done += n;
+          const std::size_t first_record = t.history.size();
+          if (length < 8) r.fail(at + 8, "expected a history section of at least 8 bytes (its record count), found " + std::to_string(length));
+          unsigned char cb[8];
+          r.read(cb, 8, "the record count");
+          sum.update(cb, 8);
+          const std::uint64_t count = get_u64(cb);
+          if ((length - 8) % record_bytes != 0 || (length - 8) / record_bytes != count) {
+            r.fail(payload_at, "expected a record count that fills the section (" + std::to_string((length - 8) / record_bytes) +
+                                   " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
+          }
+          if (count > 0xFFFFFFFFull - first_record) r.fail(payload_at, "expected at most 4294967295 records in all, found " + std::to_string(count) + " more");
+          // Bounded by the file's size, checked above; on a stream, by what has arrived.
+          t.history.reserve(first_record + static_cast<std::size_t>(r.sized() ? count : std::min<std::uint64_t>(count, block_records)));
+          std::vector<unsigned char> block;
+          for (std::uint64_t done = 0; done < count;) {
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
+            block.resize(n * record_bytes);
+            const std::uint64_t block_at = r.pos();
+            r.read(block.data(), block.size(), "history records");
+            sum.update(block.data(), block.size());
+            for (std::size_t k = 0; k < n; ++k) {
+              const unsigned char* p = &block[k * record_bytes];
+              const std::uint64_t rec_at = block_at + k * record_bytes;
+              auto bad = [&](std::size_t field, const std::string& what) {
+                r.fail(rec_at + field, "record " + std::to_string(first_record + done + k) + ": " + what);
+              };
+              model::op_record rec;
+              rec.call = get_u64(p);
+              rec.ret = get_u64(p + 8);
+              rec.team = get_u32(p + 16);
+              rec.op.key = get_u32(p + 20);
+              const std::uint32_t value = get_u32(p + 24);
+              const unsigned op = p[28], ok = p[29], st = p[30], flags = p[31];
+              if (op > 2) bad(28, "expected an operation code 0 (insert), 1 (delete) or 2 (contains), found " + std::to_string(op));
+              if (ok > 1) bad(29, "expected a result 0 or 1, found " + std::to_string(ok));
+              if (st > max_status) bad(30, "expected a status 0 to " + std::to_string(max_status) + ", found " + std::to_string(st));
+              rec.op.kind = static_cast<op_kind>(op);
+              rec.ok = ok == 1;
+              rec.st = static_cast<status>(st);
+              if (flags & ~1u) bad(31, "expected flags 0 or 1, found " + std::to_string(flags));
+              if (flags & 1u) {
+                if (rec.op.kind != op_kind::remove || !rec.ok || rec.pending()) {
+                  bad(31, "expected the flag 'value not recorded' on successful deletes only");
+                }
+                t.unrecorded_values.push_back(static_cast<std::uint32_t>(first_record + done + k));
+              }
+              if (rec.op.kind == op_kind::insert) rec.op.value = value;
+              else rec.value = value;
+              if (std::string e = validate_record(rec); !e.empty()) bad(rec.call == model::no_stamp ? 0 : 8, e);
+              t.history.push_back(rec);
+            }
+            done += n;
+          }
+          break;
         }
-        break;
+        case section_final_snapshot:
+        case section_initial_snapshot: {
+          // The length was checked against the file above: reading it whole is bounded.
+          const std::vector<unsigned char> payload = r.payload(length, "a snapshot section");
+          sum.update(payload.data(), payload.size());
+          cursor c{r, payload, payload_at};
+          invariants::snapshot& snap = type == section_final_snapshot ? t.final_snapshot : t.initial_snapshot;
+          bool& have = type == section_final_snapshot ? t.has_final_snapshot : t.has_initial_snapshot;
+          if (have) r.fail(at, std::string("expected one ") + section_name(type) + " section, found a second");
+          have = true;
+          snap.chunk = static_cast<int>(c.u32("the snapshot's chunk size"));
+          snap.capacity = c.u32("the snapshot's pool capacity");
+          snap.stamp = c.u64("the snapshot's stamp");
+          const std::uint64_t words = c.u64("the snapshot's word count");
+          if (words != (length - 24) / 8 || (length - 24) % 8 != 0) {
+            r.fail(payload_at + 16, "expected a word count that fills the snapshot section (" + std::to_string((length - 24) / 8) +
+                                        " words), found " + std::to_string(words));
+          }
+          snap.words.resize(static_cast<std::size_t>(words));
+          for (std::uint64_t i = 0; i < words; ++i) snap.words[i] = c.u64("a snapshot word");
+          break;
+        }
+        case section_events: {
+          const std::vector<unsigned char> payload = r.payload(length, "the events section");
+          sum.update(payload.data(), payload.size());
+          cursor c{r, payload, payload_at};
+          if (t.has_events) r.fail(at, "expected one events section, found a second");
+          t.has_events = true;
+          const std::uint64_t count = c.u64("the event count");
+          if (length < 8 || (length - 8) % event_bytes != 0 || (length - 8) / event_bytes != count) {
+            r.fail(payload_at, "expected an event count that fills the section (" + std::to_string(length < 8 ? 0 : (length - 8) / event_bytes) +
+                                   " events of 40 bytes), found " + std::to_string(count));
+          }
+          t.events.resize(static_cast<std::size_t>(count));
+          for (invariants::structural_event& e : t.events) {
+            e.seq = c.u64("an event's sequence number");
+            e.stamp = c.u64("an event's stamp");
+            e.value = c.u64("an event's value");
+            e.team = c.u32("an event's team");
+            e.chunk = c.u32("an event's chunk");
+            const std::uint8_t kind = c.u8("an event's kind");
+            if (kind > 2) c.fail("expected an event kind 0 (alloc), 1 (store) or 2 (cas), found " + std::to_string(kind));
+            e.kind = static_cast<invariants::event_kind>(kind);
+            e.lane = c.u8("an event's lane");
+            for (int pad = 0; pad < 6; ++pad) c.u8("an event's padding");
+          }
+          break;
+        }
+        default: {
+          std::vector<unsigned char> block;
+          for (std::uint64_t left = length; left > 0;) {
+            block.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20)));
+            r.read(block.data(), block.size(), "a section's payload");
+            sum.update(block.data(), block.size());
+            left -= block.size();
+          }
+        }
       }
-      case section_final_snapshot:
-      case section_initial_snapshot: {
-        // The length was checked against the file above: reading it whole is bounded.
-        const std::vector<unsigned char> payload = r.payload(length, "a snapshot section");
-        sum.update(payload.data(), payload.size());
-        cursor c{r, payload, payload_at};
-        invariants::snapshot& snap = type == section_final_snapshot ? t.final_snapshot : t.initial_snapshot;
-        bool& have = type == section_final_snapshot ? t.has_final_snapshot : t.has_initial_snapshot;
-        if (have) r.fail(at, std::string("expected one ") + section_name(type) + " section, found a second");
-        have = true;
-        snap.chunk = static_cast<int>(c.u32("the snapshot's chunk size"));
-        snap.capacity = c.u32("the snapshot's pool capacity");
-        snap.stamp = c.u64("the snapshot's stamp");
-        const std::uint64_t words = c.u64("the snapshot's word count");
-        if (words != (length - 24) / 8 || (length - 24) % 8 != 0) {
-          r.fail(payload_at + 16, "expected a word count that fills the snapshot section (" + std::to_string((length - 24) / 8) +
-                                      " words), found " + std::to_string(words));
-        }
-        snap.words.resize(static_cast<std::size_t>(words));
-        for (std::uint64_t i = 0; i < words; ++i) snap.words[i] = c.u64("a snapshot word");
-        break;
+      const std::uint64_t sum_at = r.pos();
+      const std::uint64_t stored = r.u64("the section's checksum");
+      if (stored != sum.value()) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "expected the checksum %016llx of the %s section, found %016llx (the section is corrupt)",
+                      static_cast<unsigned long long>(sum.value()), section_name(type), static_cast<unsigned long long>(stored));
+        r.fail(sum_at, buf);
       }
-      case section_events: {
-        const std::vector<unsigned char> payload = r.payload(length, "the events section");
-        sum.update(payload.data(), payload.size());
-        cursor c{r, payload, payload_at};
-        if (t.has_events) r.fail(at, "expected one events section, found a second");
-        t.has_events = true;
-        const std::uint64_t count = c.u64("the event count");
-        if (length < 8 || (length - 8) % event_bytes != 0 || (length - 8) / event_bytes != count) {
-          r.fail(payload_at, "expected an event count that fills the section (" + std::to_string(length < 8 ? 0 : (length - 8) / event_bytes) +
-                                 " events of 40 bytes), found " + std::to_string(count));
+      if (type == section_end) {
+        if (!r.at_end()) {
+          r.fail(r.pos(), "expected the end of the file after the end section, found " +
+                              (r.sized() ? std::to_string(r.left()) + " more bytes" : std::string("more bytes")));
         }
-        t.events.resize(static_cast<std::size_t>(count));
-        for (invariants::structural_event& e : t.events) {
-          e.seq = c.u64("an event's sequence number");
-          e.stamp = c.u64("an event's stamp");
-          e.value = c.u64("an event's value");
-          e.team = c.u32("an event's team");
-          e.chunk = c.u32("an event's chunk");
-          const std::uint8_t kind = c.u8("an event's kind");
-          if (kind > 2) c.fail("expected an event kind 0 (alloc), 1 (store) or 2 (cas), found " + std::to_string(kind));
-          e.kind = static_cast<invariants::event_kind>(kind);
-          e.lane = c.u8("an event's lane");
-          for (int pad = 0; pad < 6; ++pad) c.u8("an event's padding");
-        }
-        break;
+        return t;
       }
-      default: {
-        std::vector<unsigned char> block;
-        for (std::uint64_t left = length; left > 0;) {
-          block.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20)));
-          r.read(block.data(), block.size(), "a section's payload");
-          sum.update(block.data(), block.size());
-          left -= block.size();
-        }
-      }
+      complete = {r.pos(), complete.sections + 1, blocks, t.history.size(), t.has_final_snapshot, t.has_initial_snapshot, t.has_events};
     }
-    const std::uint64_t sum_at = r.pos();
-    const std::uint64_t stored = r.u64("the section's checksum");
-    if (stored != sum.value()) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "expected the checksum %016llx of the %s section, found %016llx (the section is corrupt)",
-                    static_cast<unsigned long long>(sum.value()), section_name(type), static_cast<unsigned long long>(stored));
-      r.fail(sum_at, buf);
-    }
-    if (type == section_end) {
-      if (!r.at_end()) {
-        r.fail(r.pos(), "expected the end of the file after the end section, found " +
-                            (r.sized() ? std::to_string(r.left()) + " more bytes" : std::string("more bytes")));
-      }
-      return t;
-    }
-    complete = {r.pos(), complete.sections + 1, blocks, t.history.size(), t.has_final_snapshot, t.has_initial_snapshot, t.has_events};
-  }
   } catch (const ended_early& e) {
     // A cut trace (its writer stopped, or the copy is short): kept up to its
     // last complete section when asked, and marked so that no one judges it
