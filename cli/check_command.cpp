@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -41,11 +43,15 @@ std::string form_name(const traces::trace& t) {
   return std::string(t.format == traces::trace_format::binary ? "binary v" : "JSON lines v") + std::to_string(t.version);
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) return false;
-  if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size()) return false;
-  return std::fclose(f.release()) == 0;
+// Writes a report whole or not at all (a temporary file renamed over the
+// path): empty, or the one line saying why not.
+std::string write_output(const std::string& path, const std::string& text) {
+  try {
+    traces::write_file(path, text);
+    return {};
+  } catch (const traces::trace_error& e) {
+    return lin::printable(e.what());
+  }
 }
 
 // A progress line on stderr while a check runs: the bytes read, the records
@@ -59,15 +65,22 @@ class progress_line {
   progress_line(bool on, const std::string& file) : on_(on), file_(file) {
     if (!on_) return;
     struct stat st {};
-    if (::stat(file.c_str(), &st) == 0) file_bytes_ = static_cast<std::uint64_t>(st.st_size);
+    // A pipe or standard input has no size to show.
+    if (file != "-" && ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = static_cast<std::uint64_t>(st.st_size);
+    try {
+      ticker_ = std::thread([this] {
+        std::unique_lock<std::mutex> g(lock_);
+        while (!stop_) {
+          wake_.wait_for(g, std::chrono::milliseconds(250));
+          if (!stop_) draw();
+        }
+      });
+    } catch (const std::system_error&) {
+      on_ = false;  // a thread limit: the check runs without its progress line
+      return;
+    }
+    std::lock_guard<std::mutex> g(lock_);
     draw();  // at once: the reading starts now
-    ticker_ = std::thread([this] {
-      std::unique_lock<std::mutex> g(lock_);
-      while (!stop_) {
-        wake_.wait_for(g, std::chrono::milliseconds(250));
-        if (!stop_) draw();
-      }
-    });
   }
   ~progress_line() { finish(); }
 
@@ -98,7 +111,7 @@ class progress_line {
     switch (stage.load()) {
       case reading: {
         const std::uint64_t b = bytes_read.load();
-        text += "reading " + file_ + ": " + megabytes(b) + " of " + megabytes(file_bytes_) + " MB";
+        text += "reading " + lin::printable(file_) + ": " + megabytes(b) + (file_bytes_ ? " of " + megabytes(file_bytes_) : std::string()) + " MB";
         break;
       }
       case checking:
@@ -181,10 +194,10 @@ int run_check(const check_options& o) {
   progress_line progress(!o.quiet && isatty(2) != 0, o.file);
   traces::trace t;
   try {
-    t = traces::read_trace(o.file, &progress.bytes_read);
+    t = traces::read_trace(o.file, &progress.bytes_read, true);
   } catch (const traces::trace_error& e) {
     progress.finish();
-    std::fprintf(stderr, "gfsl check: %s\n", e.what());
+    std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
   progress.records = t.history.size();
@@ -220,11 +233,21 @@ int run_check(const check_options& o) {
     std::fputs(lin::text_report(t.history, r, ctx).c_str(), stdout);
   }
   if (!o.html.empty()) {
-    if (!write_file(o.html, lin::html_report(t.history, r, ctx))) {
-      std::fprintf(stderr, "gfsl check: %s: cannot write the HTML report\n", o.html.c_str());
+    if (const std::string why = write_output(o.html, lin::html_report(t.history, r, ctx)); !why.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gfsl check: --html %s\n", why.c_str());
       return exit_usage;
     }
-    if (!o.json) std::printf("html:     %s\n", o.html.c_str());
+    if (!o.json) std::printf("html:     %s\n", lin::printable(o.html).c_str());
+  }
+  if (!t.cut.empty()) {
+    // A cut trace lacks the operations after its last complete section, and
+    // one of them may explain an answer or break one: whatever was found in
+    // what was read, the run as a whole is not decided.
+    std::fflush(stdout);
+    std::fprintf(o.json ? stderr : stdout, "cut:      %s: the verdict above is on these records only, not the whole run (exit 3)\n",
+                 lin::printable(t.cut).c_str());
+    return exit_undecided;
   }
   const bool invariants_hold = lin::invariants_hold(ctx.invariants);
   switch (r.v) {
@@ -240,7 +263,7 @@ int run_dot(const std::string& file, const std::string& out) {
   try {
     t = traces::read_trace(file);
   } catch (const traces::trace_error& e) {
-    std::fprintf(stderr, "gfsl dot: %s\n", e.what());
+    std::fprintf(stderr, "gfsl dot: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
   if (!t.has_final_snapshot) {
@@ -250,8 +273,8 @@ int run_dot(const std::string& file, const std::string& out) {
   const std::string dot = invariants::to_dot(t.final_snapshot);
   if (out.empty() || out == "-") {
     std::fputs(dot.c_str(), stdout);
-  } else if (!write_file(out, dot)) {
-    std::fprintf(stderr, "gfsl dot: %s: cannot write\n", out.c_str());
+  } else if (const std::string why = write_output(out, dot); !why.empty()) {
+    std::fprintf(stderr, "gfsl dot: %s\n", why.c_str());
     return exit_usage;
   }
   return exit_ok;
@@ -270,13 +293,14 @@ int run_convert(const convert_options& o) {
     traces::write_trace(o.out, t, as);
     if (as == traces::trace_format::json && (t.has_final_snapshot || t.has_events)) {
       std::printf("gfsl convert: the JSON-lines form holds the history only: the snapshots and events of %s are left out\n",
-                  o.in.c_str());
+                  lin::printable(o.in).c_str());
     }
-    std::printf("gfsl convert: %s (%s, %zu records) -> %s (%s)\n", o.in.c_str(), form_name(t).c_str(), t.history.size(), o.out.c_str(),
+    std::printf("gfsl convert: %s (%s, %zu records) -> %s (%s)\n", lin::printable(o.in).c_str(), form_name(t).c_str(), t.history.size(),
+                lin::printable(o.out).c_str(),
                 as == traces::trace_format::binary ? "binary" : "JSON lines");
     return exit_ok;
   } catch (const traces::trace_error& e) {
-    std::fprintf(stderr, "gfsl convert: %s\n", e.what());
+    std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
 }
@@ -286,7 +310,7 @@ int run_convert(const convert_options& o) {
 command add_check_command(CLI::App& root) {
   auto o = std::make_shared<check_options>();
   CLI::App* c = root.add_subcommand("check", "is a recorded history linearizable? (exit 0 yes, 1 no, 2 bad input, 3 undecided)");
-  c->add_option("file", o->file, "trace file, binary or JSON lines (told apart by content)")->required();
+  c->add_option("file", o->file, "trace file, binary or JSON lines (told apart by content); - or a pipe: standard input")->required();
   c->add_option("--timeout", o->timeout, "seconds to decide every key; keys left are undecided (exit 3). 0: no limit")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -305,8 +329,11 @@ command add_check_command(CLI::App& root) {
   return {c, [o] {
             try {
               return run_check(*o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl check: %s: out of memory\n", lin::printable(o->file).c_str());
+              return exit_usage;
             } catch (const std::exception& e) {
-              std::fprintf(stderr, "gfsl check: %s\n", e.what());
+              std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
               return exit_usage;
             }
           }};
@@ -324,14 +351,17 @@ command add_dot_command(CLI::App& root) {
 command add_convert_command(CLI::App& root) {
   auto o = std::make_shared<convert_options>();
   CLI::App* c = root.add_subcommand("convert", "turn a trace file into the other form (binary <-> JSON lines)");
-  c->add_option("in", o->in, "trace file, binary or JSON lines")->required();
+  c->add_option("in", o->in, "trace file, binary or JSON lines; - or a pipe: standard input")->required();
   c->add_option("out", o->out, "file to write")->required();
   c->add_option("--to", o->to, "the form to write (default: the other one)")->check(CLI::IsMember({"binary", "json"}));
   return {c, [o] {
             try {
               return run_convert(*o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl convert: %s: out of memory\n", lin::printable(o->in).c_str());
+              return exit_usage;
             } catch (const std::exception& e) {
-              std::fprintf(stderr, "gfsl convert: %s\n", e.what());
+              std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
               return exit_usage;
             }
           }};

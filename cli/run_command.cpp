@@ -1,8 +1,16 @@
 // gfsl run / gfsl replay: execute a workload on a backend and print a summary
 // with the checks the run allows and the line that replays it.
+#include <algorithm>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
+#include <system_error>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,7 +19,9 @@
 #include "cli/run_options.hpp"
 #include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
+#include "linearizability/report.hpp"
 #include "traces/trace.hpp"
+#include <thread>
 #include "invariants/snapshot.hpp"
 #include "invariants/temporal.hpp"
 #include "model/workload.hpp"
@@ -23,39 +33,197 @@ namespace gfsl::cli {
 
 namespace {
 
+gfsl::traces::trace_header trace_header_of(const run_options& o, const std::string& device, gfsl::model::clock_kind clock) {
+  auto header = gfsl::traces::make_header(o.w, o.backend, device, clock, encode_replay(o));
+  // Which algorithm ran (a trace without this field ran thesis, the only one then).
+  gfsl::traces::extra_field variant_field;
+  variant_field.name = "variant";
+  variant_field.s = gfsl::variant_name(o.var);
+  header.extra.push_back(variant_field);
+  return header;
+}
+
+// gfsl run --trace in the binary form on the host and threads backends: the
+// trace is written while the run goes. The prefill first, then every second
+// a history block of the operations that returned since the last one, each
+// flushed; at the end the rest, the snapshots, the events and the end
+// section. SIGINT and SIGTERM are taken by the writer's thread: it writes
+// the operations that returned and those in flight (as pending: they may
+// or may not have taken effect), closes the trace whole and ends the
+// process with exit 3. A run killed outright (SIGKILL, a crash) leaves the
+// blocks written so far: gfsl check reads them and calls the trace cut.
+class live_trace {
+ public:
+  live_trace(const run_options& o, const gfsl::traces::trace_header& header) : path_(o.trace), out_(o.trace, header) {
+    out_.append(gfsl::model::full_history(gfsl::model::prefill_operations(o.w), {}));
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    // Blocked here, before the run's threads start, so that they inherit it
+    // and only the writer's sigtimedwait takes the signals.
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+    try {
+      writer_ = std::thread([this] { write_as_it_goes(); });
+    } catch (const std::system_error&) {
+      pthread_sigmask(SIG_UNBLOCK, &signals_, nullptr);
+      throw;  // the caller writes the trace when the run ends instead
+    }
+  }
+  ~live_trace() { stop(); }
+
+  gfsl::live_history live;
+
+  // The run is over: the rest of its records, then its snapshots and events.
+  // Throws trace_error.
+  void finish(const gfsl::traces::trace_extras& extras) {
+    stop();
+    if (!failed_.empty()) throw gfsl::traces::trace_error(failed_);
+    std::vector<gfsl::model::op_record> rest;
+    if (live.ready.load(std::memory_order_acquire)) {
+      written_.resize(live.per_team.size(), 0);
+      for (std::size_t t = 0; t < live.per_team.size(); ++t) {
+        rest.insert(rest.end(), live.per_team[t].begin() + static_cast<std::ptrdiff_t>(written_[t]), live.per_team[t].end());
+      }
+    }
+    out_.append(rest);
+    out_.finish(extras);
+    pthread_sigmask(SIG_UNBLOCK, &signals_, nullptr);
+  }
+
+ private:
+  void stop() {
+    if (!writer_.joinable()) return;
+    done_ = true;
+    writer_.join();
+  }
+
+  void write_as_it_goes() {
+    auto last = std::chrono::steady_clock::now();
+    while (!done_.load()) {
+      const timespec tick{0, 100 * 1000 * 1000};
+      const int sig = sigtimedwait(&signals_, nullptr, &tick);
+      if (sig == SIGINT || sig == SIGTERM) interrupted(sig);
+      if (std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
+        append_returned();
+        last = std::chrono::steady_clock::now();
+      }
+    }
+  }
+
+  // One block of the operations that returned since the last block.
+  std::vector<gfsl::model::op_record> returned(std::vector<std::size_t>& upto) {
+    std::vector<gfsl::model::op_record> block;
+    if (!live.ready.load(std::memory_order_acquire)) return block;
+    const std::size_t teams = live.per_team.size();
+    written_.resize(teams, 0);
+    upto.resize(teams);
+    for (std::size_t t = 0; t < teams; ++t) upto[t] = live.completed[t].load(std::memory_order_acquire);
+    for (std::size_t t = 0; t < teams; ++t) {
+      for (std::size_t i = written_[t]; i < upto[t]; ++i) block.push_back(live.per_team[t][i]);
+    }
+    return block;
+  }
+
+  void append_returned() {
+    if (!failed_.empty()) return;
+    try {
+      std::vector<std::size_t> upto;
+      const auto block = returned(upto);
+      out_.append(block);
+      for (std::size_t t = 0; t < upto.size(); ++t) written_[t] = upto[t];
+    } catch (const gfsl::traces::trace_error& e) {
+      failed_ = e.what();  // reported when the run ends; the run goes on
+    }
+  }
+
+  [[noreturn]] void interrupted(int sig) {
+    const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    std::size_t pending = 0, total = 0;
+    try {
+      if (!failed_.empty()) throw gfsl::traces::trace_error(failed_);
+      // Every count of returned operations is read before any count of
+      // started ones: an operation that caused an answer written here
+      // started before that answer returned, so it is written too, returned
+      // or pending.
+      std::vector<std::size_t> upto;
+      auto block = returned(upto);
+      for (std::size_t t = 0; t < upto.size(); ++t) {
+        const std::size_t started = live.started[t].load(std::memory_order_acquire);
+        for (std::size_t i = upto[t]; i < started; ++i) {
+          const gfsl::model::op_record& r = live.per_team[t][i];
+          gfsl::model::op_record in_flight;
+          in_flight.team = r.team;
+          in_flight.op = r.op;
+          in_flight.call = r.call;
+          in_flight.ret = gfsl::model::no_stamp;
+          block.push_back(in_flight);
+          ++pending;
+        }
+      }
+      out_.append(block);
+      out_.finish();  // no snapshot: the structure is mid-run
+      total = out_.records();
+    } catch (const gfsl::traces::trace_error& e) {
+      std::fprintf(stderr, "gfsl run: interrupted by %s; --trace: %s\n", name, gfsl::lin::printable(e.what()).c_str());
+      std::fflush(stderr);
+      std::_Exit(exit_usage);
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "gfsl run: interrupted by %s: %s holds the %zu operations started so far (%zu in flight, written as pending); gfsl check %s\n",
+                 name, gfsl::lin::printable(path_).c_str(), total, pending, gfsl::lin::printable(path_).c_str());
+    std::fflush(stderr);
+    std::_Exit(exit_undecided);
+  }
+
+  std::string path_;
+  gfsl::traces::trace_recorder out_;
+  sigset_t signals_{};
+  std::thread writer_;
+  std::atomic<bool> done_{false};
+  std::vector<std::size_t> written_;
+  std::string failed_;
+};
+
 // Writes the run's history to --trace FILE (nothing is lost on a failed
 // check: the trace is written first). Returns false with one line on stderr.
-bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::string& device, gfsl::model::clock_kind clock) {
+bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::string& device, gfsl::model::clock_kind clock,
+                      live_trace* live) {
   if (o.trace.empty()) return true;
   try {
-    auto header = gfsl::traces::make_header(o.w, o.backend, device, clock, encode_replay(o));
-    // Which algorithm ran (a trace without this field ran thesis, the only one then).
-    gfsl::traces::extra_field variant_field;
-    variant_field.name = "variant";
-    variant_field.s = gfsl::variant_name(o.var);
-    header.extra.push_back(variant_field);
+    const auto header = trace_header_of(o, device, clock);
     gfsl::traces::trace_extras extras;
     if (!r.final_snapshot.words.empty()) extras.final_snapshot = &r.final_snapshot;
     if (!r.initial_snapshot.words.empty()) {
       extras.initial_snapshot = &r.initial_snapshot;
       extras.events = &r.events;
     }
+    if (live) {
+      live->finish(extras);
+      return true;
+    }
     const auto history = gfsl::model::full_history(r.prefill, r.records);
     if (o.trace_format == "json") {
       gfsl::traces::write_trace_json(o.trace, header, history);
     } else {
-      gfsl::traces::write_trace(o.trace, header, history, {}, extras);
+      // In history blocks, each flushed as it is written: a run killed while
+      // it writes leaves a trace that gfsl check reads up to its last block
+      // and calls cut.
+      gfsl::traces::trace_recorder out(o.trace, header);
+      constexpr std::size_t block = 32768;
+      for (std::size_t at = 0; at < history.size(); at += block) out.append(&history[at], std::min(block, history.size() - at));
+      out.finish(extras);
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gfsl run: --trace %s: %s\n", o.trace.c_str(), e.what());
+    std::fprintf(stderr, "gfsl run: --trace: %s\n", gfsl::lin::printable(e.what()).c_str());
     return false;
   }
   return true;
 }
 
 int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
-           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter) {
-  const bool traced = write_trace_file(o, r, device, clock);
+           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter,
+           live_trace* live = nullptr) {
+  const bool traced = write_trace_file(o, r, device, clock, live);
   using gfsl::op_kind;
   const auto& c = r.report.counts;
   auto kind = [&](const char* name, op_kind k) {
@@ -252,11 +420,28 @@ int execute(run_options& o) {
                          "and turns only stop between whole operations\n");
     return exit_usage;
   }
-  if (o.backend == "threads") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras), "", nullptr);
-  if (o.sched == "turns") return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras), "", nullptr);
-  resolve_defaults(o);
+  if (o.sched == "turns" && o.backend == "host") {
+    return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras), "", nullptr);
+  }
+  if (o.backend == "host") resolve_defaults(o);
+  std::unique_ptr<live_trace> live;
+  if (!o.trace.empty() && o.trace_format == "binary") {
+    try {
+      live = std::make_unique<live_trace>(o, trace_header_of(o, "", gfsl::model::clock_kind::global_counter));
+    } catch (const gfsl::traces::trace_error& e) {
+      std::fprintf(stderr, "gfsl run: --trace: %s\n", gfsl::lin::printable(e.what()).c_str());
+      return exit_usage;
+    } catch (const std::system_error&) {
+      live.reset();  // no thread to write as the run goes: written when it ends
+    }
+    if (live) extras.live = &live->live;
+  }
+  if (o.backend == "threads") {
+    return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras), "", nullptr,
+                  gfsl::model::clock_kind::global_counter, live.get());
+  }
   const gfsl::scheduled_run r = gfsl::run_scheduled(o.w, o.so, o.pool, true, extras);
-  return report(o, r.run, "", &r.outcome);
+  return report(o, r.run, "", &r.outcome, gfsl::model::clock_kind::global_counter, live.get());
 }
 
 command add_run_command(CLI::App& root) {
@@ -361,6 +546,12 @@ command add_run_command(CLI::App& root) {
             }
             try {
               return execute(o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl run: out of memory\n");
+              return exit_usage;
+            } catch (const std::system_error& e) {
+              std::fprintf(stderr, "gfsl run: %s\n", e.what());  // a thread limit: missing environment
+              return exit_usage;
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl run: %s\n", e.what());
               return exit_run_error;
@@ -380,6 +571,12 @@ command add_replay_command(CLI::App& root) {
             }
             try {
               return execute(o);
+            } catch (const std::bad_alloc&) {
+              std::fprintf(stderr, "gfsl replay: out of memory\n");
+              return exit_usage;
+            } catch (const std::system_error& e) {
+              std::fprintf(stderr, "gfsl replay: %s\n", e.what());
+              return exit_usage;
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gfsl replay: %s\n", e.what());
               return exit_run_error;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "../core/algorithm.hpp"
@@ -99,7 +100,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     recorder = std::make_unique<event_recorder>(N, pool, w.teams, &clock, scheduler.get());
   }
   access_hook* hook = recorder ? static_cast<access_hook*>(recorder.get()) : scheduler.get();
-  std::vector<std::vector<model::op_record>> per_team(w.teams);
+  live_history* live = keep_records && mode != host_mode::sequential ? extras.live : nullptr;
+  std::vector<std::vector<model::op_record>> own_records;
+  std::vector<std::vector<model::op_record>>& per_team = live ? live->per_team : own_records;
+  per_team.assign(w.teams, {});
   std::vector<op_counts> counts(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
   std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable, V>>> algos;
@@ -107,6 +111,11 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
     algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable, V>>(*teams[t], s.view(), threshold, extras.mut));
     if (keep_records && mode != host_mode::sequential) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
+  }
+  if (live) {
+    live->started = std::make_unique<std::atomic<std::size_t>[]>(w.teams);
+    live->completed = std::make_unique<std::atomic<std::size_t>[]>(w.teams);
+    live->ready.store(true, std::memory_order_release);
   }
   // Runs operation j as team t. The record goes in before the operation starts,
   // pending, so that an operation a stopped run leaves in flight stays in the
@@ -119,6 +128,9 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     if (keep_records) {
       slot = into.size();
       into.push_back({t, op, status::ok, false, 0, clock.fetch_add(1, std::memory_order_seq_cst), model::no_stamp});
+      // Published before the operation's first shared access: a writer that
+      // sees an answer this operation caused sees the operation too.
+      if (live) live->started[t].store(slot + 1, std::memory_order_release);
     }
     op_result r;
     try {
@@ -140,6 +152,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       rec.ok = r.ok;
       rec.value = r.value;
       rec.ret = ret;
+      if (live) live->completed[t].store(slot + 1, std::memory_order_release);
     }
     counts[t].add(op.kind, r);
     if (r.st != status::ok) note_error(r, op, t);
@@ -179,11 +192,23 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     } else {
       std::barrier sync(static_cast<std::ptrdiff_t>(w.teams));
       std::vector<std::thread> threads;
-      for (std::uint32_t t = 0; t < w.teams; ++t) {
-        threads.emplace_back([&, t] {
-          sync.arrive_and_wait();
-          team_body(t);
-        });
+      std::atomic<bool> abandoned{false};
+      try {
+        for (std::uint32_t t = 0; t < w.teams; ++t) {
+          threads.emplace_back([&, t] {
+            sync.arrive_and_wait();
+            if (!abandoned.load()) team_body(t);
+          });
+        }
+      } catch (const std::system_error& e) {
+        // A thread or process limit: the teams already started wait at the
+        // barrier. Arrive for every team that never started, so that they
+        // pass it, see `abandoned` and return; then say which thread failed.
+        abandoned = true;
+        const std::size_t started = threads.size();
+        (void)sync.arrive(static_cast<std::ptrdiff_t>(w.teams - started));
+        for (std::thread& th : threads) th.join();
+        throw std::system_error(e.code(), "cannot start team thread " + std::to_string(started) + " of " + std::to_string(w.teams));
       }
       for (std::thread& th : threads) th.join();
     }

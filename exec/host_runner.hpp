@@ -3,7 +3,9 @@
 // concurrency, not replayable).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,12 +63,27 @@ struct host_run {
   std::vector<invariants::violation> mid_run_violations;
 };
 
+// A run's history while it is being made, for a thread that writes it out
+// as the run goes (gfsl run --trace). The runner keeps the concurrent
+// phase's records here, team by team, each team's list reserved whole so
+// that it never moves: of team t's records, [0, completed[t]) have returned
+// and [completed[t], started[t]) are in flight (their team, operation and
+// call stamp are set and stay; the rest is being written). Both counts are
+// published with release stores; `ready` says the lists exist. Threaded and
+// scheduled runs only (a sequential run keeps one list in execution order).
+struct live_history {
+  std::atomic<bool> ready{false};
+  std::vector<std::vector<model::op_record>> per_team;
+  std::unique_ptr<std::atomic<std::size_t>[]> started, completed;
+};
+
 // What a run records beyond its history.
 struct run_extras {
   mutant mut = mutant::none;     // a seeded bug active in the concurrent phase (core/mutants.hpp)
   variant var = default_variant; // the algorithm's variant (core/types.hpp), prefill included
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
+  live_history* live = nullptr;  // threaded and scheduled runs with records: where they go as they are made
 };
 
 // A pool large enough for the workload: every split is caused by an insert or

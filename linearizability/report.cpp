@@ -12,6 +12,33 @@
 
 namespace gfsl::lin {
 
+std::string printable(std::string_view s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      // U+0080..U+009F: C1 controls (0x9B is a CSI on some terminals).
+      const auto d = static_cast<unsigned char>(s[++i]);
+      out += "\\u00";
+      out += hex[d >> 4];
+      out += hex[d & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+
 namespace {
 
 std::string fmt(const char* f, double x) {
@@ -59,14 +86,17 @@ struct axis {
   }
 };
 
+// Text for an element or an attribute value (either quote): markup
+// characters as entities, control characters shown as printable() shows them.
 std::string html_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (char c : printable(s)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
       default: out += c;
     }
   }
@@ -156,15 +186,15 @@ std::string timeline(const std::vector<model::op_record>& h, const std::vector<s
 namespace {
 
 std::string linearizability_text(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
-  std::string out = "gfsl check: " + ctx.file + " (" + ctx.form;
-  if (!ctx.backend.empty()) out += ", backend " + ctx.backend;
-  if (!ctx.device.empty()) out += " on " + ctx.device;
-  if (!ctx.clock.empty()) out += ", clock " + ctx.clock;
+  std::string out = "gfsl check: " + printable(ctx.file) + " (" + printable(ctx.form);
+  if (!ctx.backend.empty()) out += ", backend " + printable(ctx.backend);
+  if (!ctx.device.empty()) out += " on " + printable(ctx.device);
+  if (!ctx.clock.empty()) out += ", clock " + printable(ctx.clock);
   out += ")\n";
   out += "history:  " + std::to_string(r.operations) + " operations on " + std::to_string(r.keys) + " keys";
   if (r.optional_operations) out += " (" + std::to_string(r.optional_operations) + " pending or ended in an error: they may or may not have taken effect)";
   out += "\n";
-  if (!ctx.delete_values.empty()) out += "deletes:  values " + ctx.delete_values + "\n";
+  if (!ctx.delete_values.empty()) out += "deletes:  values " + printable(ctx.delete_values) + "\n";
   auto keys_list = [](const std::vector<key_summary>& ks, std::uint64_t total) {
     std::string s;
     for (std::size_t i = 0; i < ks.size() && i < 5; ++i) {
@@ -252,7 +282,7 @@ std::string invariants_text(const std::vector<invariant_group>& groups) {
   for (const invariant_group& g : groups) {
     const std::string label = g.name + ":" + std::string(g.name.size() < 9 ? 9 - g.name.size() : 1, ' ');
     if (!g.ran) {
-      out += label + "not run: " + g.not_run + "\n";
+      out += label + "not run: " + printable(g.not_run) + "\n";
       out += "  not run   ";
       for (std::size_t i = 0; i < g.checks.size(); ++i) out += (i ? ", " : "") + g.checks[i];
       out += "\n";
@@ -260,12 +290,12 @@ std::string invariants_text(const std::vector<invariant_group>& groups) {
     }
     std::size_t violated = 0;
     for (const std::string& c : g.checks) violated += std::string(invariant_verdict(g, c)) == "violated" ? 1 : 0;
-    out += label + std::to_string(g.checks.size() - g.skipped.size()) + " invariants checked on " + g.subject + ": " +
+    out += label + std::to_string(g.checks.size() - g.skipped.size()) + " invariants checked on " + printable(g.subject) + ": " +
            (violated ? std::to_string(violated) + " VIOLATED" : std::string("all hold")) + "\n";
     for (const std::string& c : g.checks) {
       const std::string verdict = invariant_verdict(g, c);
       if (verdict == "not run") {
-        out += "  not run   " + c + ": " + *skipped_why(g, c) + "\n";
+        out += "  not run   " + c + ": " + printable(*skipped_why(g, c)) + "\n";
         continue;
       }
       if (verdict != "violated") {
@@ -282,10 +312,10 @@ std::string invariants_text(const std::vector<invariant_group>& groups) {
           out += "              ... and " + std::to_string(n - shown_per_check) + " more (gfsl check --json lists them)\n";
           break;
         }
-        out += "              " + violation_where(v) + ": " + v.detail;
+        out += "              " + violation_where(v) + ": " + printable(v.detail);
         if (!v.in_flight.empty()) {
           out += "; in flight:";
-          for (const std::string& op : v.in_flight) out += " " + op + ";";
+          for (const std::string& op : v.in_flight) out += " " + printable(op) + ";";
           out.pop_back();
         }
         out += "\n";

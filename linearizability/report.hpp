@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,13 @@ struct report_context {
   // The invariant checks, in the order reported (empty: none to report).
   std::vector<invariant_group> invariants;
 };
+
+// `s` as text that a terminal shows and does not obey: every control
+// character (C0, DEL, and C1 as UTF-8) written as \xNN or \uNNNN, a line
+// break as \n. Everything a report prints that came from its input (file
+// names, header strings, error excerpts) goes through it, so that a trace
+// cannot move the cursor, recolour the screen or start a line of its own.
+std::string printable(std::string_view s);
 
 // A row per team, each operation an interval numbered 1.. in call order,
 // then one line per operation with its answer and stamps. `ops`: indices into

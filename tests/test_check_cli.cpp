@@ -114,11 +114,16 @@ TEST(CheckCli, BadInputAndUsageExitTwoWithOneLine) {
   gfsl::traces::write_trace(bin, header(), synthetic(200));
   const std::string bytes = slurp(bin);
   spit(bin, bytes.substr(0, bytes.size() - 100));
-  result r = run("check " + bin);
+  // A cut trace is no whole input: convert refuses it in one line; check
+  // reads what is complete and calls it cut (exit 3, traces/FORMAT.md).
+  result r = run("convert " + bin + " " + bin + ".jsonl");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out;
   EXPECT_NE(r.out.find(bin + ": byte "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("expected"), std::string::npos) << r.out;
+  r = run("check " + bin);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("\ncut:      the trace is cut: " + bin + ": byte "), std::string::npos) << r.out;
 
   const std::string json = temp_path("bad.jsonl");
   spit(json, "{\"team\":1,\"op\":\"insert\",\"key\":1,\"value\":1,\"ok\":true,\"call\":9,\"ret\":3}\n");

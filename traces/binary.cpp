@@ -1,8 +1,9 @@
 // The binary form (layout in traces/FORMAT.md): a preamble, then sections of
 // (type, length, payload, checksum), ending with an end section.
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -26,6 +27,7 @@ enum section_type : std::uint32_t {
   section_final_snapshot = 3,    // u32 chunk, u32 capacity, u64 stamp, u64 word count, the words
   section_initial_snapshot = 4,  // the same, when the event log began
   section_events = 5,            // u64 count, then 40-byte events
+  section_history_block = 6,     // as history; any number of them, their records in order (a recording written as it goes)
 };
 constexpr std::size_t event_bytes = 40;
 constexpr std::size_t preamble_bytes = 16;
@@ -41,6 +43,7 @@ const char* section_name(std::uint32_t t) {
     case section_final_snapshot: return "final snapshot";
     case section_initial_snapshot: return "initial snapshot";
     case section_events: return "events";
+    case section_history_block: return "history block";
   }
   return "unknown";
 }
@@ -60,6 +63,32 @@ std::uint64_t get_u64(const unsigned char* p) {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
+}
+
+// One 32-byte history record (traces/FORMAT.md).
+void encode_record(const model::op_record& r, bool unrecorded, unsigned char* rec) {
+  put_u64(rec, r.call);
+  put_u64(rec + 8, r.ret);
+  put_u32(rec + 16, r.team);
+  put_u32(rec + 20, r.op.key);
+  put_u32(rec + 24, unrecorded ? 0 : r.op.kind == op_kind::insert ? r.op.value : r.value);
+  rec[28] = static_cast<unsigned char>(r.op.kind);
+  rec[29] = r.ok ? 1 : 0;
+  rec[30] = static_cast<unsigned char>(r.st);
+  rec[31] = unrecorded ? 1 : 0;
+}
+
+// One 40-byte structural event, appended.
+void encode_event(const invariants::structural_event& e, std::vector<unsigned char>& out) {
+  unsigned char ev[40] = {};
+  put_u64(ev, e.seq);
+  put_u64(ev + 8, e.stamp);
+  put_u64(ev + 16, e.value);
+  put_u32(ev + 24, e.team);
+  put_u32(ev + 28, e.chunk);
+  ev[32] = static_cast<unsigned char>(e.kind);
+  ev[33] = e.lane;
+  out.insert(out.end(), ev, ev + 40);
 }
 
 }  // namespace
@@ -115,10 +144,7 @@ namespace {
 
 class writer {
  public:
-  explicit writer(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb"), &std::fclose) {
-    if (!f_) throw trace_error(path + ": cannot write: " + errno_text());
-    buf_.reserve(1 << 20);
-  }
+  explicit writer(const std::string& path) : out_(path) { buf_.reserve(1 << 20); }
   void bytes(const unsigned char* p, std::size_t n) {
     if (in_section_) sum_.update(p, n);
     buf_.insert(buf_.end(), p, p + n);
@@ -147,19 +173,15 @@ class writer {
   }
   void close() {
     flush();
-    FILE* f = f_.release();
-    if (std::fclose(f) != 0) throw trace_error(path_ + ": cannot write: " + errno_text());
+    out_.commit();
   }
 
  private:
   void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_.get()) != buf_.size()) {
-      throw trace_error(path_ + ": cannot write: " + errno_text());
-    }
+    out_.write(buf_.data(), buf_.size());
     buf_.clear();
   }
-  std::string path_;
-  std::unique_ptr<FILE, int (*)(FILE*)> f_;
+  output_file out_;
   std::vector<unsigned char> buf_;
   checksum sum_;
   bool in_section_ = false;
@@ -209,32 +231,71 @@ std::vector<unsigned char> encode_header(const std::string& path, const trace_he
 
 namespace {
 
+// The data ran out (a cut file, a writer stopped mid-way): the reader may
+// keep what came before (traces/FORMAT.md, "Cut traces").
+struct ended_early : trace_error {
+  using trace_error::trace_error;
+};
+
+// Reads a file whose size is known (every length is checked against it
+// before anything is read or allocated for it) or a stream (a pipe: lengths
+// are checked against what has arrived, and payloads are read in blocks, so
+// that memory grows only with the bytes that came).
 class reader {
  public:
-  reader(const std::string& path, std::atomic<std::uint64_t>* bytes_read)
-      : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose), bytes_read_(bytes_read) {
-    if (!f_) throw trace_error(path + ": cannot open: " + errno_text());
-    struct stat st {};
-    if (fstat(fileno(f_.get()), &st) != 0 || !S_ISREG(st.st_mode)) {
-      throw trace_error(path + ": byte 0: expected a regular file (its size bounds every length in it)");
-    }
-    size_ = static_cast<std::uint64_t>(st.st_size);
-  }
+  reader(input& in, std::atomic<std::uint64_t>* bytes_read) : in_(in), bytes_read_(bytes_read) {}
   std::uint64_t pos() const { return pos_; }
-  std::uint64_t left() const { return size_ - pos_; }
-  std::uint64_t size() const { return size_; }
+  bool sized() const { return in_.regular(); }
+  // Bytes left in a file of known size.
+  std::uint64_t left() const { return in_.size() - pos_; }
 
   [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
-    throw trace_error(path_ + ": byte " + std::to_string(at) + ": " + what);
+    throw trace_error(in_.name() + ": byte " + std::to_string(at) + ": " + what);
+  }
+  [[noreturn]] void ran_out(std::uint64_t at, const std::string& what) const {
+    throw ended_early(in_.name() + ": byte " + std::to_string(at) + ": " + what);
   }
   void read(unsigned char* into, std::size_t n, const char* what) {
-    if (n > left()) {
-      fail(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the file after " +
-                     std::to_string(left()) + " more");
+    if (sized() && n > left()) {
+      ran_out(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the file after " +
+                        std::to_string(left()) + " more");
     }
-    if (n && std::fread(into, 1, n, f_.get()) != n) fail(pos_, "cannot read: " + errno_text());
+    const std::size_t got = in_.read(into, n);
+    if (got < n) {
+      ran_out(pos_, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the " +
+                        (sized() ? "file" : "input") + " after " + std::to_string(got) + " more");
+    }
     pos_ += n;
     if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
+  }
+  // A payload of `n` bytes: on a stream, grown block by block as it arrives.
+  std::vector<unsigned char> payload(std::uint64_t n, const char* what) {
+    std::vector<unsigned char> out;
+    if (sized()) {
+      out.resize(static_cast<std::size_t>(n));  // checked against the file's size
+      read(out.data(), out.size(), what);
+      return out;
+    }
+    const std::uint64_t start = pos_;
+    while (out.size() < n) {
+      const std::size_t block = static_cast<std::size_t>(std::min<std::uint64_t>(n - out.size(), std::uint64_t{1} << 20));
+      const std::size_t have = out.size();
+      out.resize(have + block);
+      const std::size_t got = in_.read(out.data() + have, block);
+      pos_ += got;
+      if (got < block) {
+        ran_out(start, std::string("expected ") + what + " (" + std::to_string(n) + " bytes), found the end of the input after " +
+                        std::to_string(pos_ - start) + " more");
+      }
+      if (bytes_read_) bytes_read_->store(pos_, std::memory_order_relaxed);
+    }
+    return out;
+  }
+  // Whether anything follows (a file: its size; a stream: one more byte).
+  bool at_end() {
+    if (sized()) return left() == 0;
+    unsigned char c;
+    return in_.read(&c, 1) == 0;
   }
   std::uint32_t u32(const char* what) {
     unsigned char b[4];
@@ -248,9 +309,7 @@ class reader {
   }
 
  private:
-  std::string path_;
-  std::unique_ptr<FILE, int (*)(FILE*)> f_;
-  std::uint64_t size_ = 0;
+  input& in_;
   std::uint64_t pos_ = 0;
   std::atomic<std::uint64_t>* bytes_read_;
 };
@@ -366,8 +425,13 @@ void parse_header(const reader& r, const std::vector<unsigned char>& payload, st
 
 }  // namespace
 
-trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
-  reader r(path, bytes_read);
+trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
+  input in(path);
+  return read_binary(in, bytes_read, keep_cut);
+}
+
+trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
+  reader r(in, bytes_read);
   trace t;
   t.format = trace_format::binary;
   unsigned char pre[preamble_bytes];
@@ -382,162 +446,198 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
     r.fail(12, "expected 0 in the reserved word, found " + std::to_string(reserved));
   }
   bool have_header = false, have_history = false;
-  for (int index = 0;; ++index) {
-    const std::uint64_t at = r.pos();
-    const std::uint32_t type = r.u32("a section header (type, reserved, length)");
-    if (const std::uint32_t reserved = r.u32("a section's reserved word"); reserved != 0) {
-      r.fail(at + 4, "expected 0 in the section's reserved word, found " + std::to_string(reserved));
-    }
-    const std::uint64_t length = r.u64("a section length");
-    const std::uint64_t payload_at = r.pos();
-    if (r.left() < 8 || length > r.left() - 8) {
-      r.fail(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
-                         " bytes before the section's checksum), found " + std::to_string(length));
-    }
-    if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
-    checksum sum;
-    switch (type) {
-      case section_end:
-        if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
-        if (!have_history) r.fail(at, "expected a history section (type 2) before the end section");
-        break;
-      case section_header: {
-        if (have_header) r.fail(at, "expected one header section, found a second");
-        have_header = true;
-        std::vector<unsigned char> payload(length);
-        r.read(payload.data(), length, "the header section");
-        sum.update(payload.data(), payload.size());
-        parse_header(r, payload, payload_at, t.version, t.header);
-        break;
+  std::uint64_t blocks = 0;
+  // What the complete sections held: a cut trace is kept up to there.
+  struct complete_state {
+    std::uint64_t end = 16, sections = 0, blocks = 0;
+    std::size_t records = 0;
+    bool final_snapshot = false, initial_snapshot = false, events = false;
+  } complete;
+  try {
+    for (int index = 0;; ++index) {
+      const std::uint64_t at = r.pos();
+      const std::uint32_t type = r.u32("a section header (type, reserved, length)");
+      if (const std::uint32_t reserved = r.u32("a section's reserved word"); reserved != 0) {
+        r.fail(at + 4, "expected 0 in the section's reserved word, found " + std::to_string(reserved));
       }
-      case section_history: {
-        if (have_history) r.fail(at, "expected one history section, found a second");
-        have_history = true;
-        if (length < 8) r.fail(at + 8, "expected a history section of at least 8 bytes (its record count), found " + std::to_string(length));
-        unsigned char cb[8];
-        r.read(cb, 8, "the record count");
-        sum.update(cb, 8);
-        const std::uint64_t count = get_u64(cb);
-        if ((length - 8) % record_bytes != 0 || (length - 8) / record_bytes != count) {
-          r.fail(payload_at, "expected a record count that fills the section (" + std::to_string((length - 8) / record_bytes) +
-                                 " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
+      const std::uint64_t length = r.u64("a section length");
+      const std::uint64_t payload_at = r.pos();
+      if (r.sized() && (r.left() < 8 || length > r.left() - 8)) {
+        r.ran_out(at + 8, "expected a section length that fits in the file (at most " + std::to_string(r.left() < 8 ? 0 : r.left() - 8) +
+                           " bytes before the section's checksum), found " + std::to_string(length));
+      }
+      if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
+      checksum sum;
+      switch (type) {
+        case section_end:
+          if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
+          if (!have_history && blocks == 0) r.fail(at, "expected a history section (type 2) or history blocks (type 6) before the end section");
+          break;
+        case section_header: {
+          if (have_header) r.fail(at, "expected one header section, found a second");
+          have_header = true;
+          const std::vector<unsigned char> payload = r.payload(length, "the header section");
+          sum.update(payload.data(), payload.size());
+          parse_header(r, payload, payload_at, t.version, t.header);
+          break;
         }
-        if (count > 0xFFFFFFFFull) r.fail(payload_at, "expected at most 4294967295 records, found " + std::to_string(count));
-        t.history.reserve(count);  // bounded by the file's size, checked above
-        std::vector<unsigned char> block;
-        for (std::uint64_t done = 0; done < count;) {
-          const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
-          block.resize(n * record_bytes);
-          const std::uint64_t block_at = r.pos();
-          r.read(block.data(), block.size(), "history records");
-          sum.update(block.data(), block.size());
-          for (std::size_t k = 0; k < n; ++k) {
-            const unsigned char* p = &block[k * record_bytes];
-            const std::uint64_t rec_at = block_at + k * record_bytes;
-            auto bad = [&](std::size_t field, const std::string& what) {
-              r.fail(rec_at + field, "record " + std::to_string(done + k) + ": " + what);
-            };
-            model::op_record rec;
-            rec.call = get_u64(p);
-            rec.ret = get_u64(p + 8);
-            rec.team = get_u32(p + 16);
-            rec.op.key = get_u32(p + 20);
-            const std::uint32_t value = get_u32(p + 24);
-            const unsigned op = p[28], ok = p[29], st = p[30], flags = p[31];
-            if (op > 2) bad(28, "expected an operation code 0 (insert), 1 (delete) or 2 (contains), found " + std::to_string(op));
-            if (ok > 1) bad(29, "expected a result 0 or 1, found " + std::to_string(ok));
-            if (st > max_status) bad(30, "expected a status 0 to " + std::to_string(max_status) + ", found " + std::to_string(st));
-            rec.op.kind = static_cast<op_kind>(op);
-            rec.ok = ok == 1;
-            rec.st = static_cast<status>(st);
-            if (flags & ~1u) bad(31, "expected flags 0 or 1, found " + std::to_string(flags));
-            if (flags & 1u) {
-              if (rec.op.kind != op_kind::remove || !rec.ok || rec.pending()) {
-                bad(31, "expected the flag 'value not recorded' on successful deletes only");
-              }
-              t.unrecorded_values.push_back(static_cast<std::uint32_t>(done + k));
-            }
-            if (rec.op.kind == op_kind::insert) rec.op.value = value;
-            else rec.value = value;
-            if (std::string e = validate_record(rec); !e.empty()) bad(rec.call == model::no_stamp ? 0 : 8, e);
-            t.history.push_back(rec);
+        case section_history:
+        case section_history_block: {
+          if (type == section_history) {
+            if (have_history) r.fail(at, "expected one history section, found a second");
+            if (blocks) r.fail(at, "expected history blocks (type 6) only, found a history section (type 2) after them");
+            have_history = true;
+          } else {
+            if (have_history) r.fail(at, "expected one history section (type 2) only, found a history block (type 6) beside it");
+            ++blocks;
           }
-          done += n;
+          const std::size_t first_record = t.history.size();
+          if (length < 8) r.fail(at + 8, "expected a history section of at least 8 bytes (its record count), found " + std::to_string(length));
+          unsigned char cb[8];
+          r.read(cb, 8, "the record count");
+          sum.update(cb, 8);
+          const std::uint64_t count = get_u64(cb);
+          if ((length - 8) % record_bytes != 0 || (length - 8) / record_bytes != count) {
+            r.fail(payload_at, "expected a record count that fills the section (" + std::to_string((length - 8) / record_bytes) +
+                                   " records of 32 bytes in " + std::to_string(length) + " bytes), found " + std::to_string(count));
+          }
+          if (count > 0xFFFFFFFFull - first_record) r.fail(payload_at, "expected at most 4294967295 records in all, found " + std::to_string(count) + " more");
+          // Bounded by the file's size, checked above; on a stream, by what has arrived.
+          t.history.reserve(first_record + static_cast<std::size_t>(r.sized() ? count : std::min<std::uint64_t>(count, block_records)));
+          std::vector<unsigned char> block;
+          for (std::uint64_t done = 0; done < count;) {
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block_records, count - done));
+            block.resize(n * record_bytes);
+            const std::uint64_t block_at = r.pos();
+            r.read(block.data(), block.size(), "history records");
+            sum.update(block.data(), block.size());
+            for (std::size_t k = 0; k < n; ++k) {
+              const unsigned char* p = &block[k * record_bytes];
+              const std::uint64_t rec_at = block_at + k * record_bytes;
+              auto bad = [&](std::size_t field, const std::string& what) {
+                r.fail(rec_at + field, "record " + std::to_string(first_record + done + k) + ": " + what);
+              };
+              model::op_record rec;
+              rec.call = get_u64(p);
+              rec.ret = get_u64(p + 8);
+              rec.team = get_u32(p + 16);
+              rec.op.key = get_u32(p + 20);
+              const std::uint32_t value = get_u32(p + 24);
+              const unsigned op = p[28], ok = p[29], st = p[30], flags = p[31];
+              if (op > 2) bad(28, "expected an operation code 0 (insert), 1 (delete) or 2 (contains), found " + std::to_string(op));
+              if (ok > 1) bad(29, "expected a result 0 or 1, found " + std::to_string(ok));
+              if (st > max_status) bad(30, "expected a status 0 to " + std::to_string(max_status) + ", found " + std::to_string(st));
+              rec.op.kind = static_cast<op_kind>(op);
+              rec.ok = ok == 1;
+              rec.st = static_cast<status>(st);
+              if (flags & ~1u) bad(31, "expected flags 0 or 1, found " + std::to_string(flags));
+              if (flags & 1u) {
+                if (rec.op.kind != op_kind::remove || !rec.ok || rec.pending()) {
+                  bad(31, "expected the flag 'value not recorded' on successful deletes only");
+                }
+                t.unrecorded_values.push_back(static_cast<std::uint32_t>(first_record + done + k));
+              }
+              if (rec.op.kind == op_kind::insert) rec.op.value = value;
+              else rec.value = value;
+              if (std::string e = validate_record(rec); !e.empty()) bad(rec.call == model::no_stamp ? 0 : 8, e);
+              t.history.push_back(rec);
+            }
+            done += n;
+          }
+          break;
         }
-        break;
+        case section_final_snapshot:
+        case section_initial_snapshot: {
+          // The length was checked against the file above: reading it whole is bounded.
+          const std::vector<unsigned char> payload = r.payload(length, "a snapshot section");
+          sum.update(payload.data(), payload.size());
+          cursor c{r, payload, payload_at};
+          invariants::snapshot& snap = type == section_final_snapshot ? t.final_snapshot : t.initial_snapshot;
+          bool& have = type == section_final_snapshot ? t.has_final_snapshot : t.has_initial_snapshot;
+          if (have) r.fail(at, std::string("expected one ") + section_name(type) + " section, found a second");
+          have = true;
+          snap.chunk = static_cast<int>(c.u32("the snapshot's chunk size"));
+          snap.capacity = c.u32("the snapshot's pool capacity");
+          snap.stamp = c.u64("the snapshot's stamp");
+          const std::uint64_t words = c.u64("the snapshot's word count");
+          if (words != (length - 24) / 8 || (length - 24) % 8 != 0) {
+            r.fail(payload_at + 16, "expected a word count that fills the snapshot section (" + std::to_string((length - 24) / 8) +
+                                        " words), found " + std::to_string(words));
+          }
+          snap.words.resize(static_cast<std::size_t>(words));
+          for (std::uint64_t i = 0; i < words; ++i) snap.words[i] = c.u64("a snapshot word");
+          break;
+        }
+        case section_events: {
+          const std::vector<unsigned char> payload = r.payload(length, "the events section");
+          sum.update(payload.data(), payload.size());
+          cursor c{r, payload, payload_at};
+          if (t.has_events) r.fail(at, "expected one events section, found a second");
+          t.has_events = true;
+          const std::uint64_t count = c.u64("the event count");
+          if (length < 8 || (length - 8) % event_bytes != 0 || (length - 8) / event_bytes != count) {
+            r.fail(payload_at, "expected an event count that fills the section (" + std::to_string(length < 8 ? 0 : (length - 8) / event_bytes) +
+                                   " events of 40 bytes), found " + std::to_string(count));
+          }
+          t.events.resize(static_cast<std::size_t>(count));
+          for (invariants::structural_event& e : t.events) {
+            e.seq = c.u64("an event's sequence number");
+            e.stamp = c.u64("an event's stamp");
+            e.value = c.u64("an event's value");
+            e.team = c.u32("an event's team");
+            e.chunk = c.u32("an event's chunk");
+            const std::uint8_t kind = c.u8("an event's kind");
+            if (kind > 2) c.fail("expected an event kind 0 (alloc), 1 (store) or 2 (cas), found " + std::to_string(kind));
+            e.kind = static_cast<invariants::event_kind>(kind);
+            e.lane = c.u8("an event's lane");
+            for (int pad = 0; pad < 6; ++pad) c.u8("an event's padding");
+          }
+          break;
+        }
+        default: {
+          std::vector<unsigned char> block;
+          for (std::uint64_t left = length; left > 0;) {
+            block.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20)));
+            r.read(block.data(), block.size(), "a section's payload");
+            sum.update(block.data(), block.size());
+            left -= block.size();
+          }
+        }
       }
-      case section_final_snapshot:
-      case section_initial_snapshot: {
-        // The length was checked against the file above: reading it whole is bounded.
-        std::vector<unsigned char> payload(static_cast<std::size_t>(length));
-        r.read(payload.data(), payload.size(), "a snapshot section");
-        sum.update(payload.data(), payload.size());
-        cursor c{r, payload, payload_at};
-        invariants::snapshot& snap = type == section_final_snapshot ? t.final_snapshot : t.initial_snapshot;
-        bool& have = type == section_final_snapshot ? t.has_final_snapshot : t.has_initial_snapshot;
-        if (have) r.fail(at, std::string("expected one ") + section_name(type) + " section, found a second");
-        have = true;
-        snap.chunk = static_cast<int>(c.u32("the snapshot's chunk size"));
-        snap.capacity = c.u32("the snapshot's pool capacity");
-        snap.stamp = c.u64("the snapshot's stamp");
-        const std::uint64_t words = c.u64("the snapshot's word count");
-        if (words != (length - 24) / 8 || (length - 24) % 8 != 0) {
-          r.fail(payload_at + 16, "expected a word count that fills the snapshot section (" + std::to_string((length - 24) / 8) +
-                                      " words), found " + std::to_string(words));
-        }
-        snap.words.resize(static_cast<std::size_t>(words));
-        for (std::uint64_t i = 0; i < words; ++i) snap.words[i] = c.u64("a snapshot word");
-        break;
+      const std::uint64_t sum_at = r.pos();
+      const std::uint64_t stored = r.u64("the section's checksum");
+      if (stored != sum.value()) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "expected the checksum %016llx of the %s section, found %016llx (the section is corrupt)",
+                      static_cast<unsigned long long>(sum.value()), section_name(type), static_cast<unsigned long long>(stored));
+        r.fail(sum_at, buf);
       }
-      case section_events: {
-        std::vector<unsigned char> payload(static_cast<std::size_t>(length));
-        r.read(payload.data(), payload.size(), "the events section");
-        sum.update(payload.data(), payload.size());
-        cursor c{r, payload, payload_at};
-        if (t.has_events) r.fail(at, "expected one events section, found a second");
-        t.has_events = true;
-        const std::uint64_t count = c.u64("the event count");
-        if (length < 8 || (length - 8) % event_bytes != 0 || (length - 8) / event_bytes != count) {
-          r.fail(payload_at, "expected an event count that fills the section (" + std::to_string(length < 8 ? 0 : (length - 8) / event_bytes) +
-                                 " events of 40 bytes), found " + std::to_string(count));
+      if (type == section_end) {
+        if (!r.at_end()) {
+          r.fail(r.pos(), "expected the end of the file after the end section, found " +
+                              (r.sized() ? std::to_string(r.left()) + " more bytes" : std::string("more bytes")));
         }
-        t.events.resize(static_cast<std::size_t>(count));
-        for (invariants::structural_event& e : t.events) {
-          e.seq = c.u64("an event's sequence number");
-          e.stamp = c.u64("an event's stamp");
-          e.value = c.u64("an event's value");
-          e.team = c.u32("an event's team");
-          e.chunk = c.u32("an event's chunk");
-          const std::uint8_t kind = c.u8("an event's kind");
-          if (kind > 2) c.fail("expected an event kind 0 (alloc), 1 (store) or 2 (cas), found " + std::to_string(kind));
-          e.kind = static_cast<invariants::event_kind>(kind);
-          e.lane = c.u8("an event's lane");
-          for (int pad = 0; pad < 6; ++pad) c.u8("an event's padding");
-        }
-        break;
+        return t;
       }
-      default: {
-        std::vector<unsigned char> block;
-        for (std::uint64_t left = length; left > 0;) {
-          block.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20)));
-          r.read(block.data(), block.size(), "a section's payload");
-          sum.update(block.data(), block.size());
-          left -= block.size();
-        }
-      }
+      complete = {r.pos(), complete.sections + 1, blocks, t.history.size(), t.has_final_snapshot, t.has_initial_snapshot, t.has_events};
     }
-    const std::uint64_t sum_at = r.pos();
-    const std::uint64_t stored = r.u64("the section's checksum");
-    if (stored != sum.value()) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "expected the checksum %016llx of the %s section, found %016llx (the section is corrupt)",
-                    static_cast<unsigned long long>(sum.value()), section_name(type), static_cast<unsigned long long>(stored));
-      r.fail(sum_at, buf);
-    }
-    if (type == section_end) {
-      if (r.left() != 0) r.fail(r.pos(), "expected the end of the file after the end section, found " + std::to_string(r.left()) + " more bytes");
-      return t;
-    }
+  } catch (const ended_early& e) {
+    // A cut trace (its writer stopped, or the copy is short): kept up to its
+    // last complete section when asked, and marked so that no one judges it
+    // as whole; never without the header.
+    if (!keep_cut || !have_header || complete.sections == 0) throw trace_error(e.what());
+    t.history.resize(complete.records);
+    while (!t.unrecorded_values.empty() && t.unrecorded_values.back() >= complete.records) t.unrecorded_values.pop_back();
+    t.has_final_snapshot = complete.final_snapshot;
+    t.has_initial_snapshot = complete.initial_snapshot;
+    t.has_events = complete.events;
+    if (!t.has_final_snapshot) t.final_snapshot = {};
+    if (!t.has_initial_snapshot) t.initial_snapshot = {};
+    if (!t.has_events) t.events.clear();
+    t.cut = "the trace is cut: " + std::string(e.what()) + "; read up to byte " + std::to_string(complete.end) + ", its last complete section (" +
+            std::to_string(complete.records) + " records" +
+            (complete.blocks ? " in " + std::to_string(complete.blocks) + (complete.blocks == 1 ? " history block" : " history blocks") : std::string()) + ")";
+    return t;
   }
 }
 
@@ -615,6 +715,105 @@ void write_trace(const std::string& path, const trace_header& header, const std:
   w.begin_section(section_end, 0);
   w.end_section();
   w.close();
+}
+
+}  // namespace gfsl::traces
+
+namespace gfsl::traces {
+
+namespace {
+
+void append_u32(std::vector<unsigned char>& out, std::uint32_t v) {
+  unsigned char b[4];
+  detail::put_u32(b, v);
+  out.insert(out.end(), b, b + 4);
+}
+void append_u64(std::vector<unsigned char>& out, std::uint64_t v) {
+  unsigned char b[8];
+  detail::put_u64(b, v);
+  out.insert(out.end(), b, b + 8);
+}
+
+}  // namespace
+
+trace_recorder::trace_recorder(const std::string& path, const trace_header& header) : path_(path) {
+  const std::vector<unsigned char> head = detail::encode_header(path, header);
+  f_ = std::fopen(path.c_str(), "wb");
+  if (!f_) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  std::vector<unsigned char> pre(detail::magic, detail::magic + 8);
+  append_u32(pre, binary_version);
+  append_u32(pre, 0);
+  if (std::fwrite(pre.data(), 1, pre.size(), f_) != pre.size()) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  write_section(detail::section_header, head);
+}
+
+trace_recorder::~trace_recorder() {
+  if (f_) std::fclose(f_);
+}
+
+void trace_recorder::write_section(std::uint32_t type, const std::vector<unsigned char>& payload) {
+  std::vector<unsigned char> out;
+  out.reserve(payload.size() + 24);
+  append_u32(out, type);
+  append_u32(out, 0);
+  append_u64(out, payload.size());
+  out.insert(out.end(), payload.begin(), payload.end());
+  append_u64(out, section_checksum(payload.data(), payload.size()));
+  if (std::fwrite(out.data(), 1, out.size(), f_) != out.size() || std::fflush(f_) != 0) {
+    throw trace_error(path_ + ": cannot write: " + detail::errno_text());
+  }
+}
+
+void trace_recorder::append(const model::op_record* records, std::size_t n) {
+  if (n == 0) return;
+  if (records_ + n > 0xFFFFFFFFull) throw trace_error(path_ + ": cannot write more than 4294967295 records");
+  std::vector<unsigned char> payload;
+  payload.reserve(8 + detail::record_bytes * n);
+  append_u64(payload, n);
+  payload.resize(8 + detail::record_bytes * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::string e = validate_record(records[i]); !e.empty()) {
+      throw trace_error(path_ + ": cannot write record " + std::to_string(records_ + i) + ": " + e);
+    }
+    detail::encode_record(records[i], false, &payload[8 + detail::record_bytes * i]);
+  }
+  write_section(detail::section_history_block, payload);
+  records_ += n;
+}
+
+void trace_recorder::finish(const trace_extras& extras) {
+  auto snapshot_payload = [](const invariants::snapshot& snap) {
+    std::vector<unsigned char> p;
+    append_u32(p, static_cast<std::uint32_t>(snap.chunk));
+    append_u32(p, snap.capacity);
+    append_u64(p, snap.stamp);
+    append_u64(p, snap.words.size());
+    for (std::uint64_t w : snap.words) append_u64(p, w);
+    return p;
+  };
+  if (records_ == 0) {
+    // A history section, even an empty one, is what makes a trace whole.
+    std::vector<unsigned char> empty;
+    append_u64(empty, 0);
+    write_section(detail::section_history_block, empty);
+  }
+  if (extras.final_snapshot) write_section(detail::section_final_snapshot, snapshot_payload(*extras.final_snapshot));
+  if (extras.initial_snapshot) write_section(detail::section_initial_snapshot, snapshot_payload(*extras.initial_snapshot));
+  if (extras.events) {
+    std::vector<unsigned char> p;
+    append_u64(p, extras.events->size());
+    for (const invariants::structural_event& e : *extras.events) detail::encode_event(e, p);
+    write_section(detail::section_events, p);
+  }
+  write_section(detail::section_end, {});
+  FILE* f = f_;
+  f_ = nullptr;
+  const bool synced = ::fsync(fileno(f)) == 0;
+  const int error = errno;
+  if (std::fclose(f) != 0 || !synced) {
+    if (!synced) errno = error;
+    throw trace_error(path_ + ": cannot write: " + detail::errno_text());
+  }
 }
 
 }  // namespace gfsl::traces

@@ -178,8 +178,18 @@ bool valid_utf8(std::string_view s) {
 
 void append_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
+    // DEL and the C1 controls (U+0080..U+009F, C2 80..C2 9F in UTF-8) are
+    // written as escapes too: a terminal showing the JSON must not obey them.
+    if (c == 0x7F || (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                      static_cast<unsigned char>(s[i + 1]) <= 0x9F)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c == 0x7F ? 0x7F : static_cast<unsigned char>(s[++i]));
+      out += buf;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

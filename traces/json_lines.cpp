@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -349,18 +350,16 @@ struct range_result {
 
 // `header`: the range that starts the file, whose first line may be the
 // metadata line (its fields go there); null for the others.
-void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out,
+// `in`: positioned at `begin`; `end`: where the range stops (a stream: no end
+// but its own).
+void read_range(input& in, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out,
                 std::atomic<std::uint64_t>* bytes_read) {
   try {
-    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) throw trace_error(path + ": cannot open: " + errno_text());
-    if (begin != 0 && fseeko(f.get(), static_cast<off_t>(begin), SEEK_SET) != 0) {
-      throw trace_error(path + ": byte " + std::to_string(begin) + ": cannot read: " + errno_text());
-    }
     // Room for as many records as the range could hold (a record line is
     // over 64 bytes): reserved, not touched, so it costs address space, not
-    // memory, and the records are never copied while they come in.
-    out.history.reserve(static_cast<std::size_t>(std::min<std::uint64_t>((end - begin) / 64 + 1, 0xFFFFFFFFull)));
+    // memory, and the records are never copied while they come in. A stream
+    // of unknown length grows as it comes.
+    if (in.regular()) out.history.reserve(static_cast<std::size_t>(std::min<std::uint64_t>((end - begin) / 64 + 1, 0xFFFFFFFFull)));
     // simdjson reads up to SIMDJSON_PADDING bytes past a line's end: every
     // line parsed lies in `buf` with at least that much after it.
     std::vector<char> buf(block_bytes + simdjson::SIMDJSON_PADDING);
@@ -396,10 +395,7 @@ void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end,
     for (;;) {
       const std::uint64_t left = end - (buf_offset + carry);
       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block_bytes - carry, left));
-      const std::size_t n = want ? std::fread(buf.data() + carry, 1, want, f.get()) : 0;
-      if (n < want && std::ferror(f.get())) {
-        throw trace_error(path + ": byte " + std::to_string(buf_offset + carry + n) + ": cannot read: " + errno_text());
-      }
+      const std::size_t n = want ? in.read(buf.data() + carry, want) : 0;
       const std::size_t len = carry + n;
       if (bytes_read) bytes_read->fetch_add(n, std::memory_order_relaxed);
       std::memset(buf.data() + len, 0, simdjson::SIMDJSON_PADDING);
@@ -427,8 +423,35 @@ void read_range(const std::string& path, std::uint64_t begin, std::uint64_t end,
   } catch (const trace_error& e) {
     out.read_error = e.what();
   } catch (const std::exception& e) {
-    out.read_error = path + ": byte " + std::to_string(begin) + ": cannot read: " + e.what();
+    out.read_error = in.name() + ": byte " + std::to_string(begin) + ": cannot read: " + e.what();
   }
+}
+
+// The ranges' records in order, or the first range's error with its line
+// number counted from the start of the file.
+trace join_ranges(const std::string& path, std::uint64_t size, std::vector<range_result>& ranges, trace t) {
+  std::uint64_t lines_before = 0;
+  std::size_t records = 0;
+  for (const range_result& r : ranges) {
+    if (r.read_error) throw trace_error(*r.read_error);
+    if (r.error) {
+      throw trace_error(path + ": byte " + std::to_string(r.error->byte) + " (line " + std::to_string(lines_before + r.error->range_line) +
+                        "): " + r.error->what);
+    }
+    lines_before += r.lines;
+    records += r.history.size();
+  }
+  if (lines_before == 0) throw trace_error(path + ": byte 0: expected a JSON line, found an empty file");
+  if (records > 0xFFFFFFFFull) throw trace_error(path + ": byte " + std::to_string(size) + ": expected at most 4294967295 records");
+  t.history = std::move(ranges[0].history);
+  t.unrecorded_values = std::move(ranges[0].unrecorded_values);
+  for (std::size_t k = 1; k < ranges.size(); ++k) {
+    const auto offset = static_cast<std::uint32_t>(t.history.size());
+    for (std::uint32_t i : ranges[k].unrecorded_values) t.unrecorded_values.push_back(offset + i);
+    t.history.insert(t.history.end(), ranges[k].history.begin(), ranges[k].history.end());
+    std::vector<model::op_record>().swap(ranges[k].history);
+  }
+  return t;
 }
 
 }  // namespace
@@ -461,47 +484,50 @@ trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std
     }
   }
   cuts.push_back(size);
+  std::vector<range_result> ranges(cuts.size() - 1);
   trace t;
   t.format = trace_format::json;
-  std::vector<range_result> ranges(cuts.size() - 1);
   {
+    auto read_part = [&](std::size_t k) {
+      try {
+        input in(path);
+        if (cuts[k] != 0) in.seek(cuts[k]);
+        read_range(in, cuts[k], cuts[k + 1], k == 0 ? &t : nullptr, ranges[k], bytes_read);
+      } catch (const trace_error& e) {
+        ranges[k].read_error = e.what();
+      }
+    };
+    // A range whose thread cannot be started (a thread or process limit) is
+    // read here, after the others: slower, never lost.
     std::vector<std::thread> readers;
+    std::vector<std::size_t> left_here;
     for (std::size_t k = 1; k < ranges.size(); ++k) {
-      readers.emplace_back(read_range, std::cref(path), cuts[k], cuts[k + 1], nullptr, std::ref(ranges[k]), bytes_read);
+      try {
+        readers.emplace_back(read_part, k);
+      } catch (const std::system_error&) {
+        left_here.push_back(k);
+      }
     }
-    read_range(path, cuts[0], cuts[1], &t, ranges[0], bytes_read);
+    read_part(0);
     for (std::thread& r : readers) r.join();
+    for (std::size_t k : left_here) read_part(k);
   }
-  std::uint64_t lines_before = 0;
-  std::size_t records = 0;
-  for (const range_result& r : ranges) {
-    if (r.read_error) throw trace_error(*r.read_error);
-    if (r.error) {
-      throw trace_error(path + ": byte " + std::to_string(r.error->byte) + " (line " + std::to_string(lines_before + r.error->range_line) +
-                        "): " + r.error->what);
-    }
-    lines_before += r.lines;
-    records += r.history.size();
-  }
-  if (lines_before == 0) throw trace_error(path + ": byte 0: expected a JSON line, found an empty file");
-  if (records > 0xFFFFFFFFull) throw trace_error(path + ": byte " + std::to_string(size) + ": expected at most 4294967295 records");
-  t.history = std::move(ranges[0].history);
-  t.unrecorded_values = std::move(ranges[0].unrecorded_values);
-  for (std::size_t k = 1; k < ranges.size(); ++k) {
-    const auto offset = static_cast<std::uint32_t>(t.history.size());
-    for (std::uint32_t i : ranges[k].unrecorded_values) t.unrecorded_values.push_back(offset + i);
-    t.history.insert(t.history.end(), ranges[k].history.begin(), ranges[k].history.end());
-    std::vector<model::op_record>().swap(ranges[k].history);
-  }
-  return t;
+  return join_ranges(path, size, ranges, std::move(t));
+}
+
+trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read) {
+  std::vector<range_result> ranges(1);
+  trace t;
+  t.format = trace_format::json;
+  read_range(in, 0, UINT64_MAX, &t, ranges[0], bytes_read);
+  return join_ranges(in.name(), in.position(), ranges, std::move(t));
 }
 
 }  // namespace detail
 
 void write_trace_json(const std::string& path, const trace_header& header, const std::vector<model::op_record>& history,
                       const std::vector<std::uint32_t>& unrecorded_values) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  output_file f(path);
   std::string out = "{\"format\":\"gfsl-history\",\"version\":" + std::to_string(json_version);
   for (const extra_field& x : detail::header_fields(header)) {
     out += ',';
@@ -528,13 +554,12 @@ void write_trace_json(const std::string& path, const trace_header& header, const
     out += record_json(r, !unrecorded);
     out += '\n';
     if (out.size() >= (1u << 20)) {
-      if (std::fwrite(out.data(), 1, out.size(), f.get()) != out.size()) throw trace_error(path + ": cannot write: " + detail::errno_text());
+      f.write(out.data(), out.size());
       out.clear();
     }
   }
-  if (std::fwrite(out.data(), 1, out.size(), f.get()) != out.size()) throw trace_error(path + ": cannot write: " + detail::errno_text());
-  FILE* raw = f.release();
-  if (std::fclose(raw) != 0) throw trace_error(path + ": cannot write: " + detail::errno_text());
+  f.write(out.data(), out.size());
+  f.commit();
 }
 
 }  // namespace gfsl::traces

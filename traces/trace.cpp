@@ -4,7 +4,11 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <memory>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "traces/internal.hpp"
 #include "traces/json.hpp"
@@ -245,29 +249,140 @@ std::string errno_text() { return std::strerror(errno); }
 
 }  // namespace detail
 
-trace_format detect_format(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw trace_error(path + ": cannot open: " + detail::errno_text());
-  std::uint64_t at = 0;
-  for (;;) {
-    const int c = std::fgetc(f.get());
-    if (c == EOF) {
-      if (at == 0) throw trace_error(path + ": byte 0: expected a gfsl trace, found an empty file");
-      throw trace_error(path + ": byte " + std::to_string(at) + ": expected '{' to start a JSON line, found the end of the file");
+namespace detail {
+
+input::input(const std::string& path) : name_(path == "-" ? "standard input" : path) {
+  if (path == "-") {
+    // Standard input is read as a stream even when it is a regular file: it
+    // may not start at offset 0 and has no name to open again.
+    f_.reset(fdopen(dup(0), "rb"));
+  } else {
+    f_.reset(std::fopen(path.c_str(), "rb"));
+  }
+  if (!f_) throw trace_error(name_ + ": cannot open: " + errno_text());
+  struct stat st {};
+  if (path != "-" && fstat(fileno(f_.get()), &st) == 0 && S_ISREG(st.st_mode)) {
+    regular_ = true;
+    size_ = static_cast<std::uint64_t>(st.st_size);
+  }
+}
+
+std::size_t input::read(void* into, std::size_t n) {
+  auto* out = static_cast<unsigned char*>(into);
+  std::size_t got = 0;
+  if (!holding_ && held_at_ < held_.size()) {
+    got = std::min(n, held_.size() - held_at_);
+    std::memcpy(out, held_.data() + held_at_, got);
+    held_at_ += got;
+    if (held_at_ == held_.size()) std::vector<unsigned char>().swap(held_), held_at_ = 0;
+  }
+  while (got < n) {
+    const std::size_t k = std::fread(out + got, 1, n - got, f_.get());
+    if (k == 0) {
+      if (std::ferror(f_.get())) throw trace_error(name_ + ": byte " + std::to_string(position_ + got) + ": cannot read: " + errno_text());
+      break;
     }
-    if (at == 0 && c == detail::magic[0]) return trace_format::binary;
-    if (c == '{') return trace_format::json;
+    if (holding_) held_.insert(held_.end(), out + got, out + got + k);
+    got += k;
+  }
+  position_ += got;
+  return got;
+}
+
+void input::seek(std::uint64_t offset) {
+  if (!regular_ || fseeko(f_.get(), static_cast<off_t>(offset), SEEK_SET) != 0) {
+    throw trace_error(name_ + ": byte " + std::to_string(offset) + ": cannot read: " + errno_text());
+  }
+  held_.clear(), held_at_ = 0, holding_ = false;
+  position_ = offset;
+}
+
+trace_format sniff(input& in) {
+  in.hold();
+  std::uint64_t at = 0;
+  trace_format form = trace_format::json;
+  for (;;) {
+    unsigned char c = 0;
+    if (in.read(&c, 1) == 0) {
+      if (at == 0) throw trace_error(in.name() + ": byte 0: expected a gfsl trace, found an empty file");
+      throw trace_error(in.name() + ": byte " + std::to_string(at) + ": expected '{' to start a JSON line, found the end of the file");
+    }
+    if (at == 0 && c == magic[0]) {
+      form = trace_format::binary;
+      break;
+    }
+    if (c == '{') break;
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-      throw trace_error(path + ": byte " + std::to_string(at) +
+      throw trace_error(in.name() + ": byte " + std::to_string(at) +
                         ": expected a gfsl trace (binary, starting with the bytes 89 47 46 53 4c 54 52 0a, or JSON lines, "
                         "starting with '{'), found " + json::show_byte(c));
     }
     ++at;
   }
+  in.replay();
+  return form;
 }
 
-trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read) {
-  return detect_format(path) == trace_format::binary ? detail::read_binary(path, bytes_read) : detail::read_json(path, 0, bytes_read);
+}  // namespace detail
+
+trace_format detect_format(const std::string& path) {
+  detail::input in(path);
+  return detail::sniff(in);
+}
+
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
+  detail::input in(path);
+  const trace_format form = detail::sniff(in);
+  if (in.regular()) {
+    // A file by name is read again from its path: JSON lines in parallel ranges.
+    return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read);
+  }
+  return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read);
+}
+
+output_file::output_file(const std::string& path) : path_(path) {
+  struct stat st {};
+  const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (!special) temp_ = path + ".tmp-" + std::to_string(::getpid());
+  f_ = std::fopen((special ? path : temp_).c_str(), "wb");
+  if (!f_) throw trace_error(path + ": cannot write: " + detail::errno_text());
+}
+
+output_file::~output_file() {
+  if (!f_) return;
+  std::fclose(f_);
+  if (!temp_.empty()) std::remove(temp_.c_str());
+}
+
+void output_file::write(const void* data, std::size_t n) {
+  if (n && std::fwrite(data, 1, n, f_) != n) throw trace_error(path_ + ": cannot write: " + detail::errno_text());
+}
+
+void output_file::commit() {
+  FILE* f = f_;
+  f_ = nullptr;
+  // fflush and fsync before the rename: a crash after it leaves the whole
+  // new file or the old one, never a file renamed before its bytes landed.
+  const bool written = std::fflush(f) == 0 && (temp_.empty() || ::fsync(fileno(f)) == 0);
+  const int error = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) {
+    if (!written) errno = error;
+    const std::string why = detail::errno_text();
+    if (!temp_.empty()) std::remove(temp_.c_str());
+    throw trace_error(path_ + ": cannot write: " + why);
+  }
+  if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) {
+    const std::string why = detail::errno_text();
+    std::remove(temp_.c_str());
+    throw trace_error(path_ + ": cannot write: " + why);
+  }
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  output_file out(path);
+  out.write(text.data(), text.size());
+  out.commit();
 }
 
 void write_trace(const std::string& path, const trace& t, trace_format as) {

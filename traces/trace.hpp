@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -72,6 +73,10 @@ struct trace {
   bool has_final_snapshot = false, has_initial_snapshot = false, has_events = false;
   invariants::snapshot final_snapshot, initial_snapshot;
   std::vector<invariants::structural_event> events;
+  // Empty for a whole trace. A binary trace that ends early (its writer was
+  // killed, the copy is short), read with keep_cut: one line saying where it
+  // ends and what was kept, the complete sections before the cut.
+  std::string cut;
 };
 
 // What a run may add to its history in the binary form (null: absent).
@@ -102,9 +107,64 @@ void write_trace_json(const std::string& path, const trace_header& header, const
                       const std::vector<std::uint32_t>& unrecorded_values = {});
 void write_trace(const std::string& path, const trace& t, trace_format as);
 
+// A file written whole or not at all: the bytes go to a temporary file
+// beside `path` (PATH.tmp-PID), which commit() flushes, syncs and renames over
+// `path`; without commit() (an error, an exception) the temporary is removed
+// and whatever `path` held before is left as it was. A path that names no
+// regular file or directory entry that can be replaced (a device such as
+// /dev/stdout or /dev/full, a FIFO) is written directly. Errors throw
+// trace_error: "PATH: cannot write: REASON".
+class output_file {
+ public:
+  explicit output_file(const std::string& path);
+  ~output_file();
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+  void write(const void* data, std::size_t n);
+  void commit();
+
+ private:
+  std::string path_, temp_;
+  FILE* f_ = nullptr;
+};
+
+// Writes `text` to `path` through output_file.
+void write_file(const std::string& path, const std::string& text);
+
 // Reads either form; throws trace_error. `bytes_read`, when given, counts
 // the bytes read so far (for a progress line; other threads may read it).
-trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr);
+// `keep_cut`: a binary trace that ends early, after its header section, is
+// read up to its last complete section and returned with `cut` saying so,
+// instead of refused (traces/FORMAT.md, "Cut traces"). Damage (a checksum,
+// a field out of range) is refused either way.
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false);
+
+// Writes a binary trace as a run goes: the header at once, then the history
+// in blocks (section type 6), each followed by its checksum and flushed to
+// the file, then the snapshots and events and the end section. A writer
+// killed at any moment leaves a file that read_trace(..., keep_cut) reads up
+// to its last complete block. Writes go to `path` itself: a cut file is told
+// from a whole one by its missing end section.
+class trace_recorder {
+ public:
+  trace_recorder(const std::string& path, const trace_header& header);
+  ~trace_recorder();
+  trace_recorder(const trace_recorder&) = delete;
+  trace_recorder& operator=(const trace_recorder&) = delete;
+  // One history block of these records, written and flushed (fflush, not
+  // fsync: what the process wrote survives its death, not the machine's).
+  void append(const model::op_record* records, std::size_t n);
+  void append(const std::vector<model::op_record>& records) { append(records.data(), records.size()); }
+  // Snapshots and events, then the end section; fsyncs the file.
+  void finish(const trace_extras& extras = {});
+  std::uint64_t records() const { return records_; }
+
+ private:
+  std::string path_;
+  FILE* f_ = nullptr;
+  std::uint64_t records_ = 0;
+  void write_section(std::uint32_t type, const std::vector<unsigned char>& payload);
+};
 
 // Which form a file is in, from its first bytes; throws trace_error.
 trace_format detect_format(const std::string& path);

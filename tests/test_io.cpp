@@ -1,0 +1,539 @@
+// Input and output as a hostile world offers them: traces that arrive
+// through pipes, FIFOs and standard input, runs killed while they record,
+// files that cannot be written, and strings in a trace that try to forge
+// a report.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "linearizability/synthetic.hpp"
+#include "tests/gfsl_binary.hpp"
+#include "traces/internal.hpp"
+#include "traces/trace.hpp"
+
+namespace {
+
+using gfsl::testing_cli::result;
+using gfsl::testing_cli::run;
+
+std::string temp_path(const std::string& name) { return testing::TempDir() + "gfsl_io_" + std::to_string(::getpid()) + "_" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// The same command with the input named differently: the file's name and
+// the checker's elapsed time are the only things allowed to differ.
+std::string normalized(std::string out, const std::string& name) {
+  const std::string title = "gfsl check: " + name + " (";
+  if (const std::size_t at = out.find(title); at != std::string::npos) out.replace(at, title.size(), "gfsl check: INPUT (");
+  out = std::regex_replace(out, std::regex("[0-9]+\\.[0-9]+ s\\b"), "T s");
+  out = std::regex_replace(out, std::regex("\"seconds\":[0-9.e+-]+"), "\"seconds\":T");
+  return out;
+}
+
+std::string bash(const std::string& script) {
+  // popen runs /bin/sh; process substitution needs bash.
+  std::string quoted = "'";
+  for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "bash -c " + quoted + "'";
+}
+
+struct fixture_file {
+  std::string path;
+  int expected_code;
+};
+
+// Every form a trace comes in, with every verdict: binary with snapshots and
+// an event log, JSON lines, a violation, a corrupt and a truncated file of
+// each form.
+std::vector<fixture_file> fixtures() {
+  std::vector<fixture_file> out;
+  const std::string events_bin = temp_path("events.trace");
+  result r = run("run --backend host --teams 4 --ops 3000 --range 60 --seed 5 --events on --trace " + events_bin);
+  EXPECT_EQ(r.code, 0) << r.out;
+  out.push_back({events_bin, 0});
+  const std::string json = temp_path("run.jsonl");
+  r = run("run --backend host --teams 4 --ops 3000 --range 60 --seed 5 --trace-format json --trace " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  out.push_back({json, 0});
+
+  gfsl::lin::synthetic_options so;
+  so.ops = 4000;
+  so.keys = 40;
+  so.teams = 8;
+  so.pending = 2;
+  auto h = gfsl::lin::synthetic_history(so);
+  for (auto& rec : h) {
+    if (rec.op.kind == gfsl::op_kind::contains && !rec.ok && !rec.pending()) {
+      rec.ok = true;  // finds a value nobody inserted
+      rec.value = 999999;
+      break;
+    }
+  }
+  gfsl::model::workload w;
+  w.ops = so.ops;
+  const auto header = gfsl::traces::make_header(w, "synthetic", "", gfsl::model::clock_kind::global_counter, "");
+  const std::string bad_bin = temp_path("violation.trace"), bad_json = temp_path("violation.jsonl");
+  gfsl::traces::write_trace(bad_bin, header, h);
+  gfsl::traces::write_trace_json(bad_json, header, h);
+  out.push_back({bad_bin, 1});
+  out.push_back({bad_json, 1});
+
+  const std::string bin = slurp(events_bin);
+  const std::string cut_bin = temp_path("cut.trace");
+  spit(cut_bin, bin.substr(0, bin.size() / 2));
+  out.push_back({cut_bin, 3});  // read up to its last complete section, called cut
+  std::string flipped = bin;
+  flipped[flipped.size() / 3] ^= 0x10;
+  const std::string flipped_bin = temp_path("flipped.trace");
+  spit(flipped_bin, flipped);
+  out.push_back({flipped_bin, 2});
+  const std::string text = slurp(json);
+  const std::string cut_json = temp_path("cut.jsonl");
+  spit(cut_json, text.substr(0, text.size() / 2 + 7));
+  out.push_back({cut_json, 2});
+  const std::string spaced_json = temp_path("spaced.jsonl");
+  spit(spaced_json, "  \n" + text);  // the sniffer skips the blank start; the reader refuses the blank line
+  out.push_back({spaced_json, 2});
+  return out;
+}
+
+TEST(Pipes, EveryFixtureGivesTheSameVerdictAndReportFromAPipeStdinAndAProcessSubstitution) {
+  for (const fixture_file& f : fixtures()) {
+    const result file = run("check --threads 2 " + f.path);
+    EXPECT_EQ(file.code, f.expected_code) << f.path << "\n" << file.out;
+    const std::string expected = normalized(file.out, f.path);
+    const result piped = run("check --threads 2 - < " + f.path);  // standard input, a regular file
+    std::string catted_cmd = "cat " + f.path + " | " + std::string(GFSL_BINARY) + " check --threads 2 - 2>&1";
+    FILE* p = popen(catted_cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string catted;
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) catted.append(buf, n);
+    const int catted_status = pclose(p);
+    std::string subst_cmd = bash(std::string(GFSL_BINARY) + " check --threads 2 <(cat " + f.path + ") 2>&1; echo \"rc=$?\"");
+    p = popen(subst_cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string subst;
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) subst.append(buf, n);
+    pclose(p);
+
+    EXPECT_EQ(piped.code, f.expected_code) << f.path << "\n" << piped.out;
+    EXPECT_EQ(WEXITSTATUS(catted_status), f.expected_code) << f.path << "\n" << catted;
+    EXPECT_NE(subst.find("rc=" + std::to_string(f.expected_code)), std::string::npos) << f.path << "\n" << subst;
+    if (f.expected_code == 3) {
+      // Cut: the same report on the same records, and a cut line naming the
+      // input (where a stream ran out differs from where the file's size
+      // stopped a length: the byte kept is the same).
+      const std::string kept = "read up to byte ";
+      for (const std::string* out : std::vector<const std::string*>{&piped.out, &catted}) {
+        EXPECT_EQ(normalized(out->substr(0, out->find("\ncut:")), "-"), expected.substr(0, expected.find("\ncut:"))) << f.path;
+        EXPECT_NE(out->find("\ncut:      the trace is cut: standard input: byte "), std::string::npos) << *out;
+        EXPECT_EQ(out->substr(out->find(kept)), file.out.substr(file.out.find(kept))) << *out;
+      }
+    } else if (f.expected_code != 2) {
+      // A verdict: the same report, word for word, whatever the input was.
+      EXPECT_EQ(normalized(piped.out, "-"), expected) << f.path;
+      EXPECT_EQ(normalized(catted, "-"), expected) << f.path;
+      const std::string subst_report = subst.substr(0, subst.rfind("rc="));
+      EXPECT_EQ(normalized(std::regex_replace(subst_report, std::regex("/dev/fd/[0-9]+"), "FD"), "FD"), expected)
+          << f.path;
+    } else {
+      // Refused, in one line naming the input, whatever it was.
+      for (const std::string* out : std::vector<const std::string*>{&piped.out, &catted}) {
+        EXPECT_EQ(std::count(out->begin(), out->end(), '\n'), 1) << f.path << "\n" << *out;
+        EXPECT_NE(out->find("gfsl check: standard input: byte "), std::string::npos) << f.path << "\n" << *out;
+      }
+    }
+  }
+}
+
+TEST(Pipes, ConvertReadsStandardInputAndWritesWhatTheFileFormWrites) {
+  const auto all = fixtures();
+  for (const fixture_file& f : {all[0], all[1]}) {
+    const std::string from_file = temp_path("conv_file"), from_pipe = temp_path("conv_pipe");
+    ASSERT_EQ(run("convert " + f.path + " " + from_file).code, 0);
+    const result r = run("convert - " + from_pipe + " < " + f.path);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("gfsl convert: - ("), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(from_pipe), slurp(from_file)) << f.path;
+  }
+}
+
+TEST(Pipes, AFifoIsReadAsAStream) {
+  const auto all = fixtures();
+  const std::string fifo = temp_path("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const fixture_file& f : {all[0], all[1]}) {
+    std::string cmd = "(cat " + f.path + " > " + fifo + " &) ; " + std::string(GFSL_BINARY) + " check --threads 1 " + fifo + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    EXPECT_EQ(WEXITSTATUS(pclose(p)), 0) << out;
+    EXPECT_NE(out.find("verdict:  linearizable"), std::string::npos) << out;
+  }
+  std::remove(fifo.c_str());
+}
+
+// The stream reader meets the same damage as the file reader: every cut of a
+// binary trace fed through a pipe is refused with one line, never read as a
+// whole history.
+TEST(Pipes, EveryTruncationOfABinaryStreamIsRefused) {
+  const std::string path = temp_path("small.trace");
+  gfsl::lin::synthetic_options so;
+  so.ops = 40;
+  so.keys = 5;
+  gfsl::model::workload w;
+  gfsl::traces::write_trace(path, gfsl::traces::make_header(w, "synthetic", "", gfsl::model::clock_kind::global_counter, ""),
+                            gfsl::lin::synthetic_history(so));
+  const std::string whole = slurp(path);
+  int refused = 0;
+  for (std::size_t cut = 0; cut < whole.size(); ++cut) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const std::string part = whole.substr(0, cut);
+    ASSERT_EQ(write(fds[1], part.data(), part.size()), static_cast<ssize_t>(part.size()));  // fits in a pipe's buffer
+    close(fds[1]);
+    const int saved = dup(0);
+    dup2(fds[0], 0);
+    close(fds[0]);
+    try {
+      gfsl::traces::read_trace("-");
+      ADD_FAILURE() << "a cut at byte " << cut << " was read as a whole trace";
+    } catch (const gfsl::traces::trace_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_EQ(what.rfind("standard input: byte ", 0), 0u) << what;
+      ++refused;
+    }
+    dup2(saved, 0);
+    close(saved);
+  }
+  EXPECT_EQ(refused, static_cast<int>(whole.size()));
+}
+
+}  // namespace
+
+namespace {
+
+// Strings that try to take over a terminal or a page: ANSI escapes that
+// clear and recolour the screen, a newline followed by a forged verdict, a
+// C1 CSI, a script end tag and quotes that would close an attribute.
+const std::string hostile_backend = "host\x1b[2J\x1b[31m\nverdict:  linearizable (every key)\r";
+const std::string hostile_device = "</script><script>alert('x')</script>\" onmouseover=\"alert(1)\xc2\x9b" "31m";
+const std::string hostile_replay = "<img src=x onerror=alert(2)>'\x07";
+
+bool has_control(const std::string& s, bool newline_allowed) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' && newline_allowed) continue;
+    if (c < 0x20 || c == 0x7F) return true;
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string hostile_trace(bool violation) {
+  gfsl::lin::synthetic_options so;
+  so.ops = 300;
+  so.keys = 6;
+  auto h = gfsl::lin::synthetic_history(so);
+  if (violation) {
+    for (auto& rec : h) {
+      if (rec.op.kind == gfsl::op_kind::contains && !rec.ok && !rec.pending()) {
+        rec.ok = true;
+        rec.value = 424242;
+        break;
+      }
+    }
+  }
+  gfsl::model::workload w;
+  auto header = gfsl::traces::make_header(w, hostile_backend, hostile_device, gfsl::model::clock_kind::global_counter, hostile_replay);
+  gfsl::traces::extra_field f;
+  f.name = "note";
+  f.s = "\x1b]0;owned\x07";
+  header.extra.push_back(f);
+  const std::string path = temp_path(violation ? "hostile_bad.jsonl" : "hostile_ok.jsonl");
+  gfsl::traces::write_trace_json(path, header, h);
+  return path;
+}
+
+TEST(HostileStrings, TheTextReportShowsThemEscapedAndCannotBeForged) {
+  for (bool violation : {false, true}) {
+    const std::string path = hostile_trace(violation);
+    for (const std::string& form : {std::string("jsonl"), std::string("trace")}) {
+      std::string input = path;
+      if (form == "trace") {
+        input = path + ".trace";
+        ASSERT_EQ(run("convert " + path + " " + input).code, 0);
+      }
+      const result r = run("check --threads 1 " + input);
+      EXPECT_EQ(r.code, violation ? 1 : 0) << r.out;
+      EXPECT_FALSE(has_control(r.out, true)) << r.out;
+      // One verdict line, the true one: the newline in the backend is shown as \n.
+      std::size_t verdicts = 0;
+      for (std::size_t at = 0; (at = r.out.find("\nverdict:", at)) != std::string::npos; ++at) ++verdicts;
+      EXPECT_EQ(verdicts, 1u) << r.out;
+      EXPECT_NE(r.out.find(violation ? "\nverdict:  NOT LINEARIZABLE" : "\nverdict:  linearizable"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("backend host\\x1b[2J\\x1b[31m\\nverdict:  linearizable (every key)\\x0d on </script>"), std::string::npos)
+          << r.out;
+      EXPECT_NE(r.out.find("\\u009b31m"), std::string::npos) << r.out;
+      const result j = run("check --threads 1 --json " + input);
+      EXPECT_EQ(j.code, violation ? 1 : 0) << j.out;
+      EXPECT_FALSE(has_control(j.out, true)) << j.out;
+    }
+  }
+}
+
+TEST(HostileStrings, TheHtmlPageEmbedsThemAsTextOnly) {
+  for (bool violation : {false, true}) {
+    const std::string path = hostile_trace(violation), page = temp_path("hostile.html");
+    const result r = run("check --threads 1 " + path + " --html " + page);
+    EXPECT_EQ(r.code, violation ? 1 : 0) << r.out;
+    const std::string html = slurp(page);
+    ASSERT_FALSE(html.empty());
+    EXPECT_FALSE(has_control(html, true));
+    // The page's own script is the only one, and no attribute is opened from the input.
+    std::size_t scripts = 0;
+    for (std::size_t at = 0; (at = html.find("<script", at)) != std::string::npos; ++at) ++scripts;
+    EXPECT_EQ(scripts, 1u);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_EQ(html.find("onmouseover=\""), std::string::npos);
+    EXPECT_EQ(html.find("alert('x')"), std::string::npos);
+    EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot; onmouseover=&quot;alert(1)"), std::string::npos);
+    EXPECT_NE(html.find("&lt;img src=x onerror=alert(2)&gt;&#39;\\x07"), std::string::npos);
+  }
+}
+
+TEST(HostileStrings, ErrorLinesShowInputExcerptsEscaped) {
+  // A clock name the reader refuses is quoted in the error: escaped, one line.
+  const std::string path = temp_path("hostile_clock.jsonl");
+  spit(path, "{\"format\":\"gfsl-history\",\"version\":1,\"clock\":\"\\u001b[2J\\nverdict:  linearizable\"}\n"
+             "{\"team\":0,\"op\":\"insert\",\"key\":1,\"value\":1,\"ok\":true,\"call\":0,\"ret\":1}\n");
+  const result r = run("check " + path);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_FALSE(has_control(r.out, true)) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("\\x1b[2J\\nverdict:"), std::string::npos) << r.out;
+  // A file name is input too.
+  const std::string odd = temp_path("odd\x1b[31mname\nverdict:  linearizable.jsonl");
+  const result missing = run("check '" + odd + "'");
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_FALSE(has_control(missing.out, true)) << missing.out;
+  EXPECT_EQ(std::count(missing.out.begin(), missing.out.end(), '\n'), 1) << missing.out;
+}
+
+}  // namespace
+
+namespace {
+
+std::string with_threads_allowed(int n, const std::string& args) {
+  return "env GFSL_TEST_THREADS_ALLOWED=" + std::to_string(n) + " LD_PRELOAD=" + FAIL_THREADS_PRELOAD + " " + GFSL_BINARY + " " + args +
+         " 2>&1";
+}
+
+result shell(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  result r{-1, {}};
+  if (!p) return r;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(Resources, AThreadThatCannotStartEndsTheRunInOneLineWithExitTwo) {
+  for (int allowed : {0, 1, 5}) {
+    const result r = shell(with_threads_allowed(allowed, "run --backend threads --teams 8 --ops 4000"));
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_EQ(r.out, "gfsl run: cannot start team thread " + std::to_string(allowed) + " of 8: Resource temporarily unavailable\n");
+  }
+  // With --trace the trace's writer holds a thread too; what it wrote before
+  // the run failed (the header and the prefill) stays, read as cut.
+  const std::string trace = temp_path("threads.trace");
+  const result r = shell(with_threads_allowed(4, "run --backend threads --teams 8 --ops 4000 --trace " + trace));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out, "gfsl run: cannot start team thread 3 of 8: Resource temporarily unavailable\n");
+  const result check = run("check " + trace);
+  EXPECT_EQ(check.code, 3) << check.out;
+  EXPECT_NE(check.out.find("\ncut:      the trace is cut: "), std::string::npos) << check.out;
+  // Without a thread for the writer, the trace is written when the run ends.
+  const result no_writer = shell(with_threads_allowed(0, "run --backend host --teams 4 --ops 500 --range 40 --trace " + trace));
+  EXPECT_EQ(no_writer.code, 0) << no_writer.out;
+  EXPECT_EQ(run("check " + trace).code, 0);
+  // The preload lets the first threads through: the same run with enough of them is fine.
+  const result ok = shell(with_threads_allowed(8, "run --backend threads --teams 8 --ops 4000"));
+  EXPECT_EQ(ok.code, 0) << ok.out;
+}
+
+TEST(Resources, CheckWithoutThreadsForItsProgressLineStillDecides) {
+  const std::string trace = temp_path("nothreads.trace");
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 500 --range 40 --trace " + trace).code, 0);
+  const result r = shell(with_threads_allowed(0, "check --threads 1 " + trace));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+}
+
+TEST(Resources, AFullDiskOrAMissingFolderEndsInOneLineAndLeavesEarlierFilesIntact) {
+  const std::string trace = temp_path("full.trace");
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 500 --range 40 --trace " + trace).code, 0);
+  const std::string before = slurp(trace);
+  // A run whose trace cannot be written: its summary is printed, then one line, exit 2.
+  result r = run("run --backend host --teams 4 --ops 500 --range 40 --trace /dev/full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("gfsl run: --trace: /dev/full: cannot write: No space left on device\n"), std::string::npos) << r.out;
+  // gfsl check's report is printed whole before its page fails to be written.
+  r = run("check " + trace + " --html /dev/full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gfsl check: --html /dev/full: cannot write: No space left on device\n"), std::string::npos) << r.out;
+  r = run("convert " + trace + " /dev/full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out, "gfsl convert: /dev/full: cannot write: No space left on device\n");
+  const std::string nowhere = temp_path("no_such_folder") + "/out";
+  for (const std::string& args : {"convert " + trace + " " + nowhere, "check " + trace + " --html " + nowhere,
+                                  "run --backend host --teams 2 --ops 100 --trace " + nowhere}) {
+    r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(nowhere + ": cannot write: No such file or directory\n"), std::string::npos) << r.out;
+  }
+  if (geteuid() != 0) {  // root writes into a read-only folder regardless
+    const std::string folder = temp_path("readonly");
+    ASSERT_EQ(mkdir(folder.c_str(), 0555), 0);
+    r = run("convert " + trace + " " + folder + "/t.jsonl");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("cannot write: Permission denied"), std::string::npos) << r.out;
+    rmdir(folder.c_str());
+  }
+  EXPECT_EQ(slurp(trace), before);
+}
+
+TEST(Resources, AnOutputIsReplacedWholeOrNotAtAll) {
+  // A conversion that fails half-way (the input is cut) leaves the old output
+  // file as it was, and no temporary beside it.
+  const std::string trace = temp_path("whole.trace"), cut = temp_path("whole_cut.jsonl"), out = temp_path("whole_out.trace");
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 500 --range 40 --trace " + trace).code, 0);
+  spit(out, "earlier contents");
+  ASSERT_EQ(run("convert " + trace + " " + cut).code, 0);
+  const std::string text = slurp(cut);
+  spit(cut, text.substr(0, text.size() - 30));
+  result r = run("convert " + cut + " " + out);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(slurp(out), "earlier contents");
+  const std::string reference = temp_path("whole_reference.trace");
+  ASSERT_EQ(run("convert " + trace + " " + reference + " --to binary").code, 0);
+  r = run("convert " + trace + " " + out + " --to binary");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(slurp(out), slurp(reference));
+  EXPECT_EQ(gfsl::traces::read_trace(out).history.size(), gfsl::traces::read_trace(trace).history.size());
+  const result ls = shell("ls " + out + ".tmp-* 2>/dev/null | wc -l");
+  EXPECT_EQ(ls.out, "0\n");
+}
+
+}  // namespace
+
+namespace {
+
+// Starts `gfsl ARGS` in the background, kills it with `sig` after `ms`
+// milliseconds, and returns its exit status (as the shell reports it) with
+// its standard error.
+result kill_after(const std::string& args, int sig, int ms) {
+  const std::string err = temp_path("killed.err");
+  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " > /dev/null 2> " + err + " & pid=$!; sleep " +
+                          std::to_string(ms / 1000.0) + "; kill -" + std::to_string(sig) + " $pid; wait $pid; echo $?";
+  result r = shell(cmd);
+  r.code = std::atoi(r.out.c_str());
+  r.out = slurp(err);
+  return r;
+}
+
+TEST(KilledRuns, WhatARunLeavesAtAnyMomentIsReadableAndConsistent) {
+  // A scheduled run long enough to be killed while it records (a few
+  // seconds on one core); moments from the header's first bytes to blocks
+  // well into the run.
+  const std::string args_base = "run --backend host --teams 6 --ops 4000000 --range 200 --seed 11 --trace ";
+  std::uint64_t seed = 12345;
+  auto next_ms = [&seed](int lo, int hi) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(hi - lo));
+  };
+  int whole = 0, cut = 0;
+  for (int sig : {SIGINT, SIGTERM, SIGKILL, SIGINT, SIGKILL, SIGTERM}) {
+    const std::string trace = temp_path("killed_" + std::to_string(sig) + "_" + std::to_string(whole + cut) + ".trace");
+    const int ms = next_ms(20, 2600);
+    const result r = kill_after(args_base + trace, sig, ms);
+    SCOPED_TRACE("signal " + std::to_string(sig) + " after " + std::to_string(ms) + " ms");
+    const result check = run("check --threads 2 " + trace);
+    if (sig == SIGKILL) {
+      EXPECT_EQ(r.code, 128 + SIGKILL);
+      // Nothing closed it: cut, read up to its last complete block, exit 3
+      // (or refused, exit 2, when not even the header's section was complete).
+      if (check.code == 3) {
+        EXPECT_NE(check.out.find("\ncut:      the trace is cut: "), std::string::npos) << check.out;
+        EXPECT_NE(check.out.find("not the whole run (exit 3)"), std::string::npos) << check.out;
+        ++cut;
+      } else {
+        EXPECT_EQ(check.code, 2) << check.out;
+      }
+      continue;
+    }
+    // SIGINT and SIGTERM: the writer closes the trace whole, in-flight
+    // operations pending, and says so in one line.
+    EXPECT_EQ(r.code, 3) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find(std::string("gfsl run: interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ": " + trace + " holds the "),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(check.code, 0) << check.out;  // the correct core: a whole history, linearizable
+    EXPECT_EQ(check.out.find("cut:"), std::string::npos) << check.out;
+    const gfsl::traces::trace t = gfsl::traces::read_trace(trace);
+    // Each team ran one operation at a time: its records, by call stamp,
+    // each return before the next call, only the last one possibly in flight.
+    const std::uint64_t concurrent_from = gfsl::model::first_free_stamp(gfsl::model::prefill_operations(t.header.workload).size());
+    std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> by_team(6);
+    std::size_t pending = 0;
+    for (const auto& rec : t.history) {
+      if (rec.call < concurrent_from) continue;
+      ASSERT_LT(rec.team, 6u);
+      by_team[rec.team].emplace_back(rec.call, rec.ret);
+      pending += rec.pending() ? 1 : 0;
+    }
+    EXPECT_LE(pending, 6u);
+    for (auto& ops : by_team) {
+      std::sort(ops.begin(), ops.end());
+      for (std::size_t k = 0; k + 1 < ops.size(); ++k) {
+        ASSERT_NE(ops[k].second, gfsl::model::no_stamp) << "an operation in flight before another of its team";
+        EXPECT_LT(ops[k].second, ops[k + 1].first);
+      }
+    }
+    ++whole;
+  }
+  EXPECT_EQ(whole, 4);
+}
+
+}  // namespace
