@@ -204,7 +204,8 @@ command add_mutants_command(CLI::App& root) {
   return {mu, [st] {
             if (st->list) {
               for (const mutant_info& m : mutant_catalog) {
-                std::printf("%-32s [%s]%s\n    %s\n", std::string(m.name).c_str(), std::string(m.backends).c_str(),
+                std::printf("%-32s [%s; %s]%s\n    %s\n", std::string(m.name).c_str(), std::string(m.backends).c_str(),
+                            std::string(m.variants).c_str(),
                             m.equivalent.empty() ? "" : " (equivalent under whole-chunk reads)", std::string(m.breaks).c_str());
               }
               return exit_ok;
@@ -327,7 +328,10 @@ command add_mutants_command(CLI::App& root) {
             for (const mutant_info& m : mutant_catalog) {
               if (!st->only.empty() && m.name != st->only) continue;
               row r;
-              if (m.backends.find(st->backend) == std::string_view::npos) {
+              // A backend the bug cannot take effect on, or a variant without
+              // the mechanism it breaks: nothing to kill.
+              if (m.backends.find(st->backend) == std::string_view::npos ||
+                  m.variants.find(st->variant) == std::string_view::npos) {
                 r.applicable = false;
               } else {
                 r = isolated(m.id);

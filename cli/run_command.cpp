@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "fuzz/detectors.hpp"
 #include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
 #include "traces/trace.hpp"
@@ -114,7 +115,8 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     }
     // A run the scheduler stopped has operations in flight: its structure is
     // a mid-run state, judged by the invariants that hold at every step.
-    const bool quiescent = schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed;
+    const bool quiescent = (schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed) &&
+                           r.prefill_stop == gfsl::sched::stop_reason::completed;
     auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, quiescent, sequential ? &model_state : nullptr);
     gfsl::invariants::name_operations_in_flight(snap.violations, r.records);
     if (!snap.violations.empty()) {
@@ -163,6 +165,13 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   } else {
     std::printf("check:    final contents agree, key by key, with the successful operations\n");
   }
+  if (r.prefill_stop != gfsl::sched::stop_reason::completed) {
+    std::printf("stopped:  %s in the prefill after %zu completed inserts; the concurrent phase did not run\n",
+                gfsl::sched::name(r.prefill_stop), r.prefill.size());
+    std::istringstream lines(r.prefill_report);
+    for (std::string line; std::getline(lines, line);) std::printf("          %s\n", line.c_str());
+    rc = exit_violation;
+  }
   if (schedule && schedule->reason != gfsl::sched::stop_reason::completed) {
     std::printf("stopped:  %s after %llu scheduling points; %zu teams unfinished, their operations in flight kept as pending\n",
                 gfsl::sched::name(schedule->reason), (unsigned long long)schedule->steps, schedule->unfinished.size());
@@ -180,6 +189,19 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
       rc = exit_violation;
     } else {
       std::printf("check:    every answer matches the sequential model (teams took turns)\n");
+    }
+  } else if (o.judge_linearizability) {
+    std::vector<gfsl::fuzz::detection> found;
+    const bool decided = gfsl::fuzz::judge_linearizability(gfsl::model::full_history(r.prefill, r.records),
+                                                           o.linearizability_seconds, found);
+    if (!found.empty()) {
+      std::printf("check:    FAILED: linearizability: %s\n", found.front().detail.c_str());
+      rc = exit_violation;
+    } else if (!decided) {
+      std::printf("check:    linearizability undecided: the checker's %.0f s limit was reached\n", o.linearizability_seconds);
+      if (rc == exit_ok) rc = exit_undecided;
+    } else {
+      std::printf("check:    the history is linearizable, key by key\n");
     }
   } else {
     std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
@@ -378,6 +400,7 @@ command add_replay_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl replay: %s\n", bad.c_str());
               return exit_usage;
             }
+            o.judge_linearizability = true;
             try {
               return execute(o);
             } catch (const std::exception& e) {

@@ -14,11 +14,7 @@
 
 namespace gfsl::fuzz {
 
-namespace {
-
-// Linearizability, key by key (P-compositionality). Returns the first key
-// that is not linearizable, or notes that the time limit was reached.
-void judge_linearizability(const std::vector<model::op_record>& history, double seconds, judgement& j) {
+bool judge_linearizability(const std::vector<model::op_record>& history, double seconds, std::vector<detection>& found) {
   std::map<key_type, std::vector<lin::key_op>> by_key;
   for (std::uint32_t i = 0; i < history.size(); ++i) by_key[history[i].op.key].push_back(lin::to_key_op(history[i], i));
   const lin::deadline d = lin::deadline::after_seconds(seconds);
@@ -26,22 +22,29 @@ void judge_linearizability(const std::vector<model::op_record>& history, double 
   for (auto& [key, ops] : by_key) {
     std::stable_sort(ops.begin(), ops.end(), [](const lin::key_op& a, const lin::key_op& b) { return a.call < b.call; });
     const lin::verdict v = checker.check(ops, d);
-    if (v == lin::verdict::unknown) {
-      j.undecided = true;
-      return;
-    }
+    if (v == lin::verdict::unknown) return false;
     if (v == lin::verdict::not_linearizable) {
       std::string detail = "key " + std::to_string(key) + " (" + std::to_string(ops.size()) + " operations) is not linearizable";
       const std::uint32_t at = checker.stuck_at();
-      if (at < ops.size()) detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(history[ops[at].index].team);
-      j.found.push_back({"linearizability", detail, true, key});
-      return;
+      std::string site;
+      if (at < ops.size()) {
+        const model::op_record& stuck = history[ops[at].index];
+        detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(stuck.team);
+        site = std::string(model::op_name(stuck.op.kind)) + "->" + (stuck.pending() ? "pending" : stuck.ok ? "true" : "false");
+      }
+      found.push_back({"linearizability", detail, true, key, site});
+      return true;
     }
   }
+  return true;
 }
 
-void judge_structure(const host_run& r, judgement& j) {
-  const auto snap = invariants::check_snapshot(r.final_snapshot);
+namespace {
+
+void judge_structure(const host_run& r, bool quiescent, judgement& j) {
+  // A stopped run leaves operations in flight: its structure is a mid-run
+  // state, judged by the invariants that hold at every step.
+  const auto snap = invariants::check_snapshot(r.final_snapshot, quiescent);
   std::vector<std::string> seen;
   for (const auto& v : snap.violations) {
     if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
@@ -81,7 +84,7 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
     j.outcome = std::move(s.outcome);
     if (j.outcome.reason == sched::stop_reason::deadlock || j.outcome.reason == sched::stop_reason::livelock) {
       std::string first = j.outcome.report.substr(0, j.outcome.report.find('\n'));
-      j.found.push_back({"hang", std::string(sched::name(j.outcome.reason)) + ": " + first});
+      j.found.push_back({"hang", std::string(sched::name(j.outcome.reason)) + ": " + first, false, 0, "concurrent phase"});
     }
     if (j.outcome.reason == sched::stop_reason::step_limit) j.undecided = true;
   } else if (c.backend == "threads") {
@@ -109,9 +112,13 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
     j.found.push_back({"run-error", "cuda backend not available in this build"});
 #endif
   }
+  if (j.run.prefill_stop == sched::stop_reason::deadlock || j.run.prefill_stop == sched::stop_reason::livelock) {
+    const std::string first = j.run.prefill_report.substr(0, j.run.prefill_report.find('\n'));
+    j.found.push_back({"hang", std::string(sched::name(j.run.prefill_stop)) + " in the prefill: " + first, false, 0, "prefill"});
+  }
   if (j.run.report.first_error != status::ok) j.found.push_back({"run-error", j.run.report.error_detail});
-  judge_linearizability(model::full_history(j.run.prefill, j.run.records), o.linearizability_seconds, j);
-  judge_structure(j.run, j);
+  if (!judge_linearizability(model::full_history(j.run.prefill, j.run.records), o.linearizability_seconds, j.found)) j.undecided = true;
+  judge_structure(j.run, j.run.prefill_stop == sched::stop_reason::completed && j.outcome.reason == sched::stop_reason::completed, j);
   j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return j;
 }

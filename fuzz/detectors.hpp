@@ -18,6 +18,10 @@ struct detection {
   std::string detail;    // one line
   bool has_key = false;  // linearizability: the key found not linearizable
   key_type key = 0;
+  // What a failure signature groups by beyond the detector: the kind and
+  // answer of the operation linearizability got stuck at, the phase a hang
+  // happened in ("" : nothing more).
+  std::string site = {};
 };
 
 struct judgement {
@@ -35,5 +39,12 @@ struct judge_options {
 };
 
 judgement execute_and_judge(const run_config& c, const judge_options& o = {});
+
+// The campaign's linearizability detector on its own, key by key
+// (P-compositionality), for `gfsl replay`, which must judge a run as the
+// campaign that printed its line did. Appends a detection for the first key
+// that is not linearizable; returns false when the time limit was reached
+// before every key was decided.
+bool judge_linearizability(const std::vector<model::op_record>& history, double seconds, std::vector<detection>& found);
 
 }  // namespace gfsl::fuzz

@@ -8,6 +8,8 @@
 #include <limits>
 #include <utility>
 
+#include "../../core/layout.hpp"
+
 namespace gfsl::sched {
 
 namespace ctx = boost::context;
@@ -59,6 +61,7 @@ bool parse(const std::string& text, granularity& out) {
 namespace {
 constexpr team_id no_team = std::numeric_limits<team_id>::max();
 constexpr std::uint64_t fnv_prime = 0x100000001B3ull;
+constexpr std::uint64_t pool_offset = header_offsets::pool;
 
 // Thrown inside a fiber to leave it when the run stops; never escapes run().
 struct stop_signal {};
@@ -95,6 +98,8 @@ struct scheduler::impl {
   bool stopping = false;
   stop_reason reason = stop_reason::completed;
   std::vector<logged_access> log;
+  std::vector<access> last_access;  // per team, for the position in a stop report
+  std::vector<char> accessed;       // the team has made an access
 
   explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
 
@@ -198,9 +203,28 @@ struct scheduler::impl {
     fingerprint = (fingerprint ^ v) * fnv_prime;
     fingerprint ^= fingerprint >> 29;
     if (opt.record_accesses) log.push_back({a, result});
+    if (a.team < n) {
+      last_access[a.team] = a;
+      accessed[a.team] = 1;
+    }
     const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
                        (a.kind == access_kind::cas && result == a.expected);
     if (wrote) ++write_epoch;
+  }
+
+  // "load of chunk 3 lane 14": where a team was when the run stopped (a
+  // livelocked team's position in the structure).
+  std::string describe_access(const access& a) const {
+    static constexpr const char* kinds[] = {"load", "store", "cas", "fetch-add"};
+    const auto k = static_cast<std::size_t>(a.kind);
+    std::string out = k < 4 ? kinds[k] : "access";
+    if (opt.chunk_words && a.word >= pool_offset) {
+      const std::uint64_t at = a.word - pool_offset;
+      out += " of chunk " + std::to_string(at / opt.chunk_words) + " lane " + std::to_string(at % opt.chunk_words);
+    } else {
+      out += " of word " + std::to_string(a.word);
+    }
+    return out;
   }
 
   std::string describe_stop() const {
@@ -221,6 +245,11 @@ struct scheduler::impl {
         }
       } else {
         out += " is running, not waiting on a lock";
+      }
+      if (accessed[t]) out += "; last access: " + describe_access(last_access[t]);
+      if (opt.describe_team) {
+        const std::string what = opt.describe_team(t);
+        if (!what.empty()) out += "; " + what;
       }
       out += "\n";
     }
@@ -301,6 +330,8 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.read_epoch.assign(s.n, 0);
   s.wait.assign(s.n, {});
   s.boundaries.assign(s.n, 1u);
+  s.last_access.assign(s.n, {});
+  s.accessed.assign(s.n, 0);
   s.unfinished.clear();
   for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
   s.latest_wait_epoch = 0;

@@ -55,6 +55,12 @@ struct options {
   // team is inside one): where mid-run checks of shared memory go.
   std::uint64_t check_every = 0;
   std::function<void(std::uint64_t step)> on_check;
+  // Words per chunk of the structure the teams access (0: unknown): lets a
+  // stop report name the chunk and lane of each team's last access.
+  std::uint32_t chunk_words = 0;
+  // What a stop report says of a team beyond its wait or position (the
+  // operation it is in); empty: nothing.
+  std::function<std::string(team_id)> describe_team;
   std::size_t stack_bytes = 256 * 1024;
 };
 
