@@ -91,7 +91,8 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--shard", st->shard, "i/n: this campaign takes every n-th batch of the seed space, from the i-th")
       ->capture_default_str();
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
-  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files")->required();
+  // Required of a campaign, not of `fuzz merge` (checked when it runs).
+  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files (required)");
   fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
@@ -100,6 +101,9 @@ command add_fuzz_command(CLI::App& root) {
       ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
       ->capture_default_str();
   fz->add_flag("!--no-progress", o.progress, "no live progress line");
+  fz->add_flag("--keep-going", o.keep_going,
+               "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
+               "per signature");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
   merge->add_option("dirs", st->merge_dirs, "campaign folders")->required();
 
@@ -137,6 +141,10 @@ command add_fuzz_command(CLI::App& root) {
               for (const std::string& f : failure_lines) std::printf("failure: %s\n", f.c_str());
               return failures > 0 ? exit_violation : exit_ok;
             }
+            if (o.out_dir.empty()) {
+              std::fprintf(stderr, "gfsl fuzz: --out is required (the folder for report.json and the failures)\n");
+              return exit_usage;
+            }
             if (!parse_shard(st->shard, o.shard, o.shards)) {
               std::fprintf(stderr, "gfsl fuzz: --shard %s: expected i/n with 0 <= i < n\n", st->shard.c_str());
               return exit_usage;
@@ -167,12 +175,21 @@ command add_fuzz_command(CLI::App& root) {
               std::printf("no failure\n");
               return exit_ok;
             }
-            const fuzz::failure& f = *r.found;
-            std::printf("FAILURE after %.2f s, shrunk to %llu operations on %u teams:\n", f.seconds_to_first,
-                        (unsigned long long)f.shrunk.w.ops, f.shrunk.w.teams);
-            for (const fuzz::detection& d : f.verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
-            if (f.verdict.found.empty()) std::printf("  (the shrunk run passed when judged again: timing-dependent)\n");
-            std::printf("written to %s\nreplay: gfsl replay %s\n", f.dir.c_str(), replay_of(f.shrunk).c_str());
+            std::vector<const fuzz::failure*> all{&*r.found};
+            for (const fuzz::failure& f : r.further) all.push_back(&f);
+            if (all.size() > 1) std::printf("%zu failure signatures\n", all.size());
+            for (const fuzz::failure* f : all) {
+              std::printf("FAILURE [%s] after %.2f s (%llu failing runs), shrunk to %llu operations + %zu prefill on %u teams:\n",
+                          f->signature.c_str(), f->seconds_to_first, (unsigned long long)f->runs,
+                          (unsigned long long)f->shrunk.w.ops, f->verdict.run.prefill.size(), f->shrunk.w.teams);
+              for (const fuzz::detection& d : f->verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
+              if (!f->reproduced) {
+                std::printf("  (the shrunk run did not fail again when repeated: %s runs interleave freely; the detectors "
+                            "and history are those of its failing execution)\n",
+                            f->shrunk.backend.c_str());
+              }
+              std::printf("written to %s\nreplay: gfsl replay %s\n", f->dir.c_str(), replay_of(f->shrunk).c_str());
+            }
             return exit_violation;
           }};
 }

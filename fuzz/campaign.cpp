@@ -3,6 +3,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +30,7 @@ struct shared_state {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> next_batch{0};
   campaign_result result;
+  std::map<std::string, std::uint64_t> signature_runs;  // failing runs by signature
   steady::time_point start = steady::now();
   double elapsed() const { return std::chrono::duration<double>(steady::now() - start).count(); }
 };
@@ -41,11 +43,13 @@ struct quiet_listener final : rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
-// What the property saw last in this thread: RapidCheck's final
-// counterexample is the last case that failed while it shrank.
-struct thread_log {
+// What the property saw of one batch: RapidCheck's final counterexample is
+// the last case that failed (with the first one's signature) while it shrank.
+struct batch_log {
   std::optional<run_config> first_failure, last_failure;
+  std::optional<judgement> last_judgement;
   std::vector<detection> first_found;
+  std::string signature;
   double first_at = 0;
 };
 
@@ -64,7 +68,6 @@ void print_progress(const campaign_options& o, shared_state& s, bool tty) {
 }
 
 void worker(const campaign_options& o, shared_state& s) {
-  thread_log log;
   const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
@@ -72,6 +75,7 @@ void worker(const campaign_options& o, shared_state& s) {
     params.seed = model::mix64(o.seed * 0x9E3779B97F4A7C15ull + b * o.shards + o.shard);
     params.maxSuccess = o.runs_per_batch;
     params.maxSize = 100;
+    batch_log log;
     bool in_shrink = false;
     const auto property = [&]() {
       const run_config c = *gen;
@@ -82,6 +86,8 @@ void worker(const campaign_options& o, shared_state& s) {
       // RapidCheck settles on the smallest failure found so far.
       if (in_shrink && s.elapsed() > log.first_at + o.shrink_seconds) return;
       judgement j = execute_and_judge(c, o.judge);
+      const std::string sig = j.failed() ? signature(j.found) : std::string();
+      bool new_signature = false;
       {
         std::lock_guard<std::mutex> g(s.lock);
         if (!in_shrink) {
@@ -89,36 +95,52 @@ void worker(const campaign_options& o, shared_state& s) {
           s.result.ops += c.w.ops + j.run.prefill.size();
           s.result.paths += j.run.report.paths;
           s.result.undecided += j.undecided;
+          if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
         }
       }
-      if (j.failed()) {
-        if (!in_shrink) {
-          log.first_failure = c;
-          log.first_found = j.found;
-          log.first_at = s.elapsed();
-        }
-        in_shrink = true;
-        log.last_failure = c;
-        RC_FAIL(j.found.front().detector + ": " + j.found.front().detail);
+      if (!j.failed()) return;
+      // A signature already found is counted, not shrunk again; while
+      // shrinking, a candidate that fails otherwise is another bug's.
+      if (in_shrink ? sig != log.signature : !new_signature) return;
+      if (!in_shrink) {
+        log.first_failure = c;
+        log.first_found = j.found;
+        log.first_at = s.elapsed();
+        log.signature = sig;
       }
+      in_shrink = true;
+      log.last_failure = c;
+      log.last_judgement = std::move(j);
+      RC_FAIL(sig);
     };
     rc::detail::TestMetadata meta;
     meta.id = "gfsl-fuzz";
     quiet_listener listener;
     const rc::detail::TestResult result = rc::detail::checkTestable(property, meta, params, listener);
     if (result.template is<rc::detail::FailureResult>() && log.last_failure) {
-      std::lock_guard<std::mutex> g(s.lock);
-      if (!s.result.found) {
-        failure f;
-        f.first = *log.first_failure;
-        f.shrunk = *log.last_failure;
-        f.first_found = log.first_found;
-        f.seconds_to_first = log.first_at;
-        f.verdict = execute_and_judge(f.shrunk, o.judge);
-        s.result.found = std::move(f);
+      failure f;
+      f.first = *log.first_failure;
+      f.shrunk = *log.last_failure;
+      f.first_found = log.first_found;
+      f.seconds_to_first = log.first_at;
+      f.signature = log.signature;
+      f.verdict = std::move(*log.last_judgement);
+      // The scheduled host backend repeats a run bit for bit; threads and the
+      // GPU interleave freely, so whether the shrunk run fails again is news.
+      if (f.shrunk.backend != "host") {
+        const judgement again = execute_and_judge(f.shrunk, o.judge);
+        f.reproduced = again.failed() && signature(again.found) == f.signature;
       }
-      s.stop = true;
-      return;
+      // A campaign that goes on writes each failure as it is found: nothing
+      // is lost if it is stopped later.
+      if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure(o.out_dir, f, o);
+      std::lock_guard<std::mutex> g(s.lock);
+      if (!s.result.found) s.result.found = std::move(f);
+      else if (o.keep_going) s.result.further.push_back(std::move(f));
+      if (!o.keep_going) {
+        s.stop = true;
+        return;
+      }
     }
     if (s.elapsed() > o.seconds) return;
     {
@@ -181,15 +203,28 @@ campaign_result run_campaign(const campaign_options& o) {
     print_progress(o, s, tty);
     if (tty) std::fprintf(stderr, "\n");
   }
-  if (s.result.found && !o.out_dir.empty()) s.result.found->dir = write_failure(o.out_dir, *s.result.found, o);
+  if (s.result.found) s.result.found->runs = s.signature_runs[s.result.found->signature];
+  for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
+  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure(o.out_dir, *s.result.found, o);
   return s.result;
+}
+
+std::string signature(const std::vector<detection>& found) {
+  if (found.empty()) return {};
+  return found.front().site.empty() ? found.front().detector : found.front().detector + " @ " + found.front().site;
 }
 
 std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o) {
   namespace fs = std::filesystem;
   const judgement& j = f.verdict;
-  std::string id = "failure-" + (j.found.empty() ? std::string("flaky") : j.found.front().detector);
-  std::replace(id.begin(), id.end(), ':', '-');
+  // One folder per signature: its words, lower case, joined by '-'.
+  std::string id = "failure-";
+  for (char ch : f.signature.empty() ? signature(j.found) : f.signature) {
+    const bool word = std::isalnum(static_cast<unsigned char>(ch)) != 0;
+    if (word) id += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    else if (id.back() != '-') id += '-';
+  }
+  while (id.back() == '-') id.pop_back();
   const fs::path folder = fs::path(dir) / id;
   fs::create_directories(folder);
   const std::vector<model::op_record> history = model::full_history(j.run.prefill, j.run.records);
@@ -223,8 +258,12 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     rep << "run (as first found, after " << f.seconds_to_first << " s): " << f.first.describe() << "\n";
     rep << "operations: " << f.shrunk.w.ops << " concurrent + " << j.run.prefill.size() << " prefill, " << f.shrunk.w.teams
         << " teams\n";
+    rep << "signature: " << f.signature << "\n";
     for (const detection& d : j.found) rep << d.detector << ": " << d.detail << "\n";
-    if (j.found.empty()) rep << "the shrunk run passed when judged again (a failure that depends on timing)\n";
+    if (!f.reproduced) {
+      rep << "the shrunk run did not fail again when repeated (" << f.shrunk.backend
+          << " runs interleave freely): the detectors and history above are those of its failing execution\n";
+    }
   }
   {
     // Timeline: one row per team, operations in call order with their
@@ -284,12 +323,18 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks
     << ",\"backtracks\":" << r.paths.backtracks << ",\"restarts\":" << r.paths.restarts
     << ",\"down_ptr_updates\":" << r.paths.down_ptr_updates << ",\"failures\":[";
-  if (r.found) {
-    const failure& f = *r.found;
-    j << "{\"detector\":\"" << (f.verdict.found.empty() ? "flaky" : json_escape(f.verdict.found.front().detector))
-      << "\",\"detail\":\"" << (f.verdict.found.empty() ? "" : json_escape(f.verdict.found.front().detail))
-      << "\",\"seconds\":" << f.seconds_to_first << ",\"ops\":" << f.shrunk.w.ops << ",\"teams\":" << f.shrunk.w.teams
-      << ",\"dir\":\"" << json_escape(f.dir) << "\",\"replay\":\""
+  std::vector<const failure*> all;
+  if (r.found) all.push_back(&*r.found);
+  for (const failure& f : r.further) all.push_back(&f);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const failure& f = *all[i];
+    const detection* d = f.verdict.found.empty() ? nullptr : &f.verdict.found.front();
+    j << (i ? "," : "") << "{\"detector\":\"" << (d ? json_escape(d->detector) : "") << "\",\"detail\":\""
+      << (d ? json_escape(d->detail) : "") << "\",\"signature\":\"" << json_escape(f.signature) << "\",\"detectors\":[";
+    for (std::size_t k = 0; k < f.verdict.found.size(); ++k) j << (k ? "," : "") << "\"" << json_escape(f.verdict.found[k].detector) << "\"";
+    j << "],\"runs\":" << f.runs << ",\"reproduced\":" << (f.reproduced ? "true" : "false")
+      << ",\"seconds\":" << f.seconds_to_first << ",\"ops\":" << f.shrunk.w.ops << ",\"prefill\":" << f.verdict.run.prefill.size()
+      << ",\"teams\":" << f.shrunk.w.teams << ",\"dir\":\"" << json_escape(f.dir) << "\",\"replay\":\""
       << json_escape(o.replay_line ? o.replay_line(f.shrunk) : f.shrunk.describe()) << "\"}";
   }
   j << "]}";
