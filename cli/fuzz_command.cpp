@@ -171,6 +171,11 @@ command add_fuzz_command(CLI::App& root) {
             std::ofstream(std::filesystem::path(o.out_dir) / "report.json") << fuzz::campaign_json(o, r) << "\n";
             std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
                         (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
+            if (r.pct_runs) {
+              std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
+                          (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes,
+                          (unsigned long long)r.pct_change_points);
+            }
             if (!r.found) {
               std::printf("no failure\n");
               return exit_ok;

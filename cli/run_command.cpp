@@ -71,6 +71,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
                   (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
                   gfsl::sched::name(schedule->reason));
+      if (o.so.strat != gfsl::sched::strategy::random) {
+        std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
+                    (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
+      }
     } else {
       std::printf("schedule: turns: teams take turns, one whole operation each\n");
     }

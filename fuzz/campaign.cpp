@@ -95,6 +95,11 @@ void worker(const campaign_options& o, shared_state& s) {
           s.result.ops += c.w.ops + j.run.prefill.size();
           s.result.paths += j.run.report.paths;
           s.result.undecided += j.undecided;
+          if (j.config.backend == "host" && j.config.so.strat != sched::strategy::random) {
+            ++s.result.pct_runs;
+            s.result.pct_changes += j.outcome.priority_changes;
+            s.result.pct_change_points += static_cast<std::uint64_t>(std::max(0, j.config.so.depth - 1));
+          }
           if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
         }
       }
@@ -103,13 +108,13 @@ void worker(const campaign_options& o, shared_state& s) {
       // shrinking, a candidate that fails otherwise is another bug's.
       if (in_shrink ? sig != log.signature : !new_signature) return;
       if (!in_shrink) {
-        log.first_failure = c;
+        log.first_failure = j.config;
         log.first_found = j.found;
         log.first_at = s.elapsed();
         log.signature = sig;
       }
       in_shrink = true;
-      log.last_failure = c;
+      log.last_failure = j.config;
       log.last_judgement = std::move(j);
       RC_FAIL(sig);
     };
@@ -322,7 +327,8 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks
     << ",\"backtracks\":" << r.paths.backtracks << ",\"restarts\":" << r.paths.restarts
-    << ",\"down_ptr_updates\":" << r.paths.down_ptr_updates << ",\"failures\":[";
+    << ",\"down_ptr_updates\":" << r.paths.down_ptr_updates << ",\"pct_runs\":" << r.pct_runs
+    << ",\"pct_priority_changes\":" << r.pct_changes << ",\"pct_change_points\":" << r.pct_change_points << ",\"failures\":[";
   std::vector<const failure*> all;
   if (r.found) all.push_back(&*r.found);
   for (const failure& f : r.further) all.push_back(&f);

@@ -68,6 +68,10 @@ struct campaign_result {
   std::uint64_t runs = 0, ops = 0, undecided = 0;
   double seconds = 0;
   path_stats paths;
+  // Host runs under PCT or fair-pct: the priority changes they made, of the
+  // depth - 1 change points each drew (they fall short when a change point
+  // lies past the end of the run, or past fair-pct's switch to random).
+  std::uint64_t pct_runs = 0, pct_changes = 0, pct_change_points = 0;
   std::optional<failure> found;   // the first failure
   std::vector<failure> further;   // keep_going: one per further signature, in the order found
 };

@@ -70,9 +70,23 @@ void judge_structure(const host_run& r, bool quiescent, judgement& j) {
 
 }  // namespace
 
-judgement execute_and_judge(const run_config& c, const judge_options& o) {
+judgement execute_and_judge(const run_config& given, const judge_options& o) {
   const auto start = std::chrono::steady_clock::now();
   judgement j;
+  j.config = given;
+  run_config& c = j.config;
+  if (c.backend == "host" && c.so.strat != sched::strategy::random && c.so.pct_steps == 0) {
+    // PCT's k measured: the step count of the same run under the random
+    // strategy (records, events and checks off: only its length matters).
+    sched::options dry = c.so;
+    dry.strat = sched::strategy::random;
+    run_extras plain;
+    plain.mut = c.mut;
+    plain.var = c.var;
+    const scheduled_run d = run_scheduled(c.w, dry, 0, false, plain);
+    c.so.pct_steps = std::max<std::uint64_t>(1, d.outcome.steps);
+    if (c.so.strat == sched::strategy::fair_pct && c.so.fair_after == 0) c.so.fair_after = c.so.pct_steps / 2;
+  }
   run_extras ex;
   ex.mut = c.mut;
   ex.var = c.var;

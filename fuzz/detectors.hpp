@@ -25,6 +25,11 @@ struct detection {
 };
 
 struct judgement {
+  // The run as executed: a PCT run generated without its k (0) has it
+  // measured by a dry run of the same workload and schedule seed under the
+  // random strategy, so that its change points land inside the run; this is
+  // the configuration that replays it.
+  run_config config;
   std::vector<detection> found;  // every detector that fired, in the order above; empty: the run passed
   host_run run;
   sched::outcome outcome;        // host backend

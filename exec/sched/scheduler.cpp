@@ -93,6 +93,7 @@ struct scheduler::impl {
   std::uint64_t write_epoch = 1;
   std::uint64_t steps = 0;
   std::uint64_t switches = 0;
+  std::uint64_t priority_changes = 0;
   std::uint64_t since_completion = 0;
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
   bool stopping = false;
@@ -182,7 +183,10 @@ struct scheduler::impl {
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
     if (opt.check_every && steps % opt.check_every == 0 && opt.on_check) opt.on_check(steps);
     while (next_change < change_points.size() && steps >= change_points[next_change]) {
-      if (pct_now()) priority[current] = static_cast<std::int64_t>(next_change + 1);
+      if (pct_now()) {
+        priority[current] = static_cast<std::int64_t>(next_change + 1);
+        ++priority_changes;
+      }
       pct_top_valid = false;
       ++next_change;
     }
@@ -383,6 +387,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.reason = s.reason;
   out.steps = s.steps;
   out.switches = s.switches;
+  out.priority_changes = s.priority_changes;
   out.fingerprint = s.fingerprint;
   if (s.stopping) {
     out.report = s.describe_stop();

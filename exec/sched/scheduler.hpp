@@ -86,6 +86,7 @@ struct outcome {
   stop_reason reason = stop_reason::completed;
   std::uint64_t steps = 0;        // scheduling points passed
   std::uint64_t switches = 0;     // times the running team changed
+  std::uint64_t priority_changes = 0;  // PCT: change points the run reached while PCT ruled (at most depth - 1)
   std::uint64_t fingerprint = 0;  // hash of every access (team, kind, lane, word, value, result) in order
   std::vector<wait_edge> waits;   // deadlock / livelock: what each unfinished team waits on
   std::vector<team_id> unfinished;
