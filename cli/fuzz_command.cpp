@@ -52,6 +52,12 @@ bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& li
   return sched::parse(text, lim.granularity);
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 // Reads one number field of a report.json written by campaign_json.
 double json_number(const std::string& json, const std::string& field, bool& ok) {
   const std::regex re("\"" + field + "\":(-?[0-9.eE+]+)");
@@ -238,7 +244,7 @@ command add_mutants_command(CLI::App& root) {
               std::string detector, detail, replay;
               std::vector<std::string> detectors;
               double seconds = 0;
-              std::uint64_t ops = 0, runs = 0;
+              std::uint64_t ops = 0, prefill = 0, runs = 0;
             };
             std::vector<row> rows;
             // The matrix runs at whole-chunk reads: the only granularity at
@@ -270,6 +276,7 @@ command add_mutants_command(CLI::App& root) {
                 r.killed = true;
                 r.seconds = res.found->seconds_to_first;
                 r.ops = res.found->shrunk.w.ops;
+                r.prefill = res.found->verdict.run.prefill.size();
                 r.replay = replay_of(res.found->shrunk);
                 // The shrunk run judged again; on the GPU a failure may not
                 // repeat, then the first failing run's detectors are shown.
@@ -297,7 +304,8 @@ command add_mutants_command(CLI::App& root) {
                 close(fds[0]);
                 const row r = campaign(m);
                 std::string text = std::to_string(r.killed) + "\n" + std::to_string(r.seconds) + "\n" + std::to_string(r.ops) +
-                                   "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" + r.detail + "\n";
+                                   "\n" + std::to_string(r.prefill) + "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" +
+                                   r.detail + "\n";
                 for (const std::string& d : r.detectors) text += d + "\n";
                 std::size_t done = 0;
                 while (done < text.size()) {
@@ -330,6 +338,8 @@ command add_mutants_command(CLI::App& root) {
               r.seconds = std::atof(line.c_str());
               std::getline(in, line);
               r.ops = std::strtoull(line.c_str(), nullptr, 10);
+              std::getline(in, line);
+              r.prefill = std::strtoull(line.c_str(), nullptr, 10);
               std::getline(in, line);
               r.runs = std::strtoull(line.c_str(), nullptr, 10);
               std::getline(in, r.replay);
@@ -379,18 +389,29 @@ command add_mutants_command(CLI::App& root) {
                             i ? "," : "", std::string(r.m->name).c_str(), r.applicable ? "true" : "false",
                             r.m->equivalent.empty() ? "false" : "true", r.killed ? "true" : "false", r.detector.c_str());
                 for (std::size_t k = 0; k < r.detectors.size(); ++k) std::printf("%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
-                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
-                            (unsigned long long)r.ops, (unsigned long long)r.runs, r.replay.c_str());
+                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"prefill\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
+                            (unsigned long long)r.ops, (unsigned long long)r.prefill, (unsigned long long)r.runs, r.replay.c_str());
               }
               std::printf("]}\n");
             } else {
-              std::printf("%-32s %-8s %-34s %8s %6s  %s\n", "mutant", "killed", "first detector", "seconds", "ops", "all detectors");
+              std::printf("%-32s %-8s %-34s %8s %6s %7s  %s\n", "mutant", "killed", "first detector", "seconds", "ops", "prefill",
+                          "all detectors");
               for (const row& r : rows) {
                 std::string all;
                 for (const std::string& d : r.detectors) all += (all.empty() ? "" : ",") + d;
                 const char* state = !r.applicable ? "n/a" : r.killed ? "yes" : r.m->equivalent.empty() ? "NO" : "equiv.";
-                std::printf("%-32s %-8s %-34s %8.2f %6llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
-                            r.seconds, (unsigned long long)r.ops, all.c_str());
+                std::printf("%-32s %-8s %-34s %8.2f %6llu %7llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
+                            r.seconds, (unsigned long long)r.ops, (unsigned long long)r.prefill, all.c_str());
+              }
+              std::vector<double> seconds, sizes;
+              for (const row& r : rows) {
+                if (!r.killed) continue;
+                seconds.push_back(r.seconds);
+                sizes.push_back(static_cast<double>(r.ops + r.prefill));
+              }
+              if (!seconds.empty()) {
+                std::printf("median time to kill %.2f s; median counterexample %.1f operations, prefill included\n",
+                            median(seconds), median(sizes));
               }
               std::printf("mutation score: %zu of %zu non-equivalent %s mutants killed; control %s\n", killed, counted,
                           st->backend.c_str(), control.killed ? "FAILED" : "passed");

@@ -67,6 +67,54 @@ void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   std::fflush(stderr);
 }
 
+// Operations a counterexample makes a reader follow: the concurrent ones
+// and the prefill's inserts.
+std::uint64_t size_of(const judgement& j) { return j.run.records.size() + j.run.prefill.size(); }
+
+// RapidCheck shrinks the generated values, but a smaller key range or team
+// count regenerates every operation, and the prefill only takes the
+// generator's few fractions: what it settles on is often far from minimal.
+// On the scheduled host backend a run repeats bit for bit, so a greedy pass
+// goes on from there: fewer operations, fewer teams, a smaller prefill,
+// each step kept only when the run still fails with the same signature,
+// until no step helps or the time is up.
+void shrink_further(failure& f, const campaign_options& o, double until, const shared_state& s) {
+  if (f.shrunk.backend != "host") return;
+  bool progress = true;
+  while (progress && s.elapsed() < until) {
+    progress = false;
+    std::vector<run_config> candidates;
+    const run_config& c = f.shrunk;
+    auto with = [&](auto change) {
+      run_config n = c;
+      change(n);
+      candidates.push_back(n);
+    };
+    if (c.w.prefill > 0) {
+      with([](run_config& n) { n.w.prefill = 0; });
+      with([](run_config& n) { n.w.prefill /= 2; });
+    }
+    for (std::uint64_t cut : {c.w.ops / 2, c.w.ops / 4, c.w.ops / 8, std::uint64_t{1}}) {
+      if (cut >= 1 && c.w.ops > cut + 1) with([cut](run_config& n) { n.w.ops -= cut; });
+    }
+    if (c.w.teams > 2) {
+      with([](run_config& n) { n.w.teams = 2; });
+      with([](run_config& n) { n.w.teams /= 2; n.w.teams = std::max(n.w.teams, 2u); });
+      with([](run_config& n) { --n.w.teams; });
+    }
+    if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
+    for (const run_config& candidate : candidates) {
+      if (s.elapsed() >= until) break;
+      judgement j = execute_and_judge(candidate, o.judge);
+      if (!j.failed() || signature(j.found) != f.signature || size_of(j) >= size_of(f.verdict)) continue;
+      f.shrunk = j.config;
+      f.verdict = std::move(j);
+      progress = true;
+      break;
+    }
+  }
+}
+
 void worker(const campaign_options& o, shared_state& s) {
   const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
   while (!s.stop.load()) {
@@ -130,6 +178,7 @@ void worker(const campaign_options& o, shared_state& s) {
       f.seconds_to_first = log.first_at;
       f.signature = log.signature;
       f.verdict = std::move(*log.last_judgement);
+      shrink_further(f, o, log.first_at + o.shrink_seconds, s);
       // The scheduled host backend repeats a run bit for bit; threads and the
       // GPU interleave freely, so whether the shrunk run fails again is news.
       if (f.shrunk.backend != "host") {
