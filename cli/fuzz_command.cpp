@@ -177,6 +177,17 @@ command add_fuzz_command(CLI::App& root) {
             std::ofstream(std::filesystem::path(o.out_dir) / "report.json") << fuzz::campaign_json(o, r) << "\n";
             std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
                         (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
+            {
+              std::string never;
+              std::size_t reached = 0;
+              for (const gfsl::rare_path& p : gfsl::rare_paths) {
+                if (r.paths.*p.count) ++reached;
+                else never += std::string(never.empty() ? "" : ", ") + p.name;
+              }
+              std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s\n", reached,
+                          std::size(gfsl::rare_paths), (unsigned long long)r.path_combinations,
+                          never.empty() ? "none" : never.c_str());
+            }
             if (r.pct_runs) {
               std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
                           (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes,

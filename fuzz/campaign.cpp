@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -31,6 +32,7 @@ struct shared_state {
   std::atomic<std::uint64_t> next_batch{0};
   campaign_result result;
   std::map<std::string, std::uint64_t> signature_runs;  // failing runs by signature
+  std::set<std::uint32_t> combinations;                 // sets of rare paths reached together in one run
   steady::time_point start = steady::now();
   double elapsed() const { return std::chrono::duration<double>(steady::now() - start).count(); }
 };
@@ -115,8 +117,83 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
   }
 }
 
+std::uint32_t path_mask(const path_stats& p) {
+  std::uint32_t mask = 0;
+  for (std::size_t i = 0; i < std::size(rare_paths); ++i) {
+    if (p.*rare_paths[i].count) mask |= 1u << i;
+  }
+  return mask;
+}
+
+// Counts a judged run into the campaign (under the lock). Returns whether it
+// reached a combination of rare paths no earlier run reached.
+bool count_run(shared_state& s, const judgement& j) {
+  campaign_result& r = s.result;
+  ++r.runs;
+  r.ops += j.config.w.ops + j.run.prefill.size();
+  r.paths += j.run.report.paths;
+  r.undecided += j.undecided;
+  if (j.config.backend == "host" && j.config.so.strat != sched::strategy::random) {
+    ++r.pct_runs;
+    r.pct_changes += j.outcome.priority_changes;
+    r.pct_change_points += static_cast<std::uint64_t>(std::max(0, j.config.so.depth - 1));
+  }
+  const bool fresh = s.combinations.insert(path_mask(j.run.report.paths)).second;
+  r.path_combinations = s.combinations.size();
+  return fresh;
+}
+
+// Coverage feedback: runs that reached a new combination of rare paths are
+// kept, and between RapidCheck's batches the kept runs that reached the paths
+// the campaign has hit least are run again under another schedule (seed,
+// strategy, granularity), as coverage-guided fuzzers mutate their corpus.
+struct corpus_entry {
+  run_config config;
+  std::uint32_t mask = 0;
+};
+
+double rarity(std::uint32_t mask, const path_stats& totals) {
+  double score = 0;
+  for (std::size_t i = 0; i < std::size(rare_paths); ++i) {
+    if (mask & (1u << i)) score += 1.0 / (1.0 + static_cast<double>(totals.*rare_paths[i].count));
+  }
+  return score;
+}
+
+run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng& rng) {
+  run_config c = e.config;
+  c.so.seed = 1 + rng.next() % 1000000000;
+  static constexpr sched::strategy strategies[] = {sched::strategy::random, sched::strategy::pct, sched::strategy::fair_pct};
+  c.so.strat = strategies[rng.next() % 3];
+  c.so.depth = 1 + static_cast<int>(rng.next() % 5);
+  c.so.pct_steps = c.so.strat == sched::strategy::random ? c.so.pct_steps : 0;  // measured again
+  c.so.fair_after = 0;
+  if (o.limits.vary_granularity) {
+    static constexpr sched::granularity grans[] = {sched::granularity::chunk, sched::granularity::line, sched::granularity::lane};
+    c.so.gran = grans[rng.next() % 3];
+  }
+  return c;
+}
+
 void worker(const campaign_options& o, shared_state& s) {
   const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
+  std::vector<corpus_entry> corpus;
+  // Records a failure found and shrunk: stops the campaign unless it goes on.
+  const auto record = [&](failure f) {
+    // The scheduled host backend repeats a run bit for bit; threads and the
+    // GPU interleave freely, so whether the shrunk run fails again is news.
+    if (f.shrunk.backend != "host") {
+      const judgement again = execute_and_judge(f.shrunk, o.judge);
+      f.reproduced = again.failed() && signature(again.found) == f.signature;
+    }
+    // A campaign that goes on writes each failure as it is found: nothing
+    // is lost if it is stopped later.
+    if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure(o.out_dir, f, o);
+    std::lock_guard<std::mutex> g(s.lock);
+    if (!s.result.found) s.result.found = std::move(f);
+    else if (o.keep_going) s.result.further.push_back(std::move(f));
+    if (!o.keep_going) s.stop = true;
+  };
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
@@ -136,20 +213,10 @@ void worker(const campaign_options& o, shared_state& s) {
       judgement j = execute_and_judge(c, o.judge);
       const std::string sig = j.failed() ? signature(j.found) : std::string();
       bool new_signature = false;
-      {
+      if (!in_shrink) {
         std::lock_guard<std::mutex> g(s.lock);
-        if (!in_shrink) {
-          ++s.result.runs;
-          s.result.ops += c.w.ops + j.run.prefill.size();
-          s.result.paths += j.run.report.paths;
-          s.result.undecided += j.undecided;
-          if (j.config.backend == "host" && j.config.so.strat != sched::strategy::random) {
-            ++s.result.pct_runs;
-            s.result.pct_changes += j.outcome.priority_changes;
-            s.result.pct_change_points += static_cast<std::uint64_t>(std::max(0, j.config.so.depth - 1));
-          }
-          if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
-        }
+        if (count_run(s, j)) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+        if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
       }
       if (!j.failed()) return;
       // A signature already found is counted, not shrunk again; while
@@ -179,22 +246,41 @@ void worker(const campaign_options& o, shared_state& s) {
       f.signature = log.signature;
       f.verdict = std::move(*log.last_judgement);
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
-      // The scheduled host backend repeats a run bit for bit; threads and the
-      // GPU interleave freely, so whether the shrunk run fails again is news.
-      if (f.shrunk.backend != "host") {
-        const judgement again = execute_and_judge(f.shrunk, o.judge);
-        f.reproduced = again.failed() && signature(again.found) == f.signature;
+      record(std::move(f));
+      if (!o.keep_going) return;
+    }
+    // Coverage feedback: a fifth of a batch on the kept runs that reached
+    // the least-hit paths, each under a new schedule (tournament of four).
+    team_rng rng(params.seed ^ 0xC0FFEEull);
+    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !s.stop.load() && s.elapsed() < o.seconds; ++i) {
+      path_stats totals;
+      {
+        std::lock_guard<std::mutex> g(s.lock);
+        if (o.max_runs && s.result.runs >= o.max_runs) break;
+        totals = s.result.paths;
       }
-      // A campaign that goes on writes each failure as it is found: nothing
-      // is lost if it is stopped later.
-      if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure(o.out_dir, f, o);
-      std::lock_guard<std::mutex> g(s.lock);
-      if (!s.result.found) s.result.found = std::move(f);
-      else if (o.keep_going) s.result.further.push_back(std::move(f));
-      if (!o.keep_going) {
-        s.stop = true;
-        return;
+      const corpus_entry* best = nullptr;
+      for (int k = 0; k < 4; ++k) {
+        const corpus_entry& e = corpus[rng.next() % corpus.size()];
+        if (!best || rarity(e.mask, totals) > rarity(best->mask, totals)) best = &e;
       }
+      judgement j = execute_and_judge(reschedule(*best, o, rng), o.judge);
+      bool new_signature = false;
+      {
+        std::lock_guard<std::mutex> g(s.lock);
+        if (count_run(s, j)) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+        if (j.failed()) new_signature = ++s.signature_runs[signature(j.found)] == 1;
+      }
+      if (!new_signature) continue;
+      failure f;
+      f.first = f.shrunk = j.config;
+      f.first_found = j.found;
+      f.seconds_to_first = s.elapsed();
+      f.signature = signature(j.found);
+      f.verdict = std::move(j);
+      shrink_further(f, o, f.seconds_to_first + o.shrink_seconds, s);
+      record(std::move(f));
+      if (!o.keep_going) return;
     }
     if (s.elapsed() > o.seconds) return;
     {
@@ -377,7 +463,17 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks
     << ",\"backtracks\":" << r.paths.backtracks << ",\"restarts\":" << r.paths.restarts
     << ",\"down_ptr_updates\":" << r.paths.down_ptr_updates << ",\"pct_runs\":" << r.pct_runs
-    << ",\"pct_priority_changes\":" << r.pct_changes << ",\"pct_change_points\":" << r.pct_change_points << ",\"failures\":[";
+    << ",\"pct_priority_changes\":" << r.pct_changes << ",\"pct_change_points\":" << r.pct_change_points
+    << ",\"path_combinations\":" << r.path_combinations << ",\"rare_paths\":{";
+  for (std::size_t i = 0; i < std::size(rare_paths); ++i) j << (i ? "," : "") << "\"" << rare_paths[i].name << "\":" << r.paths.*rare_paths[i].count;
+  j << "},\"never_hit\":[";
+  bool first = true;
+  for (const rare_path& p : rare_paths) {
+    if (r.paths.*p.count) continue;
+    j << (first ? "" : ",") << "\"" << p.name << "\"";
+    first = false;
+  }
+  j << "],\"failures\":[";
   std::vector<const failure*> all;
   if (r.found) all.push_back(&*r.found);
   for (const failure& f : r.further) all.push_back(&f);

@@ -72,6 +72,8 @@ struct campaign_result {
   // depth - 1 change points each drew (they fall short when a change point
   // lies past the end of the run, or past fair-pct's switch to random).
   std::uint64_t pct_runs = 0, pct_changes = 0, pct_change_points = 0;
+  // Distinct sets of rare paths (core/stats.hpp) that single runs reached.
+  std::uint64_t path_combinations = 0;
   std::optional<failure> found;   // the first failure
   std::vector<failure> further;   // keep_going: one per further signature, in the order found
 };
