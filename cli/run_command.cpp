@@ -71,7 +71,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
                   (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
                   gfsl::sched::name(schedule->reason));
-      if (o.so.strat != gfsl::sched::strategy::random) {
+      if (o.so.strat == gfsl::sched::strategy::park) {
+        std::printf("park:     at %s, for %u operations of others, one in %u such points: %llu parks\n",
+                    gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every, (unsigned long long)schedule->parks);
+      } else if (o.so.strat != gfsl::sched::strategy::random) {
         std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
                     (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
       }
@@ -294,6 +297,7 @@ command add_run_command(CLI::App& root) {
     std::string hot;
     std::string mutant;
     std::string variant = "robust";
+    std::string park_at = "lock-cas";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -312,8 +316,10 @@ command add_run_command(CLI::App& root) {
   run->add_option("--chunk", o.w.chunk, "entries per chunk (N)")->check(CLI::IsMember({16, 32}))->capture_default_str();
   run->add_option("--p-chunk", o.w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   run->add_option("--seed", o.w.seed, "workload seed (and the scheduler's, unless --sched-seed)")->capture_default_str();
-  run->add_option("--sched", o.sched, "host: random (uniform), pct, fair-pct (PCT, then random), turns (whole operations in turn)")
-      ->check(CLI::IsMember({"random", "pct", "fair-pct", "turns"}))
+  run->add_option("--sched", o.sched,
+                  "host: random (uniform), pct, fair-pct (PCT, then random), park (random, with teams parked at --park-at "
+                  "points while others complete whole operations), turns (whole operations in turn)")
+      ->check(CLI::IsMember({"random", "pct", "fair-pct", "park", "turns"}))
       ->capture_default_str();
   run->add_option("--depth", o.so.depth, "pct: bug depth d (d-1 priority change points)")->check(CLI::Range(1, 1000))->capture_default_str();
   run->add_option("--granularity", st->granularity, "host: steps of a team-wide read: chunk, line (128 bytes), lane")
@@ -326,6 +332,16 @@ command add_run_command(CLI::App& root) {
   run->add_option("--max-steps", o.so.max_steps, "host: stop after this many scheduling points (0: no bound)")->capture_default_str();
   run->add_option("--livelock-steps", o.so.livelock_steps, "host: scheduling points without a completed operation that count as livelock")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--park-at", st->park_at, "park: lock-cas (before a CAS), after-read (after a chunk read), before-write "
+                                            "(between a read and the write it decides)")
+      ->check(CLI::IsMember({"lock-cas", "after-read", "before-write"}))
+      ->capture_default_str();
+  run->add_option("--park-ops", o.so.park_ops, "park: whole operations of other teams a parked team waits for")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  run->add_option("--park-every", o.so.park_every, "park: a team parks at one in this many such points, on average")
+      ->check(CLI::Range(1u, 1000000000u))
       ->capture_default_str();
   run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
   run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
@@ -364,6 +380,7 @@ command add_run_command(CLI::App& root) {
               return exit_usage;
             }
             gfsl::sched::parse(st->granularity, o.so.gran);
+            gfsl::sched::parse(st->park_at, o.so.park_at);
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";

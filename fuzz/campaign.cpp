@@ -133,7 +133,7 @@ bool count_run(shared_state& s, const judgement& j) {
   r.ops += j.config.w.ops + j.run.prefill.size();
   r.paths += j.run.report.paths;
   r.undecided += j.undecided;
-  if (j.config.backend == "host" && j.config.so.strat != sched::strategy::random) {
+  if (j.config.backend == "host" && (j.config.so.strat == sched::strategy::pct || j.config.so.strat == sched::strategy::fair_pct)) {
     ++r.pct_runs;
     r.pct_changes += j.outcome.priority_changes;
     r.pct_change_points += static_cast<std::uint64_t>(std::max(0, j.config.so.depth - 1));
@@ -163,10 +163,16 @@ double rarity(std::uint32_t mask, const path_stats& totals) {
 run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng& rng) {
   run_config c = e.config;
   c.so.seed = 1 + rng.next() % 1000000000;
-  static constexpr sched::strategy strategies[] = {sched::strategy::random, sched::strategy::pct, sched::strategy::fair_pct};
-  c.so.strat = strategies[rng.next() % 3];
+  static constexpr sched::strategy strategies[] = {sched::strategy::random, sched::strategy::pct, sched::strategy::fair_pct,
+                                                   sched::strategy::park};
+  c.so.strat = strategies[rng.next() % 4];
   c.so.depth = 1 + static_cast<int>(rng.next() % 5);
-  c.so.pct_steps = c.so.strat == sched::strategy::random ? c.so.pct_steps : 0;  // measured again
+  const bool pct = c.so.strat == sched::strategy::pct || c.so.strat == sched::strategy::fair_pct;
+  c.so.pct_steps = pct ? 0 : std::max<std::uint64_t>(c.so.pct_steps, 1);  // measured again
+  static constexpr sched::park_point points[] = {sched::park_point::lock_cas, sched::park_point::after_read,
+                                                 sched::park_point::before_write};
+  c.so.park_at = points[rng.next() % 3];
+  c.so.park_ops = 1 + static_cast<std::uint32_t>(rng.next() % 3);
   c.so.fair_after = 0;
   if (o.limits.vary_granularity) {
     static constexpr sched::granularity grans[] = {sched::granularity::chunk, sched::granularity::line, sched::granularity::lane};

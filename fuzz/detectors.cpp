@@ -75,7 +75,8 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
   judgement j;
   j.config = given;
   run_config& c = j.config;
-  if (c.backend == "host" && c.so.strat != sched::strategy::random && c.so.pct_steps == 0) {
+  if (c.backend == "host" && (c.so.strat == sched::strategy::pct || c.so.strat == sched::strategy::fair_pct) &&
+      c.so.pct_steps == 0) {
     // PCT's k measured: the step count of the same run under the random
     // strategy (records, events and checks off: only its length matters).
     sched::options dry = c.so;

@@ -45,7 +45,8 @@ std::string without_linearizability(const std::string& out) {
 }
 
 TEST(Cli, ScheduledRunReplaysFromItsOneLine) {
-  for (const char* sched : {"random --granularity lane", "pct --depth 3 --granularity line", "fair-pct --granularity chunk"}) {
+  for (const char* sched : {"random --granularity lane", "pct --depth 3 --granularity line", "fair-pct --granularity chunk",
+                            "park --park-at after-read --park-ops 2 --park-every 5 --granularity lane"}) {
     const result first = run(std::string("run --teams 6 --ops 3000 --mix 40,40,20 --range 200 --chunk 16 --seed 9 --sched ") + sched);
     ASSERT_EQ(first.code, 0) << first.out;
     EXPECT_NE(first.out.find("scheduling points"), std::string::npos) << first.out;

@@ -19,6 +19,7 @@ const char* name(strategy s) {
     case strategy::random: return "random";
     case strategy::pct: return "pct";
     case strategy::fair_pct: return "fair-pct";
+    case strategy::park: return "park";
   }
   return "?";
 }
@@ -30,6 +31,23 @@ const char* name(granularity g) {
   }
   return "?";
 }
+const char* name(park_point p) {
+  switch (p) {
+    case park_point::lock_cas: return "lock-cas";
+    case park_point::after_read: return "after-read";
+    case park_point::before_write: return "before-write";
+  }
+  return "?";
+}
+bool parse(const std::string& text, park_point& out) {
+  for (park_point p : {park_point::lock_cas, park_point::after_read, park_point::before_write}) {
+    if (text == name(p)) {
+      out = p;
+      return true;
+    }
+  }
+  return false;
+}
 const char* name(stop_reason r) {
   switch (r) {
     case stop_reason::completed: return "completed";
@@ -40,7 +58,7 @@ const char* name(stop_reason r) {
   return "?";
 }
 bool parse(const std::string& text, strategy& out) {
-  for (strategy s : {strategy::random, strategy::pct, strategy::fair_pct}) {
+  for (strategy s : {strategy::random, strategy::pct, strategy::fair_pct, strategy::park}) {
     if (text == name(s)) {
       out = s;
       return true;
@@ -95,6 +113,9 @@ struct scheduler::impl {
   std::uint64_t switches = 0;
   std::uint64_t priority_changes = 0;
   std::uint64_t since_completion = 0;
+  std::uint64_t completed_total = 0;           // operations completed by all teams
+  std::vector<std::uint64_t> parked_until;     // park: the team waits until completed_total reaches this
+  std::uint64_t parks = 0;
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
   bool stopping = false;
   stop_reason reason = stop_reason::completed;
@@ -107,7 +128,20 @@ struct scheduler::impl {
   std::uint64_t below(std::uint64_t bound) {  // uniform in [0, bound), no modulo bias worth caring for at 64 bits
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rng.next()) * bound) >> 64);
   }
-  bool enabled(team_id t) const { return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]); }
+  bool enabled(team_id t) const {
+    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total;
+  }
+
+  // Park: is the team's next access a point of the chosen kind?
+  bool at_park_point(const access& a) const {
+    const bool after_load = accessed[a.team] && last_access[a.team].kind == access_kind::load;
+    switch (opt.park_at) {
+      case park_point::lock_cas: return a.kind == access_kind::cas;
+      case park_point::after_read: return after_load && last_access[a.team].group_size > 1 && a.group_index == 0;
+      case park_point::before_write: return after_load && a.kind != access_kind::load;
+    }
+    return false;
+  }
   bool waiting_now(team_id t) const { return !done[t] && wait_epoch[t] != 0 && write_epoch <= wait_epoch[t]; }
 
   bool pct_now() const {
@@ -127,7 +161,7 @@ struct scheduler::impl {
   team_id choose() {
     // Fast paths while no team waits on a lock: every unfinished team is
     // enabled. They pick exactly what the full scans below would.
-    if (nobody_waits()) {
+    if (nobody_waits() && opt.strat != strategy::park) {
       if (unfinished.empty()) return no_team;
       if (!pct_now()) return unfinished[below(unfinished.size())];
       if (!pct_top_valid) {
@@ -149,6 +183,13 @@ struct scheduler::impl {
     enabled_scratch.clear();
     for (team_id t : unfinished) {
       if (enabled(t)) enabled_scratch.push_back(t);
+    }
+    if (enabled_scratch.empty() && opt.strat == strategy::park) {
+      // Nobody else can complete an operation: the parked teams go on.
+      std::fill(parked_until.begin(), parked_until.end(), 0);
+      for (team_id t : unfinished) {
+        if (enabled(t)) enabled_scratch.push_back(t);
+      }
     }
     if (enabled_scratch.empty()) return no_team;
     return enabled_scratch[below(enabled_scratch.size())];
@@ -271,13 +312,20 @@ void scheduler::point() {
   p_->step();
   p_->read_epoch[p_->current] = p_->write_epoch;
 }
-void scheduler::completed_operation() { p_->since_completion = 0; }
+void scheduler::completed_operation() {
+  p_->since_completion = 0;
+  ++p_->completed_total;
+}
 void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
 
 void scheduler::before(const access& a) {
   impl& s = *p_;
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
+  if (s.opt.strat == strategy::park && s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
+    s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
+    ++s.parks;
+  }
   s.step();
   // The write epoch a read starts from: what a lock wait after it compares
   // with. (A team-wide read spans several steps at line and lane
@@ -335,6 +383,9 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.wait.assign(s.n, {});
   s.boundaries.assign(s.n, 1u);
   s.last_access.assign(s.n, {});
+  s.parked_until.assign(s.n, 0);
+  s.completed_total = 0;
+  s.parks = 0;
   s.accessed.assign(s.n, 0);
   s.unfinished.clear();
   for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
@@ -343,7 +394,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.fibers.clear();
   s.stopping = false;
   s.reason = stop_reason::completed;
-  if (s.opt.strat != strategy::random) s.setup_pct();
+  if (s.opt.strat == strategy::pct || s.opt.strat == strategy::fair_pct) s.setup_pct();
   else s.priority.assign(s.n, 0);
 
   for (std::size_t i = 0; i < s.n; ++i) {
@@ -388,6 +439,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.steps = s.steps;
   out.switches = s.switches;
   out.priority_changes = s.priority_changes;
+  out.parks = s.parks;
   out.fingerprint = s.fingerprint;
   if (s.stopping) {
     out.report = s.describe_stop();
