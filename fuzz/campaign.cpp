@@ -17,6 +17,7 @@
 
 #include <unistd.h>
 
+#include "core/layout.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
 
@@ -319,6 +320,95 @@ std::string json_escape(const std::string& in) {
 
 std::string stamp(std::uint64_t s) { return s == model::no_stamp ? "null" : std::to_string(s); }
 
+std::string describe_word(std::uint64_t word, int lane, int chunk_words) {
+  if (lane == chunk_words - 1) {
+    if (lock_is_zombie(word)) return "zombie";
+    std::string v = lock_is_held(word) ? "held by team " + std::to_string(lock_owner(word)) : std::string("free");
+    return lock_version(word) ? v + " v" + std::to_string(lock_version(word)) : v;
+  }
+  const key_type k = entry_key(word);
+  const std::string key = k == key_empty ? std::string("-") : k == key_neg_inf ? std::string("-inf") : std::to_string(k);
+  if (lane == chunk_words - 2) {
+    const chunk_index next = entry_value(word);
+    return "max " + key + " next " + (next == no_chunk ? std::string("none") : std::to_string(next));
+  }
+  return key;
+}
+
+// The failing run as an interleaving of chunk accesses around the failing
+// key: the run repeated (host runs repeat bit for bit) with its accesses
+// recorded, and every access to a chunk that some access saw holding the key,
+// in the order they happened. A team-wide read is one line until another
+// team's access to those chunks lands between its loads.
+void write_interleaving(const std::filesystem::path& file, const failure& f, key_type key, const campaign_options& o) {
+  run_config c = f.shrunk;
+  c.so.record_accesses = true;
+  const judgement j = execute_and_judge(c, o.judge);
+  const std::vector<sched::logged_access>& log = j.outcome.accesses;
+  const int words = static_cast<int>(c.w.chunk);
+  constexpr std::uint64_t pool = header_offsets::pool;
+  const auto chunk_of = [&](std::uint64_t w) { return w < pool ? no_chunk : static_cast<chunk_index>((w - pool) / words); };
+  const auto lane_of = [&](std::uint64_t w) { return static_cast<int>((w - pool) % words); };
+  std::set<chunk_index> around;
+  for (const sched::logged_access& l : log) {
+    const chunk_index ch = chunk_of(l.a.word);
+    if (ch == no_chunk || lane_of(l.a.word) >= words - 1) continue;
+    if (entry_key(l.result) == key || (l.a.kind != access_kind::load && entry_key(l.a.value) == key)) around.insert(ch);
+  }
+  std::ofstream out(file);
+  out << "key " << key << ": accesses to the chunks that held it (";
+  for (chunk_index ch : around) out << (ch == *around.begin() ? "" : ", ") << ch;
+  out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
+  // A team-wide read is printed when its last load lands, with the words it
+  // saw (data lanes holding keys, then NEXT and LOCK), and marked torn when
+  // writes to the chunk landed between its first and last load: those
+  // writes are the lines printed between.
+  struct pending_read {
+    chunk_index chunk = no_chunk;
+    std::map<int, std::uint64_t> seen;  // lane -> word
+    std::uint64_t writes_at_start = 0;
+  };
+  std::map<team_id, pending_read> reads;
+  std::map<chunk_index, std::uint64_t> writes;  // writes landed so far, per chunk
+  std::size_t lines = 0;
+  for (const sched::logged_access& l : log) {
+    if (lines >= 5000) break;
+    const chunk_index ch = chunk_of(l.a.word);
+    if (ch == no_chunk || !around.count(ch)) continue;
+    const int lane = lane_of(l.a.word);
+    if (l.a.kind == access_kind::load) {
+      pending_read& r = reads[l.a.team];
+      if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, writes[ch]};
+      r.seen[lane] = l.result;
+      if (l.a.group_index + 1 < l.a.group_size) continue;
+      out << "team " << l.a.team << " read chunk " << ch << ": keys";
+      for (const auto& [at, word] : r.seen) {
+        if (at < words - 2 && entry_key(word) != key_empty) out << " " << describe_word(word, at, words);
+      }
+      if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
+      if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
+      if (writes[ch] != r.writes_at_start) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
+      out << "\n";
+      ++lines;
+      continue;
+    }
+    const bool wrote = l.a.kind != access_kind::cas || l.result == l.a.expected;
+    if (wrote) ++writes[ch];
+    out << "  team " << l.a.team << " ";
+    if (l.a.kind == access_kind::cas) {
+      out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words)
+          << " -> " << describe_word(l.a.value, lane, words);
+      if (!wrote) out << " (found " << describe_word(l.result, lane, words) << ")";
+    } else {
+      out << "writes chunk " << ch << " lane " << lane << ": "
+          << describe_word(l.a.kind == access_kind::store ? l.a.value : l.result + l.a.value, lane, words);
+    }
+    out << "\n";
+    ++lines;
+  }
+  if (lines >= 5000) out << "(cut at 5,000 lines)\n";
+}
+
 }  // namespace
 
 campaign_result run_campaign(const campaign_options& o) {
@@ -429,6 +519,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       t << "\n";
     }
   }
+  if (focus && f.shrunk.backend == "host") write_interleaving(folder / "interleaving.txt", f, *focus, o);
   {
     // A self-contained page: intervals as bars, one lane per team.
     std::ofstream html(folder / "counterexample.html");

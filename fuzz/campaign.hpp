@@ -80,9 +80,10 @@ struct campaign_result {
 
 campaign_result run_campaign(const campaign_options& o);
 
-// Writes `f` into dir/<id>/: the history (JSON lines), the shrunk
-// counterexample as a timeline and an HTML page, the detectors' report and
-// the replay command. Returns the folder.
+// Writes `f` into dir/<id>/ (<id>: its signature): the history (JSON lines),
+// the shrunk counterexample as a timeline, as an interleaving of chunk
+// accesses around the failing key (host) and as an HTML page, the detectors'
+// report and the replay command. Returns the folder.
 std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o);
 
 // Campaign summary as one JSON object (report.json of a campaign folder).

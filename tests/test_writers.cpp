@@ -141,6 +141,9 @@ TEST(Writers, EveryArtifactOfAKeepGoingCampaignIsReadBack) {
     EXPECT_EQ(again.code, 1) << again.out;
     EXPECT_NE(again.out.find("FAILED: linearizability"), std::string::npos) << again.out;
     EXPECT_NE(slurp((e.path() / "report.txt").string()).find("signature: linearizability @ "), std::string::npos);
+    // The counterexample as chunk accesses around the key that failed.
+    const std::string interleaving = slurp((e.path() / "interleaving.txt").string());
+    EXPECT_NE(interleaving.find(" read chunk "), std::string::npos) << interleaving.substr(0, 2000);
   }
   EXPECT_GE(folders, 1u) << f.out;
   const result m = run("fuzz merge " + dir);
