@@ -116,6 +116,7 @@ struct scheduler::impl {
   std::uint64_t completed_total = 0;           // operations completed by all teams
   std::vector<std::uint64_t> parked_until;     // park: the team waits until completed_total reaches this
   std::uint64_t parks = 0;
+  std::uint64_t latest_park_until = 0;         // the largest parked_until set: nobody is parked once completions reach it
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
   bool stopping = false;
   stop_reason reason = stop_reason::completed;
@@ -151,6 +152,7 @@ struct scheduler::impl {
   }
 
   bool nobody_waits() const { return write_epoch > latest_wait_epoch; }
+  bool nobody_parked() const { return completed_total >= latest_park_until; }
 
   void finished(team_id t) {
     done[t] = 1;
@@ -161,7 +163,7 @@ struct scheduler::impl {
   team_id choose() {
     // Fast paths while no team waits on a lock: every unfinished team is
     // enabled. They pick exactly what the full scans below would.
-    if (nobody_waits() && opt.strat != strategy::park) {
+    if (nobody_waits() && nobody_parked()) {
       if (unfinished.empty()) return no_team;
       if (!pct_now()) return unfinished[below(unfinished.size())];
       if (!pct_top_valid) {
@@ -187,6 +189,7 @@ struct scheduler::impl {
     if (enabled_scratch.empty() && opt.strat == strategy::park) {
       // Nobody else can complete an operation: the parked teams go on.
       std::fill(parked_until.begin(), parked_until.end(), 0);
+      latest_park_until = 0;
       for (team_id t : unfinished) {
         if (enabled(t)) enabled_scratch.push_back(t);
       }
@@ -324,6 +327,7 @@ void scheduler::before(const access& a) {
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
   if (s.opt.strat == strategy::park && s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
     s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
+    s.latest_park_until = std::max(s.latest_park_until, s.parked_until[a.team]);
     ++s.parks;
   }
   s.step();
@@ -386,6 +390,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.parked_until.assign(s.n, 0);
   s.completed_total = 0;
   s.parks = 0;
+  s.latest_park_until = 0;
   s.accessed.assign(s.n, 0);
   s.unfinished.clear();
   for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
