@@ -52,6 +52,12 @@ bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& li
   return sched::parse(text, lim.granularity);
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 // Reads one number field of a report.json written by campaign_json.
 double json_number(const std::string& json, const std::string& field, bool& ok) {
   const std::regex re("\"" + field + "\":(-?[0-9.eE+]+)");
@@ -91,7 +97,8 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--shard", st->shard, "i/n: this campaign takes every n-th batch of the seed space, from the i-th")
       ->capture_default_str();
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
-  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files")->required();
+  // Required of a campaign, not of `fuzz merge` (checked when it runs).
+  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files (required)");
   fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
@@ -100,6 +107,9 @@ command add_fuzz_command(CLI::App& root) {
       ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
       ->capture_default_str();
   fz->add_flag("!--no-progress", o.progress, "no live progress line");
+  fz->add_flag("--keep-going", o.keep_going,
+               "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
+               "per signature");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
   merge->add_option("dirs", st->merge_dirs, "campaign folders")->required();
 
@@ -137,6 +147,10 @@ command add_fuzz_command(CLI::App& root) {
               for (const std::string& f : failure_lines) std::printf("failure: %s\n", f.c_str());
               return failures > 0 ? exit_violation : exit_ok;
             }
+            if (o.out_dir.empty()) {
+              std::fprintf(stderr, "gfsl fuzz: --out is required (the folder for report.json and the failures)\n");
+              return exit_usage;
+            }
             if (!parse_shard(st->shard, o.shard, o.shards)) {
               std::fprintf(stderr, "gfsl fuzz: --shard %s: expected i/n with 0 <= i < n\n", st->shard.c_str());
               return exit_usage;
@@ -163,16 +177,41 @@ command add_fuzz_command(CLI::App& root) {
             std::ofstream(std::filesystem::path(o.out_dir) / "report.json") << fuzz::campaign_json(o, r) << "\n";
             std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
                         (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
+            {
+              std::string never;
+              std::size_t reached = 0;
+              for (const gfsl::rare_path& p : gfsl::rare_paths) {
+                if (r.paths.*p.count) ++reached;
+                else never += std::string(never.empty() ? "" : ", ") + p.name;
+              }
+              std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s\n", reached,
+                          std::size(gfsl::rare_paths), (unsigned long long)r.path_combinations,
+                          never.empty() ? "none" : never.c_str());
+            }
+            if (r.pct_runs) {
+              std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
+                          (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes,
+                          (unsigned long long)r.pct_change_points);
+            }
             if (!r.found) {
               std::printf("no failure\n");
               return exit_ok;
             }
-            const fuzz::failure& f = *r.found;
-            std::printf("FAILURE after %.2f s, shrunk to %llu operations on %u teams:\n", f.seconds_to_first,
-                        (unsigned long long)f.shrunk.w.ops, f.shrunk.w.teams);
-            for (const fuzz::detection& d : f.verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
-            if (f.verdict.found.empty()) std::printf("  (the shrunk run passed when judged again: timing-dependent)\n");
-            std::printf("written to %s\nreplay: gfsl replay %s\n", f.dir.c_str(), replay_of(f.shrunk).c_str());
+            std::vector<const fuzz::failure*> all{&*r.found};
+            for (const fuzz::failure& f : r.further) all.push_back(&f);
+            if (all.size() > 1) std::printf("%zu failure signatures\n", all.size());
+            for (const fuzz::failure* f : all) {
+              std::printf("FAILURE [%s] after %.2f s (%llu failing runs), shrunk to %llu operations + %zu prefill on %u teams:\n",
+                          f->signature.c_str(), f->seconds_to_first, (unsigned long long)f->runs,
+                          (unsigned long long)f->shrunk.w.ops, f->verdict.run.prefill.size(), f->shrunk.w.teams);
+              for (const fuzz::detection& d : f->verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
+              if (!f->reproduced) {
+                std::printf("  (the shrunk run did not fail again when repeated: %s runs interleave freely; the detectors "
+                            "and history are those of its failing execution)\n",
+                            f->shrunk.backend.c_str());
+              }
+              std::printf("written to %s\nreplay: gfsl replay %s\n", f->dir.c_str(), replay_of(f->shrunk).c_str());
+            }
             return exit_violation;
           }};
 }
@@ -204,7 +243,8 @@ command add_mutants_command(CLI::App& root) {
   return {mu, [st] {
             if (st->list) {
               for (const mutant_info& m : mutant_catalog) {
-                std::printf("%-32s [%s]%s\n    %s\n", std::string(m.name).c_str(), std::string(m.backends).c_str(),
+                std::printf("%-32s [%s; %s]%s\n    %s\n", std::string(m.name).c_str(), std::string(m.backends).c_str(),
+                            std::string(m.variants).c_str(),
                             m.equivalent.empty() ? "" : " (equivalent under whole-chunk reads)", std::string(m.breaks).c_str());
               }
               return exit_ok;
@@ -215,7 +255,7 @@ command add_mutants_command(CLI::App& root) {
               std::string detector, detail, replay;
               std::vector<std::string> detectors;
               double seconds = 0;
-              std::uint64_t ops = 0, runs = 0;
+              std::uint64_t ops = 0, prefill = 0, runs = 0;
             };
             std::vector<row> rows;
             // The matrix runs at whole-chunk reads: the only granularity at
@@ -247,6 +287,7 @@ command add_mutants_command(CLI::App& root) {
                 r.killed = true;
                 r.seconds = res.found->seconds_to_first;
                 r.ops = res.found->shrunk.w.ops;
+                r.prefill = res.found->verdict.run.prefill.size();
                 r.replay = replay_of(res.found->shrunk);
                 // The shrunk run judged again; on the GPU a failure may not
                 // repeat, then the first failing run's detectors are shown.
@@ -274,7 +315,8 @@ command add_mutants_command(CLI::App& root) {
                 close(fds[0]);
                 const row r = campaign(m);
                 std::string text = std::to_string(r.killed) + "\n" + std::to_string(r.seconds) + "\n" + std::to_string(r.ops) +
-                                   "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" + r.detail + "\n";
+                                   "\n" + std::to_string(r.prefill) + "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" +
+                                   r.detail + "\n";
                 for (const std::string& d : r.detectors) text += d + "\n";
                 std::size_t done = 0;
                 while (done < text.size()) {
@@ -308,6 +350,8 @@ command add_mutants_command(CLI::App& root) {
               std::getline(in, line);
               r.ops = std::strtoull(line.c_str(), nullptr, 10);
               std::getline(in, line);
+              r.prefill = std::strtoull(line.c_str(), nullptr, 10);
+              std::getline(in, line);
               r.runs = std::strtoull(line.c_str(), nullptr, 10);
               std::getline(in, r.replay);
               std::getline(in, r.detail);
@@ -327,7 +371,10 @@ command add_mutants_command(CLI::App& root) {
             for (const mutant_info& m : mutant_catalog) {
               if (!st->only.empty() && m.name != st->only) continue;
               row r;
-              if (m.backends.find(st->backend) == std::string_view::npos) {
+              // A backend the bug cannot take effect on, or a variant without
+              // the mechanism it breaks: nothing to kill.
+              if (m.backends.find(st->backend) == std::string_view::npos ||
+                  m.variants.find(st->variant) == std::string_view::npos) {
                 r.applicable = false;
               } else {
                 r = isolated(m.id);
@@ -353,18 +400,29 @@ command add_mutants_command(CLI::App& root) {
                             i ? "," : "", std::string(r.m->name).c_str(), r.applicable ? "true" : "false",
                             r.m->equivalent.empty() ? "false" : "true", r.killed ? "true" : "false", r.detector.c_str());
                 for (std::size_t k = 0; k < r.detectors.size(); ++k) std::printf("%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
-                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
-                            (unsigned long long)r.ops, (unsigned long long)r.runs, r.replay.c_str());
+                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"prefill\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
+                            (unsigned long long)r.ops, (unsigned long long)r.prefill, (unsigned long long)r.runs, r.replay.c_str());
               }
               std::printf("]}\n");
             } else {
-              std::printf("%-32s %-8s %-34s %8s %6s  %s\n", "mutant", "killed", "first detector", "seconds", "ops", "all detectors");
+              std::printf("%-32s %-8s %-34s %8s %6s %7s  %s\n", "mutant", "killed", "first detector", "seconds", "ops", "prefill",
+                          "all detectors");
               for (const row& r : rows) {
                 std::string all;
                 for (const std::string& d : r.detectors) all += (all.empty() ? "" : ",") + d;
                 const char* state = !r.applicable ? "n/a" : r.killed ? "yes" : r.m->equivalent.empty() ? "NO" : "equiv.";
-                std::printf("%-32s %-8s %-34s %8.2f %6llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
-                            r.seconds, (unsigned long long)r.ops, all.c_str());
+                std::printf("%-32s %-8s %-34s %8.2f %6llu %7llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
+                            r.seconds, (unsigned long long)r.ops, (unsigned long long)r.prefill, all.c_str());
+              }
+              std::vector<double> seconds, sizes;
+              for (const row& r : rows) {
+                if (!r.killed) continue;
+                seconds.push_back(r.seconds);
+                sizes.push_back(static_cast<double>(r.ops + r.prefill));
+              }
+              if (!seconds.empty()) {
+                std::printf("median time to kill %.2f s; median counterexample %.1f operations, prefill included\n",
+                            median(seconds), median(sizes));
               }
               std::printf("mutation score: %zu of %zu non-equivalent %s mutants killed; control %s\n", killed, counted,
                           st->backend.c_str(), control.killed ? "FAILED" : "passed");

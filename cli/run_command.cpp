@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "fuzz/detectors.hpp"
 #include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
 #include "linearizability/report.hpp"
@@ -238,6 +239,13 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
                   (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
                   gfsl::sched::name(schedule->reason));
+      if (o.so.strat == gfsl::sched::strategy::park) {
+        std::printf("park:     at %s, for %u operations of others, one in %u such points: %llu parks\n",
+                    gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every, (unsigned long long)schedule->parks);
+      } else if (o.so.strat != gfsl::sched::strategy::random) {
+        std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
+                    (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
+      }
     } else {
       std::printf("schedule: turns: teams take turns, one whole operation each\n");
     }
@@ -250,12 +258,14 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   kind("contains", op_kind::contains);
   if (c.errors) std::printf("  errors    %10llu\n", static_cast<unsigned long long>(c.errors));
   const auto& p = r.report.paths;
-  std::printf("paths:    splits %llu, merges %llu, zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, "
-              "restarts %llu, down-pointer updates %llu, raised keys %llu, lock waits %llu\n",
-              (unsigned long long)p.splits, (unsigned long long)p.merges, (unsigned long long)p.zombies_skipped,
-              (unsigned long long)p.zombie_unlinks, (unsigned long long)p.head_unlinks, (unsigned long long)p.backtracks,
-              (unsigned long long)p.restarts, (unsigned long long)p.down_ptr_updates, (unsigned long long)p.raised_keys,
-              (unsigned long long)p.lock_waits);
+  std::printf("paths:    splits %llu (above level 0 %llu), merges %llu (with a pre-split %llu), last-chunk removals %llu, "
+              "zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, restarts %llu, down-pointer updates "
+              "%llu (above level 1 %llu), raised keys %llu, lock waits %llu\n",
+              (unsigned long long)p.splits, (unsigned long long)p.upper_splits, (unsigned long long)p.merges,
+              (unsigned long long)p.merge_presplits, (unsigned long long)p.last_chunk_removals,
+              (unsigned long long)p.zombies_skipped, (unsigned long long)p.zombie_unlinks, (unsigned long long)p.head_unlinks,
+              (unsigned long long)p.backtracks, (unsigned long long)p.restarts, (unsigned long long)p.down_ptr_updates,
+              (unsigned long long)p.upper_down_ptr_updates, (unsigned long long)p.raised_keys, (unsigned long long)p.lock_waits);
   std::printf("structure: height %d, %llu of %u pool chunks allocated, %zu keys at the end\n", r.report.height,
               (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
   const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
@@ -282,7 +292,8 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     }
     // A run the scheduler stopped has operations in flight: its structure is
     // a mid-run state, judged by the invariants that hold at every step.
-    const bool quiescent = schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed;
+    const bool quiescent = (schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed) &&
+                           r.prefill_stop == gfsl::sched::stop_reason::completed;
     auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, quiescent, sequential ? &model_state : nullptr);
     gfsl::invariants::name_operations_in_flight(snap.violations, r.records);
     if (!snap.violations.empty()) {
@@ -331,6 +342,13 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   } else {
     std::printf("check:    final contents agree, key by key, with the successful operations\n");
   }
+  if (r.prefill_stop != gfsl::sched::stop_reason::completed) {
+    std::printf("stopped:  %s in the prefill after %zu completed inserts; the concurrent phase did not run\n",
+                gfsl::sched::name(r.prefill_stop), r.prefill.size());
+    std::istringstream lines(r.prefill_report);
+    for (std::string line; std::getline(lines, line);) std::printf("          %s\n", line.c_str());
+    rc = exit_violation;
+  }
   if (schedule && schedule->reason != gfsl::sched::stop_reason::completed) {
     std::printf("stopped:  %s after %llu scheduling points; %zu teams unfinished, their operations in flight kept as pending\n",
                 gfsl::sched::name(schedule->reason), (unsigned long long)schedule->steps, schedule->unfinished.size());
@@ -348,6 +366,19 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
       rc = exit_violation;
     } else {
       std::printf("check:    every answer matches the sequential model (teams took turns)\n");
+    }
+  } else if (o.judge_linearizability) {
+    std::vector<gfsl::fuzz::detection> found;
+    const bool decided = gfsl::fuzz::judge_linearizability(gfsl::model::full_history(r.prefill, r.records),
+                                                           o.linearizability_seconds, found);
+    if (!found.empty()) {
+      std::printf("check:    FAILED: linearizability: %s\n", found.front().detail.c_str());
+      rc = exit_violation;
+    } else if (!decided) {
+      std::printf("check:    linearizability undecided: the checker's %.0f s limit was reached\n", o.linearizability_seconds);
+      if (rc == exit_ok) rc = exit_undecided;
+    } else {
+      std::printf("check:    the history is linearizable, key by key\n");
     }
   } else {
     std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
@@ -453,6 +484,7 @@ command add_run_command(CLI::App& root) {
     std::string hot;
     std::string mutant;
     std::string variant = "robust";
+    std::string park_at = "lock-cas";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -471,8 +503,10 @@ command add_run_command(CLI::App& root) {
   run->add_option("--chunk", o.w.chunk, "entries per chunk (N)")->check(CLI::IsMember({16, 32}))->capture_default_str();
   run->add_option("--p-chunk", o.w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   run->add_option("--seed", o.w.seed, "workload seed (and the scheduler's, unless --sched-seed)")->capture_default_str();
-  run->add_option("--sched", o.sched, "host: random (uniform), pct, fair-pct (PCT, then random), turns (whole operations in turn)")
-      ->check(CLI::IsMember({"random", "pct", "fair-pct", "turns"}))
+  run->add_option("--sched", o.sched,
+                  "host: random (uniform), pct, fair-pct (PCT, then random), park (random, with teams parked at --park-at "
+                  "points while others complete whole operations), turns (whole operations in turn)")
+      ->check(CLI::IsMember({"random", "pct", "fair-pct", "park", "turns"}))
       ->capture_default_str();
   run->add_option("--depth", o.so.depth, "pct: bug depth d (d-1 priority change points)")->check(CLI::Range(1, 1000))->capture_default_str();
   run->add_option("--granularity", st->granularity, "host: steps of a team-wide read: chunk, line (128 bytes), lane")
@@ -485,6 +519,16 @@ command add_run_command(CLI::App& root) {
   run->add_option("--max-steps", o.so.max_steps, "host: stop after this many scheduling points (0: no bound)")->capture_default_str();
   run->add_option("--livelock-steps", o.so.livelock_steps, "host: scheduling points without a completed operation that count as livelock")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--park-at", st->park_at, "park: lock-cas (before a CAS), after-read (after a chunk read), before-write "
+                                            "(between a read and the write it decides)")
+      ->check(CLI::IsMember({"lock-cas", "after-read", "before-write"}))
+      ->capture_default_str();
+  run->add_option("--park-ops", o.so.park_ops, "park: whole operations of other teams a parked team waits for")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  run->add_option("--park-every", o.so.park_every, "park: a team parks at one in this many such points, on average")
+      ->check(CLI::Range(1u, 1000000000u))
       ->capture_default_str();
   run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
   run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
@@ -523,6 +567,7 @@ command add_run_command(CLI::App& root) {
               return exit_usage;
             }
             gfsl::sched::parse(st->granularity, o.so.gran);
+            gfsl::sched::parse(st->park_at, o.so.park_at);
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
@@ -569,6 +614,7 @@ command add_replay_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl replay: %s\n", bad.c_str());
               return exit_usage;
             }
+            o.judge_linearizability = true;
             try {
               return execute(o);
             } catch (const std::bad_alloc&) {

@@ -56,6 +56,9 @@ std::string encode_replay(const run_options& o) {
       s << ":depth=" << o.so.depth << ":granularity=" << sched::name(o.so.gran) << ":sched-seed=" << o.so.seed
         << ":pct-steps=" << o.so.pct_steps << ":fair-after=" << o.so.fair_after << ":livelock-steps=" << o.so.livelock_steps
         << ":max-steps=" << o.so.max_steps;
+      if (o.so.strat == sched::strategy::park) {
+        s << ":park-at=" << sched::name(o.so.park_at) << ":park-ops=" << o.so.park_ops << ":park-every=" << o.so.park_every;
+      }
     }
   }
   return s.str();
@@ -143,6 +146,13 @@ std::string decode_replay(const std::string& text, run_options& o) {
       }
       if (!sched::parse(r.sched, r.so.strat)) return "replay string: field 'sched' has a bad value '" + r.sched + "'";
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
+      if (r.so.strat == sched::strategy::park) {
+        std::string at;
+        for (std::string e : {take("park-at", at), take("park-ops", r.so.park_ops), take("park-every", r.so.park_every)}) {
+          if (!e.empty()) return e;
+        }
+        if (!sched::parse(at, r.so.park_at)) return "replay string: field 'park-at' has a bad value '" + at + "'";
+      }
       r.sched_seed_given = true;
     }
   } else if (r.backend == "cuda") {

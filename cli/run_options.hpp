@@ -28,6 +28,10 @@ struct run_options {
   mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)
   variant var = default_variant;    // the algorithm (core/types.hpp); a replay line without it ran thesis
   std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
+  // gfsl replay judges the history's linearizability, as the campaign that
+  // printed the line did (gfsl run leaves it to gfsl check).
+  bool judge_linearizability = false;
+  double linearizability_seconds = 60;  // then undecided, never a wrong verdict
 };
 
 // Fills what the user left to defaults: the scheduler's seed (the workload's),

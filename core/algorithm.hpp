@@ -672,6 +672,7 @@ class algorithm {
   // splitInsert (Alg. 4.9 lines 1-14).
   GFSL_FN level_insert split_insert(int level, chunk_index c, const lanes& /*kv*/, key_type k, value_type v) {
     level_insert r;
+    if (level > 0) ++t_.stats().upper_splits;
     const split_result sp = split_chunk(c);
     if (sp.st != status::ok) {
       unlock(c);
@@ -757,6 +758,7 @@ class algorithm {
         if (below.tid != none && entry_value(t_.shfl(enc.kv, tid)) != below.chunk) {
           store_entry(enc.chunk, tid, make_entry(mk, below.chunk));
           ++t_.stats().down_ptr_updates;
+          if (level > 0) ++t_.stats().upper_down_ptr_updates;
         }
       }
       unlock(enc.chunk);
@@ -801,6 +803,7 @@ class algorithm {
     if (next == no_chunk) {
       // The final chunk of a level is never merged (it has no successor) and
       // never becomes a zombie; it may empty out completely.
+      ++t_.stats().last_chunk_removals;
       execute_remove_no_merge(c, kv, k);
       if (bug(mutant::merge_final_chunk)) {
         mark_zombie(c);
@@ -820,6 +823,7 @@ class algorithm {
         return sp.st;
       }
       unlock(sp.fresh);
+      ++t_.stats().merge_presplits;
       add_to_level_count(level, 1);
       update_down_ptrs(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
       nkv = read(next);

@@ -54,6 +54,9 @@ struct mutant_info {
   // chunk read is one atomic event (the only granularity at which the
   // correct core is itself linearizable, docs/FINDINGS.md): why.
   std::string_view equivalent = {};
+  // The variants it plants a bug in: the robust variant's own mechanisms do
+  // not exist in the thesis variant, where such a mutant changes nothing.
+  std::string_view variants = "thesis,robust";
 };
 
 inline constexpr mutant_info mutant_catalog[] = {
@@ -126,16 +129,16 @@ inline constexpr mutant_info mutant_catalog[] = {
     // not one instant"); under the thesis variant they plant nothing.
     {mutant::zombie_next_not_reloaded, "zombie-next-not-reloaded", "host,cuda",
      "robust: a read that shows a zombie mark follows the NEXT lane loaded with the read, which may predate a split "
-     "and the merge that made the zombie: the live chunk between is skipped and its keys lost", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+     "and the merge that made the zombie: the live chunk between is skipped and its keys lost", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
     {mutant::absence_not_validated, "absence-not-validated", "host,cuda",
      "robust: a search concludes \"k is not here\" from a lane-by-lane read without the write-version check, so a "
-     "shift that moves k between two lanes' loads hides it (false contains and delete)", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+     "shift that moves k between two lanes' loads hides it (false contains and delete)", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
     {mutant::version_not_bumped, "version-not-bumped", "host,cuda",
      "robust: the lock holder never moves the write version around its bursts, so the validation of a \"not here\" "
-     "passes over a read that overlapped a shift", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+     "passes over a read that overlapped a shift", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
     {mutant::head_fallback_wrong, "head-fallback-wrong", "host,cuda",
      "robust: a backtrack with no previous chunk restarts from the top instead of going on from the level's head "
-     "chunk, so a stale upper-level key makes a search loop forever", "a whole-chunk read is one instant: nothing for this mechanism to repair"},
+     "chunk, so a stale upper-level key makes a search loop forever", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

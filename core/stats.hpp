@@ -23,6 +23,10 @@ struct basic_path_stats {
   Count down_ptr_updates = 0;  // down pointers rewritten by updateDownPtrs
   Count lock_waits = 0;        // reads of a chunk found locked by another team
   Count raised_keys = 0;       // keys inserted above level 0
+  Count upper_splits = 0;      // splits above level 0 (of a raised key's chunk)
+  Count merge_presplits = 0;   // merges whose successor had to split first (Alg. 4.12 lines 12-17)
+  Count last_chunk_removals = 0;     // removals that left an underfull final chunk unmerged (4.2.3)
+  Count upper_down_ptr_updates = 0;  // down pointers rewritten above level 1
 
   template <class Other>
   GFSL_FN basic_path_stats& operator+=(const basic_path_stats<Other>& o) {
@@ -36,10 +40,37 @@ struct basic_path_stats {
     down_ptr_updates += o.down_ptr_updates;
     lock_waits += o.lock_waits;
     raised_keys += o.raised_keys;
+    upper_splits += o.upper_splits;
+    merge_presplits += o.merge_presplits;
+    last_chunk_removals += o.last_chunk_removals;
+    upper_down_ptr_updates += o.upper_down_ptr_updates;
     return *this;
   }
 };
 
 using path_stats = basic_path_stats<std::uint64_t>;
+
+// The rare paths by name, for coverage reports: a campaign says which it never
+// reached.
+struct rare_path {
+  const char* name;
+  std::uint64_t path_stats::*count;
+};
+inline constexpr rare_path rare_paths[] = {
+    {"split", &path_stats::splits},
+    {"split-above-level-0", &path_stats::upper_splits},
+    {"merge", &path_stats::merges},
+    {"merge-with-presplit", &path_stats::merge_presplits},
+    {"last-chunk-rule", &path_stats::last_chunk_removals},
+    {"zombie-skip", &path_stats::zombies_skipped},
+    {"zombie-unlink", &path_stats::zombie_unlinks},
+    {"head-unlink", &path_stats::head_unlinks},
+    {"backtrack", &path_stats::backtracks},
+    {"restart", &path_stats::restarts},
+    {"down-pointer-update", &path_stats::down_ptr_updates},
+    {"down-pointer-update-above-level-1", &path_stats::upper_down_ptr_updates},
+    {"lock-wait", &path_stats::lock_waits},
+    {"raised-key", &path_stats::raised_keys},
+};
 
 }  // namespace gfsl

@@ -55,17 +55,48 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
                                                                             : " (pool of " + std::to_string(pool) + " chunks)");
   };
 
-  // Prefill: sequential inserts by team 0, before the concurrent phase.
+  // Prefill: sequential inserts by team 0, before the concurrent phase. It
+  // runs as a one-team scheduled run whatever the mode, so that the same step
+  // bound as the concurrent phase's ends a prefill that cannot finish (a lock
+  // that is never released, a search that never ends) in a hang report; with
+  // whole-chunk reads and one team the scheduler changes nothing it does.
   out.prefill = model::prefill_operations(w);
+  if (extras.before_prefill) extras.before_prefill(s.words(), s.word_count());
   {
-    host_team<N> team(0, w.seed ^ 0xF1F1F1F1ull, s.words());
+    std::size_t done = 0;
+    sched::options po;
+    po.gran = sched::granularity::chunk;
+    if (sched_options) po.livelock_steps = sched_options->livelock_steps;
+    po.chunk_words = N;
+    po.describe_team = [&](team_id) {
+      return "in " + model::describe(out.prefill[done]) + ", prefill operation " + std::to_string(done + 1) + " of " +
+             std::to_string(out.prefill.size());
+    };
+    sched::scheduler prefill_scheduler(po);
+    host_team<N> team(0, w.seed ^ 0xF1F1F1F1ull, s.words(), &prefill_scheduler, false, s.word_count());
     algorithm<host_team<N>, false, V> a(team, s.view(), threshold);
-    for (const model::operation& op : out.prefill) {
-      const op_result r = apply_op(a, op);
-      if (r.st != status::ok) {
-        note_error(r, op, 0);
-        break;
+    std::vector<std::function<void()>> body;
+    body.emplace_back([&] {
+      for (; done < out.prefill.size(); ++done) {
+        op_result r;
+        try {
+          r = apply_op(a, out.prefill[done]);
+        } catch (const access_fault& f) {
+          r = {status::corrupt, false, 0};
+          fault_detail = "word " + std::to_string(f.word);
+        }
+        if (r.st != status::ok) {
+          note_error(r, out.prefill[done], 0);
+          break;
+        }
+        prefill_scheduler.completed_operation();
       }
+    });
+    const sched::outcome prefilled = prefill_scheduler.run(std::move(body));
+    if (prefilled.reason != sched::stop_reason::completed) {
+      out.prefill_stop = prefilled.reason;
+      out.prefill_report = prefilled.report;
+      out.prefill.resize(done);  // the history holds the prefill operations that completed
     }
   }
 
@@ -74,6 +105,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   // Reading it is not a scheduling point: it is the observer, not the program.
   std::atomic<std::uint64_t> clock{model::first_free_stamp(out.prefill.size())};
 
+  live_history* live = keep_records && mode != host_mode::sequential ? extras.live : nullptr;
+  std::vector<std::vector<model::op_record>> own_records;
+  std::vector<std::vector<model::op_record>>& per_team = live ? live->per_team : own_records;
+  per_team.assign(w.teams, {});
   std::unique_ptr<sched::scheduler> scheduler;
   if (mode == host_mode::scheduled) {
     sched::options so = *sched_options;
@@ -92,6 +127,11 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
         }
       };
     }
+    so.chunk_words = N;
+    so.describe_team = [&](team_id t) -> std::string {
+      if (!keep_records || per_team[t].empty() || !per_team[t].back().pending()) return {};
+      return "in " + model::describe(per_team[t].back().op);
+    };
     scheduler = std::make_unique<sched::scheduler>(so);
   }
   std::unique_ptr<event_recorder> recorder;
@@ -100,10 +140,6 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     recorder = std::make_unique<event_recorder>(N, pool, w.teams, &clock, scheduler.get());
   }
   access_hook* hook = recorder ? static_cast<access_hook*>(recorder.get()) : scheduler.get();
-  live_history* live = keep_records && mode != host_mode::sequential ? extras.live : nullptr;
-  std::vector<std::vector<model::op_record>> own_records;
-  std::vector<std::vector<model::op_record>>& per_team = live ? live->per_team : own_records;
-  per_team.assign(w.teams, {});
   std::vector<op_counts> counts(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
   std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable, V>>> algos;
@@ -168,7 +204,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   };
 
   const auto start = std::chrono::steady_clock::now();
-  if (out.report.first_error == status::ok) {
+  if (out.report.first_error == status::ok && out.prefill_stop == sched::stop_reason::completed) {
     if (mode == host_mode::sequential) {
       // Teams take turns, one operation each, until all are done.
       std::vector<std::uint64_t> next(w.teams), end(w.teams);

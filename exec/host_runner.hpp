@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,6 +62,11 @@ struct host_run {
   std::uint64_t events_dropped = 0;       // events past a full device log: `events` is an exact prefix
   std::uint64_t mid_run_checks = 0;       // snapshots checked during a scheduled run
   std::vector<invariants::violation> mid_run_violations;
+  // A prefill that did not finish (deadlock, livelock): the concurrent phase
+  // did not run, `prefill` holds the operations that completed, and the
+  // report says who waits on what, or where the spinning team is.
+  sched::stop_reason prefill_stop = sched::stop_reason::completed;
+  std::string prefill_report;
 };
 
 // A run's history while it is being made, for a thread that writes it out
@@ -84,6 +90,10 @@ struct run_extras {
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
   live_history* live = nullptr;  // threaded and scheduled runs with records: where they go as they are made
+  // Tests: changes the initial structure's words before the prefill (a lock
+  // that is never released, a NEXT cycle), to show how a run that cannot
+  // finish its prefill ends.
+  std::function<void(std::uint64_t* words, std::size_t count)> before_prefill;
 };
 
 // A pool large enough for the workload: every split is caused by an insert or

@@ -3,18 +3,21 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include <unistd.h>
 
+#include "core/layout.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
 
@@ -29,6 +32,8 @@ struct shared_state {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> next_batch{0};
   campaign_result result;
+  std::map<std::string, std::uint64_t> signature_runs;  // failing runs by signature
+  std::set<std::uint32_t> combinations;                 // sets of rare paths reached together in one run
   steady::time_point start = steady::now();
   double elapsed() const { return std::chrono::duration<double>(steady::now() - start).count(); }
 };
@@ -41,11 +46,13 @@ struct quiet_listener final : rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
-// What the property saw last in this thread: RapidCheck's final
-// counterexample is the last case that failed while it shrank.
-struct thread_log {
+// What the property saw of one batch: RapidCheck's final counterexample is
+// the last case that failed (with the first one's signature) while it shrank.
+struct batch_log {
   std::optional<run_config> first_failure, last_failure;
+  std::optional<judgement> last_judgement;
   std::vector<detection> first_found;
+  std::string signature;
   double first_at = 0;
 };
 
@@ -63,15 +70,144 @@ void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   std::fflush(stderr);
 }
 
+// Operations a counterexample makes a reader follow: the concurrent ones
+// and the prefill's inserts.
+std::uint64_t size_of(const judgement& j) { return j.run.records.size() + j.run.prefill.size(); }
+
+// RapidCheck shrinks the generated values, but a smaller key range or team
+// count regenerates every operation, and the prefill only takes the
+// generator's few fractions: what it settles on is often far from minimal.
+// On the scheduled host backend a run repeats bit for bit, so a greedy pass
+// goes on from there: fewer operations, fewer teams, a smaller prefill,
+// each step kept only when the run still fails with the same signature,
+// until no step helps or the time is up.
+void shrink_further(failure& f, const campaign_options& o, double until, const shared_state& s) {
+  if (f.shrunk.backend != "host") return;
+  bool progress = true;
+  while (progress && s.elapsed() < until) {
+    progress = false;
+    std::vector<run_config> candidates;
+    const run_config& c = f.shrunk;
+    auto with = [&](auto change) {
+      run_config n = c;
+      change(n);
+      candidates.push_back(n);
+    };
+    if (c.w.prefill > 0) {
+      with([](run_config& n) { n.w.prefill = 0; });
+      with([](run_config& n) { n.w.prefill /= 2; });
+    }
+    for (std::uint64_t cut : {c.w.ops / 2, c.w.ops / 4, c.w.ops / 8, std::uint64_t{1}}) {
+      if (cut >= 1 && c.w.ops > cut + 1) with([cut](run_config& n) { n.w.ops -= cut; });
+    }
+    if (c.w.teams > 2) {
+      with([](run_config& n) { n.w.teams = 2; });
+      with([](run_config& n) { n.w.teams /= 2; n.w.teams = std::max(n.w.teams, 2u); });
+      with([](run_config& n) { --n.w.teams; });
+    }
+    if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
+    for (const run_config& candidate : candidates) {
+      if (s.elapsed() >= until) break;
+      judgement j = execute_and_judge(candidate, o.judge);
+      if (!j.failed() || signature(j.found) != f.signature || size_of(j) >= size_of(f.verdict)) continue;
+      f.shrunk = j.config;
+      f.verdict = std::move(j);
+      progress = true;
+      break;
+    }
+  }
+}
+
+std::uint32_t path_mask(const path_stats& p) {
+  std::uint32_t mask = 0;
+  for (std::size_t i = 0; i < std::size(rare_paths); ++i) {
+    if (p.*rare_paths[i].count) mask |= 1u << i;
+  }
+  return mask;
+}
+
+// Counts a judged run into the campaign (under the lock). Returns whether it
+// reached a combination of rare paths no earlier run reached.
+bool count_run(shared_state& s, const judgement& j) {
+  campaign_result& r = s.result;
+  ++r.runs;
+  r.ops += j.config.w.ops + j.run.prefill.size();
+  r.paths += j.run.report.paths;
+  r.undecided += j.undecided;
+  if (j.config.backend == "host" && (j.config.so.strat == sched::strategy::pct || j.config.so.strat == sched::strategy::fair_pct)) {
+    ++r.pct_runs;
+    r.pct_changes += j.outcome.priority_changes;
+    r.pct_change_points += static_cast<std::uint64_t>(std::max(0, j.config.so.depth - 1));
+  }
+  const bool fresh = s.combinations.insert(path_mask(j.run.report.paths)).second;
+  r.path_combinations = s.combinations.size();
+  return fresh;
+}
+
+// Coverage feedback: runs that reached a new combination of rare paths are
+// kept, and between RapidCheck's batches the kept runs that reached the paths
+// the campaign has hit least are run again under another schedule (seed,
+// strategy, granularity), as coverage-guided fuzzers mutate their corpus.
+struct corpus_entry {
+  run_config config;
+  std::uint32_t mask = 0;
+};
+
+double rarity(std::uint32_t mask, const path_stats& totals) {
+  double score = 0;
+  for (std::size_t i = 0; i < std::size(rare_paths); ++i) {
+    if (mask & (1u << i)) score += 1.0 / (1.0 + static_cast<double>(totals.*rare_paths[i].count));
+  }
+  return score;
+}
+
+run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng& rng) {
+  run_config c = e.config;
+  c.so.seed = 1 + rng.next() % 1000000000;
+  static constexpr sched::strategy strategies[] = {sched::strategy::random, sched::strategy::pct, sched::strategy::fair_pct,
+                                                   sched::strategy::park};
+  c.so.strat = strategies[rng.next() % 4];
+  c.so.depth = 1 + static_cast<int>(rng.next() % 5);
+  const bool pct = c.so.strat == sched::strategy::pct || c.so.strat == sched::strategy::fair_pct;
+  c.so.pct_steps = pct ? 0 : std::max<std::uint64_t>(c.so.pct_steps, 1);  // measured again
+  static constexpr sched::park_point points[] = {sched::park_point::lock_cas, sched::park_point::after_read,
+                                                 sched::park_point::before_write};
+  c.so.park_at = points[rng.next() % 3];
+  c.so.park_ops = 1 + static_cast<std::uint32_t>(rng.next() % 3);
+  c.so.fair_after = 0;
+  if (o.limits.vary_granularity) {
+    static constexpr sched::granularity grans[] = {sched::granularity::chunk, sched::granularity::line, sched::granularity::lane};
+    c.so.gran = grans[rng.next() % 3];
+  }
+  return c;
+}
+
 void worker(const campaign_options& o, shared_state& s) {
-  thread_log log;
   const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
+  std::vector<corpus_entry> corpus;
+  // Records a failure found and shrunk: stops the campaign unless it goes on.
+  const auto record = [&](failure f) {
+    // The scheduled host backend repeats a run bit for bit; threads and the
+    // GPU interleave freely, so whether the shrunk run fails again is news.
+    if (f.shrunk.backend != "host") {
+      const judgement again = execute_and_judge(f.shrunk, o.judge);
+      f.reproduced = again.failed() && signature(again.found) == f.signature;
+    }
+    // A campaign that goes on writes each failure as it is found: nothing
+    // is lost if it is stopped later.
+    if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure(o.out_dir, f, o);
+    std::lock_guard<std::mutex> g(s.lock);
+    if (!s.result.found) s.result.found = std::move(f);
+    else if (o.keep_going) s.result.further.push_back(std::move(f));
+    if (!o.keep_going) s.stop = true;
+  };
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
     params.seed = model::mix64(o.seed * 0x9E3779B97F4A7C15ull + b * o.shards + o.shard);
     params.maxSuccess = o.runs_per_batch;
     params.maxSize = 100;
+    batch_log log;
     bool in_shrink = false;
     const auto property = [&]() {
       const run_config c = *gen;
@@ -82,43 +218,76 @@ void worker(const campaign_options& o, shared_state& s) {
       // RapidCheck settles on the smallest failure found so far.
       if (in_shrink && s.elapsed() > log.first_at + o.shrink_seconds) return;
       judgement j = execute_and_judge(c, o.judge);
-      {
+      const std::string sig = j.failed() ? signature(j.found) : std::string();
+      bool new_signature = false;
+      if (!in_shrink) {
         std::lock_guard<std::mutex> g(s.lock);
-        if (!in_shrink) {
-          ++s.result.runs;
-          s.result.ops += c.w.ops + j.run.prefill.size();
-          s.result.paths += j.run.report.paths;
-          s.result.undecided += j.undecided;
-        }
+        if (count_run(s, j)) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+        if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
       }
-      if (j.failed()) {
-        if (!in_shrink) {
-          log.first_failure = c;
-          log.first_found = j.found;
-          log.first_at = s.elapsed();
-        }
-        in_shrink = true;
-        log.last_failure = c;
-        RC_FAIL(j.found.front().detector + ": " + j.found.front().detail);
+      if (!j.failed()) return;
+      // A signature already found is counted, not shrunk again; while
+      // shrinking, a candidate that fails otherwise is another bug's.
+      if (in_shrink ? sig != log.signature : !new_signature) return;
+      if (!in_shrink) {
+        log.first_failure = j.config;
+        log.first_found = j.found;
+        log.first_at = s.elapsed();
+        log.signature = sig;
       }
+      in_shrink = true;
+      log.last_failure = j.config;
+      log.last_judgement = std::move(j);
+      RC_FAIL(sig);
     };
     rc::detail::TestMetadata meta;
     meta.id = "gfsl-fuzz";
     quiet_listener listener;
     const rc::detail::TestResult result = rc::detail::checkTestable(property, meta, params, listener);
     if (result.template is<rc::detail::FailureResult>() && log.last_failure) {
-      std::lock_guard<std::mutex> g(s.lock);
-      if (!s.result.found) {
-        failure f;
-        f.first = *log.first_failure;
-        f.shrunk = *log.last_failure;
-        f.first_found = log.first_found;
-        f.seconds_to_first = log.first_at;
-        f.verdict = execute_and_judge(f.shrunk, o.judge);
-        s.result.found = std::move(f);
+      failure f;
+      f.first = *log.first_failure;
+      f.shrunk = *log.last_failure;
+      f.first_found = log.first_found;
+      f.seconds_to_first = log.first_at;
+      f.signature = log.signature;
+      f.verdict = std::move(*log.last_judgement);
+      shrink_further(f, o, log.first_at + o.shrink_seconds, s);
+      record(std::move(f));
+      if (!o.keep_going) return;
+    }
+    // Coverage feedback: a fifth of a batch on the kept runs that reached
+    // the least-hit paths, each under a new schedule (tournament of four).
+    team_rng rng(params.seed ^ 0xC0FFEEull);
+    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !s.stop.load() && s.elapsed() < o.seconds; ++i) {
+      path_stats totals;
+      {
+        std::lock_guard<std::mutex> g(s.lock);
+        if (o.max_runs && s.result.runs >= o.max_runs) break;
+        totals = s.result.paths;
       }
-      s.stop = true;
-      return;
+      const corpus_entry* best = nullptr;
+      for (int k = 0; k < 4; ++k) {
+        const corpus_entry& e = corpus[rng.next() % corpus.size()];
+        if (!best || rarity(e.mask, totals) > rarity(best->mask, totals)) best = &e;
+      }
+      judgement j = execute_and_judge(reschedule(*best, o, rng), o.judge);
+      bool new_signature = false;
+      {
+        std::lock_guard<std::mutex> g(s.lock);
+        if (count_run(s, j)) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+        if (j.failed()) new_signature = ++s.signature_runs[signature(j.found)] == 1;
+      }
+      if (!new_signature) continue;
+      failure f;
+      f.first = f.shrunk = j.config;
+      f.first_found = j.found;
+      f.seconds_to_first = s.elapsed();
+      f.signature = signature(j.found);
+      f.verdict = std::move(j);
+      shrink_further(f, o, f.seconds_to_first + o.shrink_seconds, s);
+      record(std::move(f));
+      if (!o.keep_going) return;
     }
     if (s.elapsed() > o.seconds) return;
     {
@@ -151,6 +320,95 @@ std::string json_escape(const std::string& in) {
 
 std::string stamp(std::uint64_t s) { return s == model::no_stamp ? "null" : std::to_string(s); }
 
+std::string describe_word(std::uint64_t word, int lane, int chunk_words) {
+  if (lane == chunk_words - 1) {
+    if (lock_is_zombie(word)) return "zombie";
+    std::string v = lock_is_held(word) ? "held by team " + std::to_string(lock_owner(word)) : std::string("free");
+    return lock_version(word) ? v + " v" + std::to_string(lock_version(word)) : v;
+  }
+  const key_type k = entry_key(word);
+  const std::string key = k == key_empty ? std::string("-") : k == key_neg_inf ? std::string("-inf") : std::to_string(k);
+  if (lane == chunk_words - 2) {
+    const chunk_index next = entry_value(word);
+    return "max " + key + " next " + (next == no_chunk ? std::string("none") : std::to_string(next));
+  }
+  return key;
+}
+
+// The failing run as an interleaving of chunk accesses around the failing
+// key: the run repeated (host runs repeat bit for bit) with its accesses
+// recorded, and every access to a chunk that some access saw holding the key,
+// in the order they happened. A team-wide read is one line until another
+// team's access to those chunks lands between its loads.
+void write_interleaving(const std::filesystem::path& file, const failure& f, key_type key, const campaign_options& o) {
+  run_config c = f.shrunk;
+  c.so.record_accesses = true;
+  const judgement j = execute_and_judge(c, o.judge);
+  const std::vector<sched::logged_access>& log = j.outcome.accesses;
+  const int words = static_cast<int>(c.w.chunk);
+  constexpr std::uint64_t pool = header_offsets::pool;
+  const auto chunk_of = [&](std::uint64_t w) { return w < pool ? no_chunk : static_cast<chunk_index>((w - pool) / words); };
+  const auto lane_of = [&](std::uint64_t w) { return static_cast<int>((w - pool) % words); };
+  std::set<chunk_index> around;
+  for (const sched::logged_access& l : log) {
+    const chunk_index ch = chunk_of(l.a.word);
+    if (ch == no_chunk || lane_of(l.a.word) >= words - 1) continue;
+    if (entry_key(l.result) == key || (l.a.kind != access_kind::load && entry_key(l.a.value) == key)) around.insert(ch);
+  }
+  std::ofstream out(file);
+  out << "key " << key << ": accesses to the chunks that held it (";
+  for (chunk_index ch : around) out << (ch == *around.begin() ? "" : ", ") << ch;
+  out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
+  // A team-wide read is printed when its last load lands, with the words it
+  // saw (data lanes holding keys, then NEXT and LOCK), and marked torn when
+  // writes to the chunk landed between its first and last load: those
+  // writes are the lines printed between.
+  struct pending_read {
+    chunk_index chunk = no_chunk;
+    std::map<int, std::uint64_t> seen;  // lane -> word
+    std::uint64_t writes_at_start = 0;
+  };
+  std::map<team_id, pending_read> reads;
+  std::map<chunk_index, std::uint64_t> writes;  // writes landed so far, per chunk
+  std::size_t lines = 0;
+  for (const sched::logged_access& l : log) {
+    if (lines >= 5000) break;
+    const chunk_index ch = chunk_of(l.a.word);
+    if (ch == no_chunk || !around.count(ch)) continue;
+    const int lane = lane_of(l.a.word);
+    if (l.a.kind == access_kind::load) {
+      pending_read& r = reads[l.a.team];
+      if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, writes[ch]};
+      r.seen[lane] = l.result;
+      if (l.a.group_index + 1 < l.a.group_size) continue;
+      out << "team " << l.a.team << " read chunk " << ch << ": keys";
+      for (const auto& [at, word] : r.seen) {
+        if (at < words - 2 && entry_key(word) != key_empty) out << " " << describe_word(word, at, words);
+      }
+      if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
+      if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
+      if (writes[ch] != r.writes_at_start) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
+      out << "\n";
+      ++lines;
+      continue;
+    }
+    const bool wrote = l.a.kind != access_kind::cas || l.result == l.a.expected;
+    if (wrote) ++writes[ch];
+    out << "  team " << l.a.team << " ";
+    if (l.a.kind == access_kind::cas) {
+      out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words)
+          << " -> " << describe_word(l.a.value, lane, words);
+      if (!wrote) out << " (found " << describe_word(l.result, lane, words) << ")";
+    } else {
+      out << "writes chunk " << ch << " lane " << lane << ": "
+          << describe_word(l.a.kind == access_kind::store ? l.a.value : l.result + l.a.value, lane, words);
+    }
+    out << "\n";
+    ++lines;
+  }
+  if (lines >= 5000) out << "(cut at 5,000 lines)\n";
+}
+
 }  // namespace
 
 campaign_result run_campaign(const campaign_options& o) {
@@ -181,15 +439,28 @@ campaign_result run_campaign(const campaign_options& o) {
     print_progress(o, s, tty);
     if (tty) std::fprintf(stderr, "\n");
   }
-  if (s.result.found && !o.out_dir.empty()) s.result.found->dir = write_failure(o.out_dir, *s.result.found, o);
+  if (s.result.found) s.result.found->runs = s.signature_runs[s.result.found->signature];
+  for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
+  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure(o.out_dir, *s.result.found, o);
   return s.result;
+}
+
+std::string signature(const std::vector<detection>& found) {
+  if (found.empty()) return {};
+  return found.front().site.empty() ? found.front().detector : found.front().detector + " @ " + found.front().site;
 }
 
 std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o) {
   namespace fs = std::filesystem;
   const judgement& j = f.verdict;
-  std::string id = "failure-" + (j.found.empty() ? std::string("flaky") : j.found.front().detector);
-  std::replace(id.begin(), id.end(), ':', '-');
+  // One folder per signature: its words, lower case, joined by '-'.
+  std::string id = "failure-";
+  for (char ch : f.signature.empty() ? signature(j.found) : f.signature) {
+    const bool word = std::isalnum(static_cast<unsigned char>(ch)) != 0;
+    if (word) id += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    else if (id.back() != '-') id += '-';
+  }
+  while (id.back() == '-') id.pop_back();
   const fs::path folder = fs::path(dir) / id;
   fs::create_directories(folder);
   const std::vector<model::op_record> history = model::full_history(j.run.prefill, j.run.records);
@@ -223,8 +494,12 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     rep << "run (as first found, after " << f.seconds_to_first << " s): " << f.first.describe() << "\n";
     rep << "operations: " << f.shrunk.w.ops << " concurrent + " << j.run.prefill.size() << " prefill, " << f.shrunk.w.teams
         << " teams\n";
+    rep << "signature: " << f.signature << "\n";
     for (const detection& d : j.found) rep << d.detector << ": " << d.detail << "\n";
-    if (j.found.empty()) rep << "the shrunk run passed when judged again (a failure that depends on timing)\n";
+    if (!f.reproduced) {
+      rep << "the shrunk run did not fail again when repeated (" << f.shrunk.backend
+          << " runs interleave freely): the detectors and history above are those of its failing execution\n";
+    }
   }
   {
     // Timeline: one row per team, operations in call order with their
@@ -244,6 +519,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       t << "\n";
     }
   }
+  if (focus && f.shrunk.backend == "host") write_interleaving(folder / "interleaving.txt", f, *focus, o);
   {
     // A self-contained page: intervals as bars, one lane per team.
     std::ofstream html(folder / "counterexample.html");
@@ -283,13 +559,30 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks
     << ",\"backtracks\":" << r.paths.backtracks << ",\"restarts\":" << r.paths.restarts
-    << ",\"down_ptr_updates\":" << r.paths.down_ptr_updates << ",\"failures\":[";
-  if (r.found) {
-    const failure& f = *r.found;
-    j << "{\"detector\":\"" << (f.verdict.found.empty() ? "flaky" : json_escape(f.verdict.found.front().detector))
-      << "\",\"detail\":\"" << (f.verdict.found.empty() ? "" : json_escape(f.verdict.found.front().detail))
-      << "\",\"seconds\":" << f.seconds_to_first << ",\"ops\":" << f.shrunk.w.ops << ",\"teams\":" << f.shrunk.w.teams
-      << ",\"dir\":\"" << json_escape(f.dir) << "\",\"replay\":\""
+    << ",\"down_ptr_updates\":" << r.paths.down_ptr_updates << ",\"pct_runs\":" << r.pct_runs
+    << ",\"pct_priority_changes\":" << r.pct_changes << ",\"pct_change_points\":" << r.pct_change_points
+    << ",\"path_combinations\":" << r.path_combinations << ",\"rare_paths\":{";
+  for (std::size_t i = 0; i < std::size(rare_paths); ++i) j << (i ? "," : "") << "\"" << rare_paths[i].name << "\":" << r.paths.*rare_paths[i].count;
+  j << "},\"never_hit\":[";
+  bool first = true;
+  for (const rare_path& p : rare_paths) {
+    if (r.paths.*p.count) continue;
+    j << (first ? "" : ",") << "\"" << p.name << "\"";
+    first = false;
+  }
+  j << "],\"failures\":[";
+  std::vector<const failure*> all;
+  if (r.found) all.push_back(&*r.found);
+  for (const failure& f : r.further) all.push_back(&f);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const failure& f = *all[i];
+    const detection* d = f.verdict.found.empty() ? nullptr : &f.verdict.found.front();
+    j << (i ? "," : "") << "{\"detector\":\"" << (d ? json_escape(d->detector) : "") << "\",\"detail\":\""
+      << (d ? json_escape(d->detail) : "") << "\",\"signature\":\"" << json_escape(f.signature) << "\",\"detectors\":[";
+    for (std::size_t k = 0; k < f.verdict.found.size(); ++k) j << (k ? "," : "") << "\"" << json_escape(f.verdict.found[k].detector) << "\"";
+    j << "],\"runs\":" << f.runs << ",\"reproduced\":" << (f.reproduced ? "true" : "false")
+      << ",\"seconds\":" << f.seconds_to_first << ",\"ops\":" << f.shrunk.w.ops << ",\"prefill\":" << f.verdict.run.prefill.size()
+      << ",\"teams\":" << f.shrunk.w.teams << ",\"dir\":\"" << json_escape(f.dir) << "\",\"replay\":\""
       << json_escape(o.replay_line ? o.replay_line(f.shrunk) : f.shrunk.describe()) << "\"}";
   }
   j << "]}";

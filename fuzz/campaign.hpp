@@ -34,16 +34,32 @@ struct campaign_options {
   generator_limits limits;
   judge_options judge;
   std::string out_dir;            // where a failure is written ("" : nowhere)
+  // Go on after a failure: failures are grouped by signature (signature()),
+  // each new signature shrunk and written once, later runs with a known one
+  // only counted. Without it the campaign stops at its first failure.
+  bool keep_going = false;
   bool progress = true;           // a live progress line on stderr
   // Turns a configuration into the line that replays it (the CLI's format).
   std::function<std::string(const run_config&)> replay_line;
 };
 
+// What groups failures, as a crash deduplicator groups crashes: the first
+// detector that fired (for invariants, which one) and where: the kind and
+// answer of the operation linearizability got stuck at, the phase a run hung
+// in. Shrinking keeps it: a smaller run that fails otherwise is not taken.
+std::string signature(const std::vector<detection>& found);
+
 struct failure {
   run_config first;               // as generated
   run_config shrunk;              // after RapidCheck's shrinking
   std::vector<detection> first_found;  // what the detectors said of the first failing run
-  judgement verdict;              // the shrunk run, judged again
+  // The shrunk run's failing execution, every detector that fired on it, its
+  // history and structure. On threads and cuda a run may not fail again when
+  // repeated: this is the execution that did.
+  judgement verdict;
+  bool reproduced = true;         // threads, cuda: the shrunk run failed again with the same signature
+  std::string signature;
+  std::uint64_t runs = 1;         // runs of the campaign that failed with this signature
   double seconds_to_first = 0;    // campaign time when the first failing run was found
   std::string dir;                // where it was written
 };
@@ -52,14 +68,22 @@ struct campaign_result {
   std::uint64_t runs = 0, ops = 0, undecided = 0;
   double seconds = 0;
   path_stats paths;
-  std::optional<failure> found;
+  // Host runs under PCT or fair-pct: the priority changes they made, of the
+  // depth - 1 change points each drew (they fall short when a change point
+  // lies past the end of the run, or past fair-pct's switch to random).
+  std::uint64_t pct_runs = 0, pct_changes = 0, pct_change_points = 0;
+  // Distinct sets of rare paths (core/stats.hpp) that single runs reached.
+  std::uint64_t path_combinations = 0;
+  std::optional<failure> found;   // the first failure
+  std::vector<failure> further;   // keep_going: one per further signature, in the order found
 };
 
 campaign_result run_campaign(const campaign_options& o);
 
-// Writes `f` into dir/<id>/: the history (JSON lines), the shrunk
-// counterexample as a timeline and an HTML page, the detectors' report and
-// the replay command. Returns the folder.
+// Writes `f` into dir/<id>/ (<id>: its signature): the history (JSON lines),
+// the shrunk counterexample as a timeline, as an interleaving of chunk
+// accesses around the failing key (host) and as an HTML page, the detectors'
+// report and the replay command. Returns the folder.
 std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o);
 
 // Campaign summary as one JSON object (report.json of a campaign folder).

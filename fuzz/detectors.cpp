@@ -14,11 +14,7 @@
 
 namespace gfsl::fuzz {
 
-namespace {
-
-// Linearizability, key by key (P-compositionality). Returns the first key
-// that is not linearizable, or notes that the time limit was reached.
-void judge_linearizability(const std::vector<model::op_record>& history, double seconds, judgement& j) {
+bool judge_linearizability(const std::vector<model::op_record>& history, double seconds, std::vector<detection>& found) {
   std::map<key_type, std::vector<lin::key_op>> by_key;
   for (std::uint32_t i = 0; i < history.size(); ++i) by_key[history[i].op.key].push_back(lin::to_key_op(history[i], i));
   const lin::deadline d = lin::deadline::after_seconds(seconds);
@@ -26,22 +22,29 @@ void judge_linearizability(const std::vector<model::op_record>& history, double 
   for (auto& [key, ops] : by_key) {
     std::stable_sort(ops.begin(), ops.end(), [](const lin::key_op& a, const lin::key_op& b) { return a.call < b.call; });
     const lin::verdict v = checker.check(ops, d);
-    if (v == lin::verdict::unknown) {
-      j.undecided = true;
-      return;
-    }
+    if (v == lin::verdict::unknown) return false;
     if (v == lin::verdict::not_linearizable) {
       std::string detail = "key " + std::to_string(key) + " (" + std::to_string(ops.size()) + " operations) is not linearizable";
       const std::uint32_t at = checker.stuck_at();
-      if (at < ops.size()) detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(history[ops[at].index].team);
-      j.found.push_back({"linearizability", detail, true, key});
-      return;
+      std::string site;
+      if (at < ops.size()) {
+        const model::op_record& stuck = history[ops[at].index];
+        detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(stuck.team);
+        site = std::string(model::op_name(stuck.op.kind)) + "->" + (stuck.pending() ? "pending" : stuck.ok ? "true" : "false");
+      }
+      found.push_back({"linearizability", detail, true, key, site});
+      return true;
     }
   }
+  return true;
 }
 
-void judge_structure(const host_run& r, judgement& j) {
-  const auto snap = invariants::check_snapshot(r.final_snapshot);
+namespace {
+
+void judge_structure(const host_run& r, bool quiescent, judgement& j) {
+  // A stopped run leaves operations in flight: its structure is a mid-run
+  // state, judged by the invariants that hold at every step.
+  const auto snap = invariants::check_snapshot(r.final_snapshot, quiescent);
   std::vector<std::string> seen;
   for (const auto& v : snap.violations) {
     if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
@@ -67,9 +70,24 @@ void judge_structure(const host_run& r, judgement& j) {
 
 }  // namespace
 
-judgement execute_and_judge(const run_config& c, const judge_options& o) {
+judgement execute_and_judge(const run_config& given, const judge_options& o) {
   const auto start = std::chrono::steady_clock::now();
   judgement j;
+  j.config = given;
+  run_config& c = j.config;
+  if (c.backend == "host" && (c.so.strat == sched::strategy::pct || c.so.strat == sched::strategy::fair_pct) &&
+      c.so.pct_steps == 0) {
+    // PCT's k measured: the step count of the same run under the random
+    // strategy (records, events and checks off: only its length matters).
+    sched::options dry = c.so;
+    dry.strat = sched::strategy::random;
+    run_extras plain;
+    plain.mut = c.mut;
+    plain.var = c.var;
+    const scheduled_run d = run_scheduled(c.w, dry, 0, false, plain);
+    c.so.pct_steps = std::max<std::uint64_t>(1, d.outcome.steps);
+    if (c.so.strat == sched::strategy::fair_pct && c.so.fair_after == 0) c.so.fair_after = c.so.pct_steps / 2;
+  }
   run_extras ex;
   ex.mut = c.mut;
   ex.var = c.var;
@@ -81,7 +99,7 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
     j.outcome = std::move(s.outcome);
     if (j.outcome.reason == sched::stop_reason::deadlock || j.outcome.reason == sched::stop_reason::livelock) {
       std::string first = j.outcome.report.substr(0, j.outcome.report.find('\n'));
-      j.found.push_back({"hang", std::string(sched::name(j.outcome.reason)) + ": " + first});
+      j.found.push_back({"hang", std::string(sched::name(j.outcome.reason)) + ": " + first, false, 0, "concurrent phase"});
     }
     if (j.outcome.reason == sched::stop_reason::step_limit) j.undecided = true;
   } else if (c.backend == "threads") {
@@ -109,9 +127,13 @@ judgement execute_and_judge(const run_config& c, const judge_options& o) {
     j.found.push_back({"run-error", "cuda backend not available in this build"});
 #endif
   }
+  if (j.run.prefill_stop == sched::stop_reason::deadlock || j.run.prefill_stop == sched::stop_reason::livelock) {
+    const std::string first = j.run.prefill_report.substr(0, j.run.prefill_report.find('\n'));
+    j.found.push_back({"hang", std::string(sched::name(j.run.prefill_stop)) + " in the prefill: " + first, false, 0, "prefill"});
+  }
   if (j.run.report.first_error != status::ok) j.found.push_back({"run-error", j.run.report.error_detail});
-  judge_linearizability(model::full_history(j.run.prefill, j.run.records), o.linearizability_seconds, j);
-  judge_structure(j.run, j);
+  if (!judge_linearizability(model::full_history(j.run.prefill, j.run.records), o.linearizability_seconds, j.found)) j.undecided = true;
+  judge_structure(j.run, j.run.prefill_stop == sched::stop_reason::completed && j.outcome.reason == sched::stop_reason::completed, j);
   j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return j;
 }

@@ -18,9 +18,18 @@ struct detection {
   std::string detail;    // one line
   bool has_key = false;  // linearizability: the key found not linearizable
   key_type key = 0;
+  // What a failure signature groups by beyond the detector: the kind and
+  // answer of the operation linearizability got stuck at, the phase a hang
+  // happened in ("" : nothing more).
+  std::string site = {};
 };
 
 struct judgement {
+  // The run as executed: a PCT run generated without its k (0) has it
+  // measured by a dry run of the same workload and schedule seed under the
+  // random strategy, so that its change points land inside the run; this is
+  // the configuration that replays it.
+  run_config config;
   std::vector<detection> found;  // every detector that fired, in the order above; empty: the run passed
   host_run run;
   sched::outcome outcome;        // host backend
@@ -35,5 +44,12 @@ struct judge_options {
 };
 
 judgement execute_and_judge(const run_config& c, const judge_options& o = {});
+
+// The campaign's linearizability detector on its own, key by key
+// (P-compositionality), for `gfsl replay`, which must judge a run as the
+// campaign that printed its line did. Appends a detection for the first key
+// that is not linearizable; returns false when the time limit was reached
+// before every key was decided.
+bool judge_linearizability(const std::vector<model::op_record>& history, double seconds, std::vector<detection>& found);
 
 }  // namespace gfsl::fuzz

@@ -9,6 +9,9 @@ std::string run_config::describe() const {
   std::ostringstream s;
   s << backend << " " << w.describe() << " sched=" << sched::name(so.strat) << " depth=" << so.depth
     << " granularity=" << sched::name(so.gran) << " sched-seed=" << so.seed;
+  if (so.strat == sched::strategy::park) {
+    s << " park-at=" << sched::name(so.park_at) << " park-ops=" << so.park_ops << " park-every=" << so.park_every;
+  }
   if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
   s << " variant=" << variant_name(var);
   return s.str();
@@ -67,20 +70,32 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
                   ? gen::element(sched::granularity::chunk, sched::granularity::line, sched::granularity::lane)
                   : gen::just(lim.granularity);
   return gen::apply(
-      [ops](sched::strategy s, int depth, sched::granularity g, std::uint64_t seed) {
+      [ops](sched::strategy s, int depth, sched::granularity g, std::uint64_t seed, sched::park_point at, std::uint32_t park_ops,
+            std::uint32_t park_every) {
         sched::options o;
         o.strat = s;
         o.depth = depth;
         o.gran = g;
         o.seed = seed;
-        o.pct_steps = std::max<std::uint64_t>(1, ops * (g == sched::granularity::lane ? 200 : 25));
-        o.fair_after = o.pct_steps / 2;
+        // PCT's k and fair-pct's bound are measured when the run is
+        // executed (a dry run of the same workload: fuzz/detectors.hpp): an
+        // estimate from the operation count overshoots, and change points
+        // past the end of the run are never made.
+        o.pct_steps = s == sched::strategy::pct || s == sched::strategy::fair_pct
+                          ? 0
+                          : std::max<std::uint64_t>(1, ops * (g == sched::granularity::lane ? 200 : 25));
+        o.fair_after = 0;
+        o.park_at = at;
+        o.park_ops = park_ops;
+        o.park_every = park_every;
         o.livelock_steps = 500000;
         o.max_steps = 50000000;
         return o;
       },
-      gen::element(sched::strategy::random, sched::strategy::fair_pct, sched::strategy::pct), gen::inRange(1, 5), gran,
-      gen::inRange<std::uint64_t>(1, 1000000000));
+      gen::element(sched::strategy::random, sched::strategy::fair_pct, sched::strategy::pct, sched::strategy::park),
+      gen::inRange(1, 5), gran, gen::inRange<std::uint64_t>(1, 1000000000),
+      gen::element(sched::park_point::lock_cas, sched::park_point::after_read, sched::park_point::before_write),
+      gen::inRange<std::uint32_t>(1, 4), gen::element<std::uint32_t>(10, 3, 50, 1));
 }
 
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m, variant v) {

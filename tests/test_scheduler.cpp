@@ -351,6 +351,52 @@ TEST(SchedulerStop, AStoppedGfslRunKeepsItsOperationsInFlightAsPending) {
   EXPECT_LT(r.run.records.size(), w.ops);
 }
 
+// A prefill that cannot finish ends in a hang report on every host mode, and
+// the concurrent phase does not run: a lock on the level-0 head that nobody
+// will release is a deadlock (who waits on what, held by whom); a NEXT
+// pointer of that chunk to itself, below every key, is a search that never
+// ends, a livelock with the team's position and operation.
+TEST(SchedulerStop, APrefillThatCannotFinishEndsInAHangReport) {
+  constexpr int N = 16;
+  auto w = small_workload(N);
+  w.prefill = 0.5;
+  const auto locked = [](std::uint64_t* words, std::size_t) {
+    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::lock_lane] = gfsl::lock_word_of(7);
+  };
+  const auto cycle = [](std::uint64_t* words, std::size_t) {
+    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::next_lane] = gfsl::make_entry(gfsl::key_neg_inf, 0);
+  };
+  options o;
+  o.livelock_steps = 20000;
+  for (int mode = 0; mode < 3; ++mode) {
+    gfsl::run_extras deadlocked, livelocked;
+    deadlocked.before_prefill = locked;
+    livelocked.before_prefill = cycle;
+    const auto run = [&](const gfsl::run_extras& ex) {
+      if (mode == 0) return gfsl::run_scheduled(w, o, 0, true, ex).run;
+      return gfsl::run_on_host(w, mode == 1 ? gfsl::host_mode::sequential : gfsl::host_mode::threads, 0, true, ex);
+    };
+    const gfsl::host_run d = run(deadlocked);
+    EXPECT_EQ(d.prefill_stop, stop_reason::deadlock) << "mode " << mode << ": " << d.prefill_report;
+    EXPECT_NE(d.prefill_report.find("team 0 waits on chunk 0, held by team 7"), std::string::npos) << d.prefill_report;
+    EXPECT_NE(d.prefill_report.find("prefill operation 1 of "), std::string::npos) << d.prefill_report;
+    EXPECT_TRUE(d.prefill.empty());
+    EXPECT_TRUE(d.records.empty());
+    const gfsl::host_run l = run(livelocked);
+    EXPECT_EQ(l.prefill_stop, stop_reason::livelock) << "mode " << mode << ": " << l.prefill_report;
+    EXPECT_NE(l.prefill_report.find("team 0 is running, not waiting on a lock; last access: load of chunk 0 lane "),
+              std::string::npos)
+        << l.prefill_report;
+    EXPECT_NE(l.prefill_report.find("in insert("), std::string::npos) << l.prefill_report;
+    EXPECT_TRUE(l.records.empty());
+  }
+  // Untouched, the same prefill completes and the concurrent phase runs.
+  const auto fine = gfsl::run_scheduled(w, o);
+  EXPECT_EQ(fine.run.prefill_stop, stop_reason::completed) << fine.run.prefill_report;
+  EXPECT_EQ(fine.run.prefill.size(), static_cast<std::size_t>(std::llround(w.prefill * w.range)));
+  EXPECT_EQ(fine.run.records.size(), w.ops);
+}
+
 // Teams on disjoint keys sharing chunks: each key has one writer, so every
 // answer must match its owner's sequential model. Returns how many do not.
 template <gfsl::variant V = gfsl::variant::thesis>

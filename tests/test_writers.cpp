@@ -115,4 +115,41 @@ TEST(Writers, FuzzFailureHistoryChecks) {
   fs::remove_all(dir);
 }
 
+// Every artifact a campaign writes is read back by the tool: with
+// --keep-going, each signature's history.jsonl by gfsl check (the torn reads
+// of the published algorithm at lane granularity are linearizability
+// failures, exit 1), each replay.txt by gfsl replay, which fails the same way
+// (exit 1), and report.json by gfsl fuzz merge, which lists every signature.
+TEST(Writers, EveryArtifactOfAKeepGoingCampaignIsReadBack) {
+  const std::string dir = temp_path("keep-going");
+  fs::remove_all(dir);
+  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seconds 6 --no-progress --out " + dir);
+  ASSERT_EQ(f.code, 1) << f.out;
+  std::size_t folders = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_directory()) continue;
+    ++folders;
+    const fs::path history = e.path() / "history.jsonl";
+    const result c = run("check " + history.string());
+    EXPECT_EQ(c.code, 1) << history << "\n" << c.out;
+    EXPECT_NE(c.out.find("(JSON lines v1, backend host, clock global_counter)"), std::string::npos) << c.out;
+    std::string replay = slurp((e.path() / "replay.txt").string());
+    ASSERT_EQ(replay.rfind("gfsl replay ", 0), 0u) << replay;
+    replay = replay.substr(12, replay.find('\n') - 12);
+    EXPECT_EQ(gfsl::traces::read_trace(history.string()).header.replay, replay);
+    const result again = run("replay " + replay);
+    EXPECT_EQ(again.code, 1) << again.out;
+    EXPECT_NE(again.out.find("FAILED: linearizability"), std::string::npos) << again.out;
+    EXPECT_NE(slurp((e.path() / "report.txt").string()).find("signature: linearizability @ "), std::string::npos);
+    // The counterexample as chunk accesses around the key that failed.
+    const std::string interleaving = slurp((e.path() / "interleaving.txt").string());
+    EXPECT_NE(interleaving.find(" read chunk "), std::string::npos) << interleaving.substr(0, 2000);
+  }
+  EXPECT_GE(folders, 1u) << f.out;
+  const result m = run("fuzz merge " + dir);
+  EXPECT_EQ(m.code, 1) << m.out;
+  EXPECT_NE(m.out.find("\"failures\":" + std::to_string(folders) + "}"), std::string::npos) << m.out;
+  fs::remove_all(dir);
+}
+
 }  // namespace

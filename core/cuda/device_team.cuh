@@ -101,6 +101,10 @@ __device__ inline void add_stats(path_stats* into, const basic_path_stats<Count>
   add(&into->down_ptr_updates, s.down_ptr_updates);
   add(&into->lock_waits, s.lock_waits);
   add(&into->raised_keys, s.raised_keys);
+  add(&into->upper_splits, s.upper_splits);
+  add(&into->merge_presplits, s.merge_presplits);
+  add(&into->last_chunk_removals, s.last_chunk_removals);
+  add(&into->upper_down_ptr_updates, s.upper_down_ptr_updates);
 #endif
 }
 

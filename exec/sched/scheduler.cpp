@@ -8,6 +8,8 @@
 #include <limits>
 #include <utility>
 
+#include "../../core/layout.hpp"
+
 namespace gfsl::sched {
 
 namespace ctx = boost::context;
@@ -17,6 +19,7 @@ const char* name(strategy s) {
     case strategy::random: return "random";
     case strategy::pct: return "pct";
     case strategy::fair_pct: return "fair-pct";
+    case strategy::park: return "park";
   }
   return "?";
 }
@@ -28,6 +31,23 @@ const char* name(granularity g) {
   }
   return "?";
 }
+const char* name(park_point p) {
+  switch (p) {
+    case park_point::lock_cas: return "lock-cas";
+    case park_point::after_read: return "after-read";
+    case park_point::before_write: return "before-write";
+  }
+  return "?";
+}
+bool parse(const std::string& text, park_point& out) {
+  for (park_point p : {park_point::lock_cas, park_point::after_read, park_point::before_write}) {
+    if (text == name(p)) {
+      out = p;
+      return true;
+    }
+  }
+  return false;
+}
 const char* name(stop_reason r) {
   switch (r) {
     case stop_reason::completed: return "completed";
@@ -38,7 +58,7 @@ const char* name(stop_reason r) {
   return "?";
 }
 bool parse(const std::string& text, strategy& out) {
-  for (strategy s : {strategy::random, strategy::pct, strategy::fair_pct}) {
+  for (strategy s : {strategy::random, strategy::pct, strategy::fair_pct, strategy::park}) {
     if (text == name(s)) {
       out = s;
       return true;
@@ -59,6 +79,7 @@ bool parse(const std::string& text, granularity& out) {
 namespace {
 constexpr team_id no_team = std::numeric_limits<team_id>::max();
 constexpr std::uint64_t fnv_prime = 0x100000001B3ull;
+constexpr std::uint64_t pool_offset = header_offsets::pool;
 
 // Thrown inside a fiber to leave it when the run stops; never escapes run().
 struct stop_signal {};
@@ -90,18 +111,38 @@ struct scheduler::impl {
   std::uint64_t write_epoch = 1;
   std::uint64_t steps = 0;
   std::uint64_t switches = 0;
+  std::uint64_t priority_changes = 0;
   std::uint64_t since_completion = 0;
+  std::uint64_t completed_total = 0;           // operations completed by all teams
+  std::vector<std::uint64_t> parked_until;     // park: the team waits until completed_total reaches this
+  std::uint64_t parks = 0;
+  std::uint64_t latest_park_until = 0;         // the largest parked_until set: nobody is parked once completions reach it
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
   bool stopping = false;
   stop_reason reason = stop_reason::completed;
   std::vector<logged_access> log;
+  std::vector<access> last_access;  // per team, for the position in a stop report
+  std::vector<char> accessed;       // the team has made an access
 
   explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
 
   std::uint64_t below(std::uint64_t bound) {  // uniform in [0, bound), no modulo bias worth caring for at 64 bits
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rng.next()) * bound) >> 64);
   }
-  bool enabled(team_id t) const { return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]); }
+  bool enabled(team_id t) const {
+    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total;
+  }
+
+  // Park: is the team's next access a point of the chosen kind?
+  bool at_park_point(const access& a) const {
+    const bool after_load = accessed[a.team] && last_access[a.team].kind == access_kind::load;
+    switch (opt.park_at) {
+      case park_point::lock_cas: return a.kind == access_kind::cas;
+      case park_point::after_read: return after_load && last_access[a.team].group_size > 1 && a.group_index == 0;
+      case park_point::before_write: return after_load && a.kind != access_kind::load;
+    }
+    return false;
+  }
   bool waiting_now(team_id t) const { return !done[t] && wait_epoch[t] != 0 && write_epoch <= wait_epoch[t]; }
 
   bool pct_now() const {
@@ -111,6 +152,7 @@ struct scheduler::impl {
   }
 
   bool nobody_waits() const { return write_epoch > latest_wait_epoch; }
+  bool nobody_parked() const { return completed_total >= latest_park_until; }
 
   void finished(team_id t) {
     done[t] = 1;
@@ -121,7 +163,7 @@ struct scheduler::impl {
   team_id choose() {
     // Fast paths while no team waits on a lock: every unfinished team is
     // enabled. They pick exactly what the full scans below would.
-    if (nobody_waits()) {
+    if (nobody_waits() && nobody_parked()) {
       if (unfinished.empty()) return no_team;
       if (!pct_now()) return unfinished[below(unfinished.size())];
       if (!pct_top_valid) {
@@ -143,6 +185,14 @@ struct scheduler::impl {
     enabled_scratch.clear();
     for (team_id t : unfinished) {
       if (enabled(t)) enabled_scratch.push_back(t);
+    }
+    if (enabled_scratch.empty() && opt.strat == strategy::park) {
+      // Nobody else can complete an operation: the parked teams go on.
+      std::fill(parked_until.begin(), parked_until.end(), 0);
+      latest_park_until = 0;
+      for (team_id t : unfinished) {
+        if (enabled(t)) enabled_scratch.push_back(t);
+      }
     }
     if (enabled_scratch.empty()) return no_team;
     return enabled_scratch[below(enabled_scratch.size())];
@@ -177,7 +227,10 @@ struct scheduler::impl {
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
     if (opt.check_every && steps % opt.check_every == 0 && opt.on_check) opt.on_check(steps);
     while (next_change < change_points.size() && steps >= change_points[next_change]) {
-      if (pct_now()) priority[current] = static_cast<std::int64_t>(next_change + 1);
+      if (pct_now()) {
+        priority[current] = static_cast<std::int64_t>(next_change + 1);
+        ++priority_changes;
+      }
       pct_top_valid = false;
       ++next_change;
     }
@@ -198,9 +251,28 @@ struct scheduler::impl {
     fingerprint = (fingerprint ^ v) * fnv_prime;
     fingerprint ^= fingerprint >> 29;
     if (opt.record_accesses) log.push_back({a, result});
+    if (a.team < n) {
+      last_access[a.team] = a;
+      accessed[a.team] = 1;
+    }
     const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
                        (a.kind == access_kind::cas && result == a.expected);
     if (wrote) ++write_epoch;
+  }
+
+  // "load of chunk 3 lane 14": where a team was when the run stopped (a
+  // livelocked team's position in the structure).
+  std::string describe_access(const access& a) const {
+    static constexpr const char* kinds[] = {"load", "store", "cas", "fetch-add"};
+    const auto k = static_cast<std::size_t>(a.kind);
+    std::string out = k < 4 ? kinds[k] : "access";
+    if (opt.chunk_words && a.word >= pool_offset) {
+      const std::uint64_t at = a.word - pool_offset;
+      out += " of chunk " + std::to_string(at / opt.chunk_words) + " lane " + std::to_string(at % opt.chunk_words);
+    } else {
+      out += " of word " + std::to_string(a.word);
+    }
+    return out;
   }
 
   std::string describe_stop() const {
@@ -222,6 +294,11 @@ struct scheduler::impl {
       } else {
         out += " is running, not waiting on a lock";
       }
+      if (accessed[t]) out += "; last access: " + describe_access(last_access[t]);
+      if (opt.describe_team) {
+        const std::string what = opt.describe_team(t);
+        if (!what.empty()) out += "; " + what;
+      }
       out += "\n";
     }
     return out;
@@ -238,13 +315,21 @@ void scheduler::point() {
   p_->step();
   p_->read_epoch[p_->current] = p_->write_epoch;
 }
-void scheduler::completed_operation() { p_->since_completion = 0; }
+void scheduler::completed_operation() {
+  p_->since_completion = 0;
+  ++p_->completed_total;
+}
 void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
 
 void scheduler::before(const access& a) {
   impl& s = *p_;
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
+  if (s.opt.strat == strategy::park && s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
+    s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
+    s.latest_park_until = std::max(s.latest_park_until, s.parked_until[a.team]);
+    ++s.parks;
+  }
   s.step();
   // The write epoch a read starts from: what a lock wait after it compares
   // with. (A team-wide read spans several steps at line and lane
@@ -301,6 +386,12 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.read_epoch.assign(s.n, 0);
   s.wait.assign(s.n, {});
   s.boundaries.assign(s.n, 1u);
+  s.last_access.assign(s.n, {});
+  s.parked_until.assign(s.n, 0);
+  s.completed_total = 0;
+  s.parks = 0;
+  s.latest_park_until = 0;
+  s.accessed.assign(s.n, 0);
   s.unfinished.clear();
   for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
   s.latest_wait_epoch = 0;
@@ -308,7 +399,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.fibers.clear();
   s.stopping = false;
   s.reason = stop_reason::completed;
-  if (s.opt.strat != strategy::random) s.setup_pct();
+  if (s.opt.strat == strategy::pct || s.opt.strat == strategy::fair_pct) s.setup_pct();
   else s.priority.assign(s.n, 0);
 
   for (std::size_t i = 0; i < s.n; ++i) {
@@ -352,6 +443,8 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.reason = s.reason;
   out.steps = s.steps;
   out.switches = s.switches;
+  out.priority_changes = s.priority_changes;
+  out.parks = s.parks;
   out.fingerprint = s.fingerprint;
   if (s.stopping) {
     out.report = s.describe_stop();

@@ -29,6 +29,14 @@ enum class strategy : std::uint8_t {
   random,    // every step: a uniformly random runnable team
   pct,       // PCT (Burckhardt et al., ASPLOS 2010): random priorities, depth-1 change points in [1, k]
   fair_pct,  // PCT for the first `fair_after` steps, random after
+  park,      // random, but a team at a chosen kind of point is parked until the others complete whole operations
+};
+// Where the park strategy parks a team: the interleavings where one team is
+// paused for the whole of another team's operation (a split, merge or unlink).
+enum class park_point : std::uint8_t {
+  lock_cas,      // just before a CAS (taking a lock, unlinking a zombie)
+  after_read,    // just after a team-wide chunk read
+  before_write,  // between a read and the write it decided
 };
 enum class granularity : std::uint8_t {
   chunk,  // a team-wide read is one step (the thesis' idealised view)
@@ -38,6 +46,8 @@ enum class granularity : std::uint8_t {
 
 const char* name(strategy s);
 const char* name(granularity g);
+const char* name(park_point p);
+bool parse(const std::string& text, park_point& out);
 bool parse(const std::string& text, strategy& out);
 bool parse(const std::string& text, granularity& out);
 
@@ -50,11 +60,20 @@ struct options {
   std::uint64_t fair_after = 0;       // fair-pct: steps of PCT before random (0: pct_steps)
   std::uint64_t livelock_steps = 2000000;  // steps without a completed operation that count as livelock
   std::uint64_t max_steps = 0;        // stop after this many steps (0: no bound)
+  park_point park_at = park_point::lock_cas;  // park: where teams are parked
+  std::uint32_t park_ops = 1;         // park: whole operations of other teams a parked team waits for
+  std::uint32_t park_every = 20;      // park: a team parks at one in this many such points, on average
   bool record_accesses = false;       // keep every access (tests)
   // Called every `check_every` scheduling points, between two accesses (no
   // team is inside one): where mid-run checks of shared memory go.
   std::uint64_t check_every = 0;
   std::function<void(std::uint64_t step)> on_check;
+  // Words per chunk of the structure the teams access (0: unknown): lets a
+  // stop report name the chunk and lane of each team's last access.
+  std::uint32_t chunk_words = 0;
+  // What a stop report says of a team beyond its wait or position (the
+  // operation it is in); empty: nothing.
+  std::function<std::string(team_id)> describe_team;
   std::size_t stack_bytes = 256 * 1024;
 };
 
@@ -80,6 +99,8 @@ struct outcome {
   stop_reason reason = stop_reason::completed;
   std::uint64_t steps = 0;        // scheduling points passed
   std::uint64_t switches = 0;     // times the running team changed
+  std::uint64_t priority_changes = 0;  // PCT: change points the run reached while PCT ruled (at most depth - 1)
+  std::uint64_t parks = 0;        // park: times a team was parked
   std::uint64_t fingerprint = 0;  // hash of every access (team, kind, lane, word, value, result) in order
   std::vector<wait_edge> waits;   // deadlock / livelock: what each unfinished team waits on
   std::vector<team_id> unfinished;
