@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/fuzz_scale.hpp"
 #include "cli/run_options.hpp"
+#include "cli/shards.hpp"
 #include "fuzz/campaign.hpp"
 
 #include <sys/wait.h>
@@ -37,12 +39,6 @@ std::string replay_of(const fuzz::run_config& c) {
   return encode_replay(o);
 }
 
-bool parse_shard(const std::string& text, unsigned& shard, unsigned& shards) {
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%u/%u%c", &shard, &shards, &extra) != 2) return false;
-  return shards >= 1 && shard < shards;
-}
-
 bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& lim) {
   if (text == "any") {
     lim.vary_granularity = true;
@@ -52,27 +48,20 @@ bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& li
   return sched::parse(text, lim.granularity);
 }
 
-// Reads one number field of a report.json written by campaign_json.
-double json_number(const std::string& json, const std::string& field, bool& ok) {
-  const std::regex re("\"" + field + "\":(-?[0-9.eE+]+)");
-  std::smatch m;
-  if (!std::regex_search(json, m, re)) {
-    ok = false;
-    return 0;
-  }
-  return std::stod(m[1]);
-}
-
 }  // namespace
 
 command add_fuzz_command(CLI::App& root) {
   struct state {
     fuzz::campaign_options o;
     std::string shard = "0/1";
+    unsigned shard_count = 0;
     std::string mutant;
     std::string granularity = "any";
     std::string variant = "robust";
+    scale_options scale;
+    std::string resume;
     std::vector<std::string> merge_dirs;
+    std::string merge_json, merge_junit;
   };
   auto st = std::make_shared<state>();
   fuzz::campaign_options& o = st->o;
@@ -87,11 +76,22 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
       ->capture_default_str();
-  fz->add_option("--jobs", o.jobs, "campaign threads")->check(CLI::Range(1u, 256u))->capture_default_str();
-  fz->add_option("--shard", st->shard, "i/n: this campaign takes every n-th batch of the seed space, from the i-th")
+  fz->add_option("--jobs", st->scale.jobs, "worker processes, each a shard of this campaign (folders worker-<j>/, one merged report)")
+      ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
+  fz->add_option("--devices", st->scale.devices,
+                 "cuda: all or 0,2,...: one worker process per GPU (default with --backend cuda: all visible devices)");
+  fz->add_option("--shard", st->shard,
+                 "i/n: this campaign takes every n-th batch of the seed space, from the i-th; auto: from a Slurm job array "
+                 "or a Kubernetes indexed Job (docs/SCALE.md)")
+      ->capture_default_str();
+  fz->add_option("--shard-count", st->shard_count, "with --shard auto: the number of shards (a Kubernetes Job's completions)")
+      ->check(CLI::Range(1u, 1u << 24));
+  fz->add_option("--resume", st->resume, "continue the interrupted campaign of this folder, with its options");
+  fz->add_flag("--overwrite", st->scale.overwrite, "start over in an --out folder that holds a campaign (it is removed)");
+  fz->add_option("--worker-device", st->scale.worker_device, "(set by a parent for its device workers)")->group("");
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
-  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files")->required();
+  fz->add_option("--out", o.out_dir, "folder for the journal, report.json and a failure's files");
   fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
@@ -101,46 +101,76 @@ command add_fuzz_command(CLI::App& root) {
       ->capture_default_str();
   fz->add_flag("!--no-progress", o.progress, "no live progress line");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
-  merge->add_option("dirs", st->merge_dirs, "campaign folders")->required();
+  merge->add_option("dirs", st->merge_dirs, "campaign folders (a folder of worker processes stands for its workers)")->required();
+  merge->add_option("--json", st->merge_json, "also write the merged report as JSON to this file");
+  merge->add_option("--junit", st->merge_junit, "also write JUnit XML to this file (a test case per shard and per failure signature)");
 
   return {fz, [st, merge] {
             fuzz::campaign_options& o = st->o;
-            if (merge->parsed()) {
-              double runs = 0, ops = 0, seconds = 0, failures = 0;
-              std::vector<std::string> failure_lines;
-              for (const std::string& d : st->merge_dirs) {
-                const std::filesystem::path p = std::filesystem::path(d) / "report.json";
-                std::ifstream in(p);
-                if (!in) {
-                  std::fprintf(stderr, "gfsl fuzz merge: %s: cannot read\n", p.string().c_str());
-                  return exit_usage;
-                }
-                std::stringstream buf;
-                buf << in.rdbuf();
-                const std::string json = buf.str();
-                bool ok = true;
-                runs += json_number(json, "runs", ok);
-                ops += json_number(json, "ops", ok);
-                seconds = std::max(seconds, json_number(json, "seconds", ok));
-                if (!ok) {
-                  std::fprintf(stderr, "gfsl fuzz merge: %s: not a campaign report (missing runs, ops or seconds)\n", p.string().c_str());
-                  return exit_usage;
-                }
-                const std::regex fail("\"detector\":\"([^\"]*)\",\"detail\":\"((?:[^\"\\\\]|\\\\.)*)\"");
-                for (auto it = std::sregex_iterator(json.begin(), json.end(), fail); it != std::sregex_iterator(); ++it) {
-                  ++failures;
-                  failure_lines.push_back(d + ": " + (*it)[1].str() + ": " + (*it)[2].str());
-                }
+            if (merge->parsed()) return merge_fuzz_campaigns(st->merge_dirs, st->merge_json, st->merge_junit);
+            scale_options& sc = st->scale;
+            if (!st->resume.empty()) {
+              // The campaign's own options, from its journal's first line.
+              if (!o.out_dir.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --resume %s: the folder is the campaign's; --out goes with a new campaign\n", st->resume.c_str());
+                return exit_usage;
               }
-              std::printf("{\"campaigns\":%zu,\"runs\":%.0f,\"ops\":%.0f,\"seconds\":%.3f,\"failures\":%.0f}\n",
-                          st->merge_dirs.size(), runs, ops, seconds, failures);
-              for (const std::string& f : failure_lines) std::printf("failure: %s\n", f.c_str());
-              return failures > 0 ? exit_violation : exit_ok;
+              fuzz::journal_summary prior;
+              const std::string path = (std::filesystem::path(st->resume) / fuzz::journal_file).string();
+              if (std::string e = fuzz::read_journal(path, prior); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+                return exit_usage;
+              }
+              const fuzz::campaign_header& h = prior.header;
+              o.out_dir = st->resume;
+              o.backend = h.backend;
+              o.seconds = h.seconds;
+              o.max_runs = h.max_runs;
+              o.seed = h.seed;
+              o.shard = h.shard;
+              o.shards = h.shards;
+              o.limits.max_ops = h.max_ops;
+              o.limits.max_teams = static_cast<unsigned>(h.max_teams);
+              o.limits.max_range = static_cast<std::uint32_t>(h.max_range);
+              st->variant = h.variant;
+              st->mutant = h.mutant == "none" ? "" : h.mutant;
+              st->granularity = h.granularity;
+              sc.jobs = std::max(1u, h.workers);
+              sc.devices = h.devices;
+              if (sc.worker_device.empty()) sc.worker_device = h.device;
+              sc.shard_source = h.shard_source;
+              sc.resuming = true;
+              if (!parse_variant(st->variant)) {
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s: variant \"%s\" is not known\n", path.c_str(), h.variant.c_str());
+                return exit_usage;
+              }
+            } else {
+              if (o.out_dir.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --out DIR is needed (or --resume DIR)\n");
+                return exit_usage;
+              }
+              shard_choice shard;
+              if (std::string e = choose_shard(st->shard, st->shard_count, shard, [](const char* n) { return std::getenv(n); }); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+                return exit_usage;
+              }
+              o.shard = shard.shard;
+              o.shards = shard.shards;
+              sc.shard_source = shard.source + (shard.detail.empty() ? "" : " " + shard.detail);
+              if (!sc.devices.empty() && o.backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
+                std::fprintf(stderr, "gfsl fuzz: --devices goes with --backend cuda (--jobs N runs CPU workers)\n");
+                return exit_usage;
+              }
+              if (!sc.devices.empty() && sc.jobs > 1) {
+                std::fprintf(stderr, "gfsl fuzz: --devices and --jobs: choose one (a device runs one worker)\n");
+                return exit_usage;
+              }
+              // Every visible GPU by default; a device worker itself runs on
+              // the one device its parent gave it.
+              if (o.backend == "cuda" && sc.devices.empty() && sc.worker_device.empty() && sc.jobs == 1) sc.devices = "all";
             }
-            if (!parse_shard(st->shard, o.shard, o.shards)) {
-              std::fprintf(stderr, "gfsl fuzz: --shard %s: expected i/n with 0 <= i < n\n", st->shard.c_str());
-              return exit_usage;
-            }
+            sc.granularity = st->granularity;
+            sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
             o.var = *parse_variant(st->variant);
             if (!st->mutant.empty()) {
@@ -153,27 +183,7 @@ command add_fuzz_command(CLI::App& root) {
             }
             if (o.backend == "cuda") o.limits.max_teams = std::max(o.limits.max_teams, 1024u);
             o.replay_line = replay_of;
-            std::error_code ec;
-            std::filesystem::create_directories(o.out_dir, ec);
-            if (ec) {
-              std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
-              return exit_usage;
-            }
-            const fuzz::campaign_result r = fuzz::run_campaign(o);
-            std::ofstream(std::filesystem::path(o.out_dir) / "report.json") << fuzz::campaign_json(o, r) << "\n";
-            std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
-                        (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
-            if (!r.found) {
-              std::printf("no failure\n");
-              return exit_ok;
-            }
-            const fuzz::failure& f = *r.found;
-            std::printf("FAILURE after %.2f s, shrunk to %llu operations on %u teams:\n", f.seconds_to_first,
-                        (unsigned long long)f.shrunk.w.ops, f.shrunk.w.teams);
-            for (const fuzz::detection& d : f.verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
-            if (f.verdict.found.empty()) std::printf("  (the shrunk run passed when judged again: timing-dependent)\n");
-            std::printf("written to %s\nreplay: gfsl replay %s\n", f.dir.c_str(), replay_of(f.shrunk).c_str());
-            return exit_violation;
+            return run_fuzz_campaign(o, sc);
           }};
 }
 

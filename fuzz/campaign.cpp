@@ -30,6 +30,8 @@ struct shared_state {
   std::atomic<std::uint64_t> next_batch{0};
   campaign_result result;
   steady::time_point start = steady::now();
+  const std::atomic<bool>* cancel = nullptr;
+  bool cancelled() const { return cancel && cancel->load(); }
   double elapsed() const { return std::chrono::duration<double>(steady::now() - start).count(); }
 };
 
@@ -72,16 +74,21 @@ void worker(const campaign_options& o, shared_state& s) {
     params.seed = model::mix64(o.seed * 0x9E3779B97F4A7C15ull + b * o.shards + o.shard);
     params.maxSuccess = o.runs_per_batch;
     params.maxSize = 100;
-    bool in_shrink = false;
+    bool in_shrink = false, cut_short = false;
+    std::uint64_t case_index = 0;
     const auto property = [&]() {
       const run_config c = *gen;
       // Once a failure is found, the other cases of the batch are RapidCheck
       // shrinking it: let them run even past the time bound.
-      if (!in_shrink && (s.stop.load() || s.elapsed() > o.seconds)) return;
-      // Past the shrinking budget every further candidate passes, so
-      // RapidCheck settles on the smallest failure found so far.
-      if (in_shrink && s.elapsed() > log.first_at + o.shrink_seconds) return;
+      if (!in_shrink && (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds)) {
+        cut_short = true;
+        return;
+      }
+      // Past the shrinking budget (or once cancelled) every further candidate
+      // passes, so RapidCheck settles on the smallest failure found so far.
+      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled())) return;
       judgement j = execute_and_judge(c, o.judge);
+      if (!in_shrink && o.on_run) o.on_run(b, case_index++, c, j);
       {
         std::lock_guard<std::mutex> g(s.lock);
         if (!in_shrink) {
@@ -106,7 +113,10 @@ void worker(const campaign_options& o, shared_state& s) {
     meta.id = "gfsl-fuzz";
     quiet_listener listener;
     const rc::detail::TestResult result = rc::detail::checkTestable(property, meta, params, listener);
-    if (result.template is<rc::detail::FailureResult>() && log.last_failure) {
+    const bool failed = result.template is<rc::detail::FailureResult>() && log.last_failure;
+    if (o.on_batch && (failed || !cut_short)) o.on_batch(b, case_index);
+    if (s.cancelled()) s.result.interrupted = true;
+    if (failed) {
       std::lock_guard<std::mutex> g(s.lock);
       if (!s.result.found) {
         failure f;
@@ -120,10 +130,10 @@ void worker(const campaign_options& o, shared_state& s) {
       s.stop = true;
       return;
     }
-    if (s.elapsed() > o.seconds) return;
+    if (s.elapsed() > o.seconds || s.cancelled()) return;
     {
       std::lock_guard<std::mutex> g(s.lock);
-      if (o.max_runs && s.result.runs >= o.max_runs) return;
+      if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) return;
     }
   }
 }
@@ -155,8 +165,9 @@ std::string stamp(std::uint64_t s) { return s == model::no_stamp ? "null" : std:
 
 campaign_result run_campaign(const campaign_options& o) {
   shared_state s;
-  std::vector<std::thread> threads;
-  for (unsigned j = 0; j < std::max(1u, o.jobs); ++j) threads.emplace_back([&] { worker(o, s); });
+  s.start -= std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(o.seconds_before));
+  s.next_batch = o.first_batch;
+  s.cancel = o.cancel;
   std::thread progress;
   std::atomic<bool> done{false};
   // On a terminal the line is redrawn every second; in a log, one line every
@@ -173,7 +184,7 @@ campaign_result run_campaign(const campaign_options& o) {
       }
     });
   }
-  for (std::thread& t : threads) t.join();
+  worker(o, s);
   done = true;
   if (progress.joinable()) progress.join();
   s.result.seconds = s.elapsed();
@@ -181,7 +192,19 @@ campaign_result run_campaign(const campaign_options& o) {
     print_progress(o, s, tty);
     if (tty) std::fprintf(stderr, "\n");
   }
-  if (s.result.found && !o.out_dir.empty()) s.result.found->dir = write_failure(o.out_dir, *s.result.found, o);
+  if (s.result.found && !o.out_dir.empty()) {
+    // Written aside and renamed into place: an interrupted campaign leaves
+    // a failure's folder whole or not at all.
+    namespace fs = std::filesystem;
+    const fs::path staging = fs::path(o.out_dir) / (".staging-" + std::to_string(getpid()));
+    fs::remove_all(staging);
+    const fs::path written = write_failure(staging.string(), *s.result.found, o);
+    const fs::path final_dir = fs::path(o.out_dir) / written.filename();
+    fs::remove_all(final_dir);
+    fs::rename(written, final_dir);
+    fs::remove_all(staging);
+    s.result.found->dir = final_dir.string();
+  }
   return s.result;
 }
 
