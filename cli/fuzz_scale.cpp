@@ -163,8 +163,10 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
 // so that the workers together take exactly this campaign's batches.
 std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scale_options& s, unsigned j, unsigned workers,
                                      const std::string& dir, const std::string& device) {
+  // --max-runs is the campaign's: each worker takes its share.
+  const std::uint64_t max_runs = o.max_runs ? (o.max_runs + workers - 1) / workers : 0;
   std::vector<std::string> a{"fuzz", "--backend", o.backend, "--variant", std::string(variant_name(o.var)), "--granularity",
-                             s.granularity, "--seconds", std::to_string(o.seconds), "--max-runs", std::to_string(o.max_runs),
+                             s.granularity, "--seconds", std::to_string(o.seconds), "--max-runs", std::to_string(max_runs),
                              "--seed", std::to_string(o.seed), "--shard",
                              std::to_string(o.shard + o.shards * j) + "/" + std::to_string(o.shards * workers), "--max-ops",
                              std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
