@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -42,6 +44,14 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 std::atomic<bool>* signal_flag = nullptr;
+std::vector<std::string> program_args;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 extern "C" void on_stop_signal(int) {
   if (signal_flag) signal_flag->store(true);
@@ -131,11 +141,19 @@ pid_t spawn(const worker_plan& p, const std::vector<std::string>& args, std::str
   argv.push_back(nullptr);
   for (const std::string& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  int out_fd = -1;
+  int out_fd = -1, err_fd = -1;
   if (!p.output.empty()) {
-    out_fd = ::open(p.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    out_fd = ::open(p.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out_fd < 0) {
       error = p.output + ": cannot write the worker's output: " + std::strerror(errno);
+      return -1;
+    }
+  }
+  if (!p.errors.empty()) {
+    err_fd = ::open(p.errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (err_fd < 0) {
+      error = p.errors + ": cannot write the worker's output: " + std::strerror(errno);
+      if (out_fd >= 0) ::close(out_fd);
       return -1;
     }
   }
@@ -144,6 +162,7 @@ pid_t spawn(const worker_plan& p, const std::vector<std::string>& args, std::str
   if (pid < 0) {
     error = std::string("cannot start ") + p.name + ": " + std::strerror(errno);
     if (out_fd >= 0) ::close(out_fd);
+    if (err_fd >= 0) ::close(err_fd);
     return -1;
   }
   if (pid == 0) {
@@ -152,14 +171,13 @@ pid_t spawn(const worker_plan& p, const std::vector<std::string>& args, std::str
     if (getppid() != parent) _exit(127);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    if (out_fd >= 0) {
-      dup2(out_fd, 1);
-      dup2(out_fd, 2);
-    }
+    if (out_fd >= 0) dup2(out_fd, 1);
+    if (err_fd >= 0 || out_fd >= 0) dup2(err_fd >= 0 ? err_fd : out_fd, 2);
     execve(program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   if (out_fd >= 0) ::close(out_fd);
+  if (err_fd >= 0) ::close(err_fd);
   return pid;
 }
 
@@ -236,6 +254,122 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
     }
   }
   return results;
+}
+
+}  // namespace gfsl::cli
+
+namespace gfsl::cli {
+
+void remember_command_line(int argc, char** argv) { program_args.assign(argv + 1, argv + argc); }
+
+std::vector<std::string> command_line_without(const std::vector<std::string>& options) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < program_args.size(); ++i) {
+    bool drop = false;
+    for (const std::string& option : options) {
+      if (program_args[i] == option) {
+        ++i;  // and its value
+        drop = true;
+        break;
+      }
+      if (program_args[i].rfind(option + "=", 0) == 0) drop = true;
+    }
+    if (!drop) out.push_back(program_args[i]);
+  }
+  return out;
+}
+
+std::vector<device_output> run_on_each_device(const std::vector<device_slot>& devices, const std::vector<std::string>& extra,
+                                              const std::string& figures_option, const std::string& command_name) {
+  namespace fs = std::filesystem;
+  char pattern[] = "/tmp/gfsl-devices-XXXXXX";
+  const char* made = mkdtemp(pattern);
+  const std::string dir = made ? made : "/tmp";
+  std::vector<worker_plan> plans;
+  for (const device_slot& d : devices) {
+    const std::string stem = dir + "/device-" + std::to_string(d.index);
+    worker_plan p;
+    p.name = command_name + " on device " + std::to_string(d.index);
+    p.args = command_line_without({"--devices", figures_option});
+    p.args.insert(p.args.end(), extra.begin(), extra.end());
+    p.args.insert(p.args.end(), {"--worker-device", d.visible});
+    if (!figures_option.empty()) p.args.insert(p.args.end(), {figures_option, stem + ".figures"});
+    p.restart_args = p.args;
+    p.env.push_back({"CUDA_VISIBLE_DEVICES", d.visible});
+    p.output = stem + ".out";
+    p.errors = stem + ".err";
+    plans.push_back(std::move(p));
+  }
+  static std::atomic<bool> stop{false};
+  stop_on_signals(stop);
+  const std::vector<worker_result> results = run_workers(plans, 2, stop, nullptr, [&](const std::string& line) {
+    std::fprintf(stderr, "%s: %s\n", command_name.c_str(), line.c_str());
+  });
+  std::vector<device_output> out;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    device_output o;
+    o.slot = devices[i];
+    o.result = results[i];
+    o.out = slurp(plans[i].output);
+    o.err = slurp(plans[i].errors);
+    if (!figures_option.empty()) o.figures = slurp(dir + "/device-" + std::to_string(devices[i].index) + ".figures");
+    out.push_back(std::move(o));
+  }
+  std::error_code ec;
+  if (made) fs::remove_all(dir, ec);
+  return out;
+}
+
+}  // namespace gfsl::cli
+
+namespace gfsl::cli {
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+      continue;
+    }
+    if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\n') {
+      row.push_back(field);
+      rows.push_back(row);
+      row.clear();
+      field.clear();
+      any = false;
+    } else if (c != '\r') {
+      field += c;
+      any = true;
+    }
+  }
+  if (any) {
+    row.push_back(field);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+int combined_exit_code(const std::vector<device_output>& outputs) {
+  int rc = 0;
+  auto rank = [](int code) { return code == 1 ? 3 : code == 4 ? 2 : code == 2 ? 1 : 0; };
+  for (const device_output& o : outputs) {
+    const int code = o.result.signal ? 4 : o.result.code == 0 || o.result.code == 1 || o.result.code == 2 ? o.result.code : 4;
+    if (rank(code) > rank(rc)) rc = code;
+  }
+  return rc;
 }
 
 }  // namespace gfsl::cli

@@ -33,7 +33,8 @@ struct worker_plan {
   std::vector<std::string> args;                           // after the program name
   std::vector<std::string> restart_args;                   // a worker that faulted is started again with these (empty: never)
   std::vector<std::pair<std::string, std::string>> env;    // added to the parent's environment
-  std::string output;                                      // stdout and stderr go to this file ("" : inherited)
+  std::string output;                                      // stdout (and stderr, unless `errors` is set) goes to this file ("" : inherited)
+  std::string errors;                                      // stderr goes to this file
 };
 
 struct worker_result {
@@ -60,8 +61,41 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
 // The running program (/proc/self/exe), for starting workers.
 std::string self_program();
 
+// The command line the program was started with (after its name), kept by
+// main so that a command can start itself again on each device.
+void remember_command_line(int argc, char** argv);
+// That command line without `options` and their values ("--devices 0,1" or
+// "--devices=0,1").
+std::vector<std::string> command_line_without(const std::vector<std::string>& options);
+
+// One run of this same command per device (`gfsl stress`, `gfsl bench`):
+// the command line without --devices (and `figures_option`), plus `extra`
+// and --worker-device, with
+// CUDA_VISIBLE_DEVICES set to the device. Each worker's stdout and stderr
+// are kept in files under a temporary folder, read back into the result.
+struct device_output {
+  device_slot slot;
+  worker_result result;
+  std::string out, err;
+  std::string figures;   // the file named by `figures_option`, read back ("" : none)
+};
+std::vector<device_output> run_on_each_device(const std::vector<device_slot>& devices, const std::vector<std::string>& extra,
+                                              const std::string& figures_option, const std::string& command_name);
+
 // SIGINT and SIGTERM set `flag` (once: a second signal ends the process as
 // usual). The handler stays installed for the life of the process.
 void stop_on_signals(std::atomic<bool>& flag);
+
+}  // namespace gfsl::cli
+
+namespace gfsl::cli {
+
+// The rows of a CSV text (RFC 4180 quoting), header first.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text);
+
+// The exit code of a command run on several devices: a violation on any
+// device wins, then a run error (or a worker ended by a signal), then bad
+// usage.
+int combined_exit_code(const std::vector<device_output>& outputs);
 
 }  // namespace gfsl::cli
