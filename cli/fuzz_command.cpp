@@ -15,6 +15,7 @@
 #include "cli/fuzz_scale.hpp"
 #include "cli/run_options.hpp"
 #include "cli/shards.hpp"
+#include "cli/workers.hpp"
 #include "fuzz/campaign.hpp"
 
 #include <sys/wait.h>
@@ -194,6 +195,7 @@ command add_mutants_command(CLI::App& root) {
     bool json = false, list = false;
     std::string junit, only, variant = "robust", granularity = "chunk";
     std::uint64_t seed = 1;
+    std::string devices;
   };
   auto st = std::make_shared<state>();
   CLI::App* mu = root.add_subcommand("mutants", "the kill matrix: every seeded bug against every detector");
@@ -211,6 +213,9 @@ command add_mutants_command(CLI::App& root) {
   mu->add_flag("--json", st->json, "print one JSON object");
   mu->add_option("--junit", st->junit, "also write JUnit XML to this file");
   mu->add_flag("--list", st->list, "list the mutants and what each breaks");
+  mu->add_option("--devices", st->devices,
+                 "cuda: all or 0,2,...: one campaign on each device at once, each in a process that sees only its device "
+                 "(default: all visible)");
   return {mu, [st] {
             if (st->list) {
               for (const mutant_info& m : mutant_catalog) {
@@ -226,6 +231,7 @@ command add_mutants_command(CLI::App& root) {
               std::vector<std::string> detectors;
               double seconds = 0;
               std::uint64_t ops = 0, runs = 0;
+              int device = -1;  // the device its campaign ran on (-1: this process's)
             };
             std::vector<row> rows;
             // The matrix runs at whole-chunk reads: the only granularity at
@@ -272,16 +278,23 @@ command add_mutants_command(CLI::App& root) {
             // On the GPU each campaign runs in a child process: a mutant that
             // makes the device fault (an illegal address) poisons the process's
             // CUDA context for good, and must not take the next rows with it.
-            // The parent never touches the device.
-            auto isolated = [&](mutant m) -> row {
-              if (st->backend != "cuda") return campaign(m);
+            // The parent never touches the device. With several devices
+            // (--devices, default every visible one) one campaign runs on each
+            // at once, its child seeing only its device.
+            struct running_campaign {
+              std::size_t at = 0;  // index in `todo`
+              int fd = -1;
+              std::size_t slot = 0;
+            };
+            auto start_isolated = [&](mutant m, const std::string& visible) -> std::pair<pid_t, int> {
               int fds[2];
-              if (pipe(fds) != 0) return campaign(m);
+              if (pipe(fds) != 0) return {-1, -1};
               std::fflush(stdout);
               std::fflush(stderr);
               const pid_t pid = fork();
               if (pid == 0) {
                 close(fds[0]);
+                if (!visible.empty()) setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
                 const row r = campaign(m);
                 std::string text = std::to_string(r.killed) + "\n" + std::to_string(r.seconds) + "\n" + std::to_string(r.ops) +
                                    "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" + r.detail + "\n";
@@ -296,12 +309,21 @@ command add_mutants_command(CLI::App& root) {
                 std::_Exit(0);
               }
               close(fds[1]);
+              if (pid < 0) {
+                close(fds[0]);
+                return {-1, -1};
+              }
+              return {pid, fds[0]};
+            };
+            // The child's answer; read before the child is waited for, so a
+            // long answer cannot fill the pipe and stall it.
+            auto finish_isolated = [&](pid_t pid, int fd) -> row {
               std::string text;
               char buf[4096];
-              for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-              close(fds[0]);
+              for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+              close(fd);
               int status = 0;
-              if (pid > 0) waitpid(pid, &status, 0);
+              waitpid(pid, &status, 0);
               row r;
               std::istringstream in(text);
               std::string line;
@@ -327,24 +349,78 @@ command add_mutants_command(CLI::App& root) {
               if (!r.detectors.empty()) r.detector = r.detectors.front();
               return r;
             };
+            // Control first: the correct core must survive the same campaign.
+            std::vector<mutant> todo{mutant::none};
+            for (const mutant_info& m : mutant_catalog) {
+              if (!st->only.empty() && m.name != st->only) continue;
+              row r;
+              r.m = &m;
+              if (m.backends.find(st->backend) == std::string_view::npos) r.applicable = false;
+              else todo.push_back(m.id);
+              rows.push_back(r);
+            }
+            std::vector<row> done(todo.size());
+            const bool isolate = st->backend == "cuda" || !st->devices.empty();
+            if (!isolate) {
+              for (std::size_t i = 0; i < todo.size(); ++i) done[i] = campaign(todo[i]);
+            } else {
+              std::vector<device_slot> devices;
+              if (!st->devices.empty() && st->backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
+                std::fprintf(stderr, "gfsl mutants: --devices goes with --backend cuda\n");
+                return exit_usage;
+              }
+              if (const std::string bad = resolve_devices(st->devices.empty() ? "all" : st->devices, devices); !bad.empty()) {
+                if (!st->devices.empty()) {
+                  std::fprintf(stderr, "gfsl mutants: %s\n", bad.c_str());
+                  return exit_usage;
+                }
+                devices = {device_slot{0, ""}};  // no device to spread over: the campaigns report what they meet
+              }
+              std::map<pid_t, running_campaign> running;
+              std::vector<bool> busy(devices.size(), false);
+              std::size_t next = 0;
+              while (next < todo.size() || !running.empty()) {
+                for (std::size_t slot = 0; slot < devices.size() && next < todo.size(); ++slot) {
+                  if (busy[slot]) continue;
+                  const auto [pid, fd] = start_isolated(todo[next], devices[slot].visible);
+                  if (pid < 0) {
+                    done[next] = campaign(todo[next]);  // no process to spare: run it here
+                    done[next].device = devices[slot].index;
+                    ++next;
+                    continue;
+                  }
+                  running[pid] = running_campaign{next, fd, slot};
+                  busy[slot] = true;
+                  ++next;
+                }
+                if (running.empty()) continue;
+                // Whichever campaign ends first frees its device.
+                siginfo_t info{};
+                pid_t ended = -1;
+                if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) == 0) ended = info.si_pid;
+                auto it = running.find(ended);
+                if (it == running.end()) it = running.begin();
+                done[it->second.at] = finish_isolated(it->first, it->second.fd);
+                done[it->second.at].device = devices[it->second.slot].index;
+                busy[it->second.slot] = false;
+                running.erase(it);
+              }
+            }
             int rc = exit_ok;
-            // Control: the correct core must survive the same campaign.
-            const row control = isolated(mutant::none);
+            const row control = done[0];
             if (control.killed) {
               std::fprintf(stderr, "gfsl mutants: the correct core failed its control campaign: %s\n", control.detail.c_str());
               rc = exit_violation;
             }
-            for (const mutant_info& m : mutant_catalog) {
-              if (!st->only.empty() && m.name != st->only) continue;
-              row r;
-              if (m.backends.find(st->backend) == std::string_view::npos) {
-                r.applicable = false;
-              } else {
-                r = isolated(m.id);
+            {
+              std::size_t k = 1;
+              for (row& r : rows) {
+                if (!r.applicable) continue;
+                const mutant_info* m = r.m;
+                r = done[k++];
+                r.m = m;
+                if (!r.killed && m->equivalent.empty()) rc = exit_violation;
               }
-              r.m = &m;
-              if (r.applicable && !r.killed && m.equivalent.empty()) rc = exit_violation;
-              rows.push_back(r);
             }
             std::size_t counted = 0, killed = 0;
             for (const row& r : rows) {
@@ -363,7 +439,7 @@ command add_mutants_command(CLI::App& root) {
                             i ? "," : "", std::string(r.m->name).c_str(), r.applicable ? "true" : "false",
                             r.m->equivalent.empty() ? "false" : "true", r.killed ? "true" : "false", r.detector.c_str());
                 for (std::size_t k = 0; k < r.detectors.size(); ++k) std::printf("%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
-                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
+                std::printf("],\"device\":%d,\"seconds\":%.3f,\"ops\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.device, r.seconds,
                             (unsigned long long)r.ops, (unsigned long long)r.runs, r.replay.c_str());
               }
               std::printf("]}\n");
@@ -375,6 +451,15 @@ command add_mutants_command(CLI::App& root) {
                 const char* state = !r.applicable ? "n/a" : r.killed ? "yes" : r.m->equivalent.empty() ? "NO" : "equiv.";
                 std::printf("%-32s %-8s %-34s %8.2f %6llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
                             r.seconds, (unsigned long long)r.ops, all.c_str());
+              }
+              std::map<int, std::pair<std::size_t, double>> per_device;  // campaigns, seconds to a kill
+              for (const row& r : rows) {
+                if (r.applicable && r.device >= 0) ++per_device[r.device].first, per_device[r.device].second += r.seconds;
+              }
+              if (per_device.size() > 1) {
+                for (const auto& [device, f] : per_device) {
+                  std::printf("device %d: %zu mutant campaigns, %.2f s to their kills\n", device, f.first, f.second);
+                }
               }
               std::printf("mutation score: %zu of %zu non-equivalent %s mutants killed; control %s\n", killed, counted,
                           st->backend.c_str(), control.killed ? "FAILED" : "passed");

@@ -57,6 +57,29 @@ extern "C" void on_stop_signal(int) {
   if (signal_flag) signal_flag->store(true);
 }
 
+#if defined(GFSL_HAVE_CUDA)
+// CUDA's device count, asked in a short-lived child: a parent that
+// initialised CUDA could not fork workers that use it (mutants), and it
+// leaves the device to the workers alone.
+unsigned long device_count_in_child() {
+  int fds[2];
+  if (pipe(fds) != 0) return static_cast<unsigned long>(cuda_device_count());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const int n = cuda_device_count();
+    (void)!write(fds[1], &n, sizeof n);
+    _exit(0);
+  }
+  close(fds[1]);
+  int n = 0;
+  if (pid < 0 || read(fds[0], &n, sizeof n) != static_cast<ssize_t>(sizeof n)) n = 0;
+  close(fds[0]);
+  if (pid > 0) waitpid(pid, nullptr, 0);
+  return n > 0 ? static_cast<unsigned long>(n) : 0;
+}
+#endif
+
 }  // namespace
 
 std::string resolve_devices(const std::string& spec, std::vector<device_slot>& out) {
@@ -76,7 +99,7 @@ std::string resolve_devices(const std::string& spec, std::vector<device_slot>& o
       if (!parse_count(fake, count)) return std::string("GFSL_DEVICE_COUNT=") + fake + ": expected a number of devices";
     } else {
 #if defined(GFSL_HAVE_CUDA)
-      count = static_cast<unsigned long>(cuda_device_count());
+      count = device_count_in_child();
 #else
       return "--devices " + spec + ": no CUDA device (this build has no CUDA backend)";
 #endif

@@ -369,6 +369,57 @@ TEST(Workers, BadDeviceListsAreRefusedInOneLine) {
   EXPECT_EQ(both.code, 2) << both.out;
 }
 
+// gfsl stress, bench and mutants on several devices: the same mechanism, one
+// worker process per device with CUDA_VISIBLE_DEVICES set, checked here with
+// the host backend standing in for the GPU.
+TEST(Workers, StressOnEveryDeviceReportsEachDeviceAndTheSum) {
+  const result r = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices all --seconds 5 --structures 2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("== device 0 (CUDA_VISIBLE_DEVICES=0): exit 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== device 1 (CUDA_VISIBLE_DEVICES=1): exit 0"), std::string::npos) << r.out;
+  // Two structures of 4 teams x 2000 operations on each device.
+  EXPECT_NE(r.out.find("  device 0: 16000 operations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  device 1: 16000 operations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all 2 devices: 32000 operations"), std::string::npos) << r.out;
+  const result csv = run_env("CUDA_VISIBLE_DEVICES=3,6 GFSL_DEVICE_COUNT=8", "stress --backend host --devices 1 --seconds 5 --structures 1 --csv");
+  ASSERT_EQ(csv.code, 0) << csv.out;
+  EXPECT_EQ(csv.out.rfind("backend,device,shape", 0), 0u) << csv.out;  // one device: its report as it is
+  const result json = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 0,1 --seconds 5 --structures 1 --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  EXPECT_EQ(json.out.rfind("{\"devices\":[{\"device\":0,\"visible\":\"0\",\"status\":\"exit 0\",\"operations\":8000,", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("],\"operations\":16000,\"violations\":0,"), std::string::npos) << json.out;
+  // A seeded bug found on every device: the exit code says so.
+  const result bug = run_env("GFSL_DEVICE_COUNT=2",
+                             "stress --backend host --devices all --variant thesis --granularity lane --range 36 --writers 1/4 "
+                             "--seconds 20 --structures 20 --mutant insert-without-duplicate-check");
+  EXPECT_EQ(bug.code, 1) << bug.out;
+  const result bad = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 5 --seconds 1");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("gfsl stress: --devices 5: device 5 is not visible (2 visible: 0 to 1)"), std::string::npos) << bad.out;
+}
+
+TEST(Workers, BenchAndMutantsRunOnEachDevice) {
+  // This build may have no GPU benchmark: each worker says so, in one line
+  // led by its device, and the exit code is the workers'.
+  const std::string csv = temp_dir("bench.csv");
+  const result b = run_env("GFSL_DEVICE_COUNT=2", "bench --devices all --suite launch --csv " + csv);
+  if (b.out.find("not available in this build") != std::string::npos) {
+    EXPECT_EQ(b.code, 2) << b.out;
+    EXPECT_NE(b.out.find("device 1: gfsl bench: not available in this build"), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("gfsl bench: device 1 (CUDA_VISIBLE_DEVICES=1): exit 2"), std::string::npos) << b.out;
+  }
+  const result m = run_env("GFSL_DEVICE_COUNT=2",
+                           "mutants --backend host --devices all --variant thesis --budget 3 --only insert-without-duplicate-check --json");
+  ASSERT_EQ(m.code, 0) << m.out;
+  EXPECT_NE(m.out.find("\"name\":\"insert-without-duplicate-check\",\"applicable\":true,\"equivalent\":false,\"killed\":true"),
+            std::string::npos)
+      << m.out;
+  EXPECT_NE(m.out.find("\"device\":1,"), std::string::npos) << m.out;  // the control ran on device 0, the mutant beside it
+  const result host = run("mutants --backend host --devices all --budget 1 --only insert-without-duplicate-check");
+  EXPECT_EQ(host.code, 2) << host.out;
+  EXPECT_NE(host.out.find("--devices goes with --backend cuda"), std::string::npos) << host.out;
+}
+
 // Children of `parent` (from /proc).
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
