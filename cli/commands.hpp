@@ -3,8 +3,9 @@
 //
 // Exit codes, for every command: 0 fine; 1 a violation found; 2 bad usage, bad
 // input or missing environment (no CUDA device, unreadable file); 3 an answer
-// that could not be decided (a checker's time limit); 4 the run stopped on an
-// error of its own (chunk pool exhausted, a kernel watchdog).
+// that could not be decided (a checker's time limit, a campaign interrupted
+// before its budget); 4 the run stopped on an error of its own (chunk pool
+// exhausted, a kernel watchdog).
 #pragma once
 
 #include <CLI/CLI.hpp>
