@@ -65,6 +65,12 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
                   (unsigned long long)prior.all.runs);
       return prior.failures.empty() ? exit_ok : exit_violation;
     }
+    // A failure folder being written when the campaign was killed is
+    // dropped: its batch runs again and writes it whole.
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().filename().string().rfind(".staging-", 0) == 0) fs::remove_all(e.path(), ec);
+    }
     before = prior.complete;
     o.first_batch = prior.batches_done;
     o.seconds_before = prior.seconds;

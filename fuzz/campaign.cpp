@@ -114,7 +114,9 @@ void worker(const campaign_options& o, shared_state& s) {
     quiet_listener listener;
     const rc::detail::TestResult result = rc::detail::checkTestable(property, meta, params, listener);
     const bool failed = result.template is<rc::detail::FailureResult>() && log.last_failure;
-    if (o.on_batch && (failed || !cut_short)) o.on_batch(b, case_index);
+    // A batch that failed is not complete until its failure is written
+    // (the caller records that): interrupted before, it is run again.
+    if (o.on_batch && !failed && !cut_short) o.on_batch(b, case_index);
     if (s.cancelled()) s.result.interrupted = true;
     if (failed) {
       std::lock_guard<std::mutex> g(s.lock);

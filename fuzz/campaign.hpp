@@ -50,7 +50,7 @@ struct campaign_options {
   // Each generated run as it is judged (shrinking candidates are not runs),
   // numbered by its batch and its place in the batch.
   std::function<void(std::uint64_t batch, std::uint64_t index, const run_config&, const judgement&)> on_run;
-  // A batch that ran all its cases (or ended on a failure and its shrinking).
+  // A batch that ran all its cases and passed.
   std::function<void(std::uint64_t batch, std::uint64_t runs)> on_batch;
 };
 

@@ -4,7 +4,7 @@
 //
 //   {"type":"campaign", ...the options...}          first line: what `--resume` runs again
 //   {"type":"run","batch":B,"case":I,"ops":...}     each run's outcome, as it ends
-//   {"type":"batch","batch":B,"runs":N,...}         batch B is complete (every later batch starts after it)
+//   {"type":"batch","batch":B,"runs":N,...}         batch B is complete and passed (resumption starts after it)
 //   {"type":"failure","signature":...,"dir":...}    a failure, once its artifact folder is in place
 //   {"type":"end","reason":"budget"|"failure"|"interrupted",...}
 //   {"type":"resume","batch":B}                      --resume: the runs of the unfinished batch B are dropped (run again)

@@ -285,6 +285,33 @@ TEST(Interrupted, AFailureIsJournalledOnceItsArtifactIsWhole) {
   EXPECT_NE(r.out.find("ended (failure)"), std::string::npos) << r.out;
 }
 
+// Killed after the failing run, before its folder was in place (as SIGKILL
+// during shrinking or writing leaves it): the journal holds the failing
+// batch's runs but no failure, and --resume runs the batch again.
+TEST(Interrupted, AFailureWhoseFolderWasNotWrittenIsFoundAgainOnResume) {
+  const std::string dir = temp_dir("failure_lost");
+  ASSERT_EQ(run("fuzz --mutant insert-without-duplicate-check --seconds 60 --no-progress --out " + dir).code, 1);
+  const auto first = journal_of(dir);
+  ASSERT_EQ(first.failures.size(), 1u);
+  const std::string artifact = first.failures[0].dir;
+  std::string text = slurp(dir + "/journal.jsonl");
+  text = text.substr(0, text.find("{\"type\":\"failure\""));
+  ASSERT_NE(text.find("\"failed\":true"), std::string::npos);
+  write(dir + "/journal.jsonl", text);
+  fs::remove_all(artifact);
+  fs::remove(dir + "/report.json");
+  fs::create_directories(dir + "/.staging-1/failure-half-written");
+  const result r = run("fuzz --resume " + dir + " --no-progress");
+  EXPECT_EQ(r.code, 1) << r.out;
+  const auto again = journal_of(dir);
+  ASSERT_EQ(again.failures.size(), 1u);
+  EXPECT_EQ(again.failures[0].signature, first.failures[0].signature);
+  EXPECT_EQ(again.failures[0].replay, first.failures[0].replay);
+  EXPECT_EQ(again.all.runs, first.all.runs);
+  EXPECT_TRUE(fs::exists(artifact + "/history.jsonl"));
+  EXPECT_FALSE(fs::exists(dir + "/.staging-1"));
+}
+
 TEST(Interrupted, ANewCampaignDoesNotOverwriteAnOldOneUnlessAsked) {
   const std::string dir = temp_dir("overwrite");
   std::vector<std::string> args{"fuzz", "--max-runs", "25", "--max-ops", "50", "--no-progress", "--out", dir};
