@@ -110,19 +110,16 @@ command add_bench_command(CLI::App& root) {
                  "number (default: all visible)");
   b->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
   return {b, [st]() -> int {
-#if defined(GFSL_HAVE_CUDA)
-    const bool on_devices = st->worker_device.empty();
-#else
-    const bool on_devices = st->worker_device.empty() && !st->devices.empty();
-#endif
-    if (on_devices) {
+    // Every visible GPU by default, one worker process each (the options
+    // checked here first); a worker runs on the one device its parent gave it.
+    auto on_devices = [&]() -> int {
       std::vector<device_slot> devices;
       if (const std::string bad = resolve_devices(st->devices.empty() ? "all" : st->devices, devices); !bad.empty()) {
         std::fprintf(stderr, "gfsl bench: %s\n", bad.c_str());
         return exit_usage;
       }
       return bench_on_devices(devices, st->csv);
-    }
+    };
 #if defined(GFSL_HAVE_CUDA)
             gfsl::bench::suite_options o;
             o.suite = st->suite;
@@ -178,6 +175,7 @@ command add_bench_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl bench: %s\n", why.c_str());
               return exit_usage;
             }
+            if (st->worker_device.empty()) return on_devices();
             std::FILE* csv = stdout;
             if (!st->csv.empty()) {
               csv = std::fopen(st->csv.c_str(), "w");
@@ -196,6 +194,7 @@ command add_bench_command(CLI::App& root) {
             }
             return exit_ok;
 #else
+            if (st->worker_device.empty() && !st->devices.empty()) return on_devices();
             std::fprintf(stderr, "gfsl bench: not available in this build (configured without nvcc)\n");
             return exit_usage;
 #endif

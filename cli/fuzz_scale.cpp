@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <csignal>
 #include <set>
-#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/workers.hpp"
@@ -97,35 +96,25 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
       return exit_run_error;
     }
   }
+  // A signal, or a journal that cannot be written (a full disk), ends the
+  // campaign after the run in progress.
   stop_on_signals(stop_requested);
-  std::atomic<bool> cancel{false};
   std::string journal_error;
   const steady::time_point t0 = steady::now();
   const double seconds_before = o.seconds_before;
   auto campaign_time = [&] { return seconds_before + std::chrono::duration<double>(steady::now() - t0).count(); };
-  // A signal or a journal that cannot be written (a full disk) ends the
-  // campaign after the run in progress.
-  std::atomic<bool> watching{true};
-  std::thread watcher([&] {
-    while (watching.load()) {
-      if (stop_requested.load()) cancel = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  });
-  o.cancel = &cancel;
+  o.cancel = &stop_requested;
   o.on_run = [&](std::uint64_t batch, std::uint64_t index, const fuzz::run_config& c, const fuzz::judgement& j) {
     if (!journal_error.empty()) return;
     journal_error = journal.append(fuzz::run_line(batch, index, c.w.ops + j.run.prefill.size(), j.undecided, j.failed(), j.run.report.paths));
-    if (!journal_error.empty()) cancel = true;
+    if (!journal_error.empty()) stop_requested = true;
   };
   o.on_batch = [&](std::uint64_t batch, std::uint64_t runs) {
     if (!journal_error.empty()) return;
     journal_error = journal.append(fuzz::batch_line(batch, runs, campaign_time()), true);
-    if (!journal_error.empty()) cancel = true;
+    if (!journal_error.empty()) stop_requested = true;
   };
   fuzz::campaign_result r = fuzz::run_campaign(o);
-  watching = false;
-  watcher.join();
   r.runs += before.runs;
   r.ops += before.ops;
   r.undecided += before.undecided;
