@@ -236,6 +236,8 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   };
   say("running " + std::to_string(plans.size()) + " worker process(es) in " + o.out_dir + "/worker-<j>/ (output in worker-<j>.log)");
   bool any_failure = false;
+  const steady::time_point started = steady::now();
+  steady::time_point next_progress = started + std::chrono::seconds(10);
   const std::vector<worker_result> results = run_workers(
       plans, 3, stop_requested,
       [&](std::size_t i, const worker_result& r) {
@@ -248,7 +250,17 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
         any_failure = any_failure || r.code == exit_violation;
         return r.code == exit_violation;  // the campaign stops at its first failure
       },
-      say);
+      say, [&] {
+        // Every ten seconds, the campaign so far, from the workers' journals.
+        if (!s.progress || steady::now() < next_progress) return;
+        next_progress = steady::now() + std::chrono::seconds(10);
+        fuzz::merged_campaigns so_far;
+        if (!fuzz::merge_campaigns({o.out_dir}, so_far).empty()) return;
+        std::fprintf(stderr, "[fuzz %u workers] %6.1f s  %llu runs  %llu ops  splits %llu merges %llu  failures %llu\n", workers,
+                     std::chrono::duration<double>(steady::now() - started).count(), (unsigned long long)so_far.totals.runs,
+                     (unsigned long long)so_far.totals.ops, (unsigned long long)so_far.totals.paths.splits,
+                     (unsigned long long)so_far.totals.paths.merges, (unsigned long long)so_far.failure_count());
+      });
   fuzz::merged_campaigns m;
   const std::vector<std::string> folders{o.out_dir};
   if (std::string e = fuzz::merge_campaigns(folders, m); !e.empty()) {

@@ -1,5 +1,6 @@
 #include "cli/workers.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -142,7 +143,10 @@ void stop_on_signals(std::atomic<bool>& flag) {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;  // a second signal ends the process as usual
+  // A second signal ends the process as usual, except in a worker: it may be
+  // told twice (by its process group's signal and by its parent), and its
+  // parent ends it with SIGKILL if it does not stop in time.
+  sa.sa_flags = std::getenv("GFSL_WORKER") ? 0 : SA_RESETHAND;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
@@ -154,11 +158,12 @@ pid_t spawn(const worker_plan& p, const std::vector<std::string>& args, std::str
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
-    bool replaced = false;
+    bool replaced = entry.rfind("GFSL_WORKER=", 0) == 0;
     for (const auto& [name, value] : p.env) replaced = replaced || entry.rfind(name + "=", 0) == 0;
     if (!replaced) env_strings.push_back(entry);
   }
   for (const auto& [name, value] : p.env) env_strings.push_back(name + "=" + value);
+  env_strings.push_back("GFSL_WORKER=1");
   std::vector<char*> argv{const_cast<char*>(program.c_str())}, envp;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -212,7 +217,8 @@ std::string describe(int code, int signal) {
 
 std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, unsigned max_restarts, const std::atomic<bool>& stop,
                                        const std::function<bool(std::size_t, const worker_result&)>& on_exit,
-                                       const std::function<void(const std::string&)>& say) {
+                                       const std::function<void(const std::string&)>& say,
+                                       const std::function<void()>& tick) {
   std::vector<worker_result> results(plans.size());
   std::vector<pid_t> pids(plans.size(), -1);
   std::vector<bool> asked_to_stop(plans.size(), false);
@@ -226,6 +232,10 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
       results[i].status = error;
     }
   }
+  // Workers told to stop finish the run in progress and write their
+  // records; one still running a minute later (a hung device) is killed.
+  using clock = std::chrono::steady_clock;
+  clock::time_point kill_after = clock::time_point::max();
   auto stop_all = [&] {
     for (std::size_t i = 0; i < plans.size(); ++i) {
       if (pids[i] > 0 && !asked_to_stop[i]) {
@@ -233,6 +243,7 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
         asked_to_stop[i] = true;
       }
     }
+    kill_after = std::min(kill_after, clock::now() + std::chrono::seconds(60));
   };
   auto running = [&] {
     for (pid_t p : pids) {
@@ -249,6 +260,13 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
     const pid_t done = waitpid(-1, &status, WNOHANG);
     if (done <= 0) {
       if (done < 0 && errno == ECHILD) break;
+      if (clock::now() > kill_after) {
+        for (pid_t p : pids) {
+          if (p > 0) kill(p, SIGKILL);
+        }
+        kill_after = clock::time_point::max();
+      }
+      if (tick) tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
@@ -259,7 +277,7 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
     worker_result& r = results[i];
     r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    const bool we_stopped_it = asked_to_stop[i] && r.signal == SIGTERM;
+    const bool we_stopped_it = asked_to_stop[i] && (r.signal == SIGTERM || r.signal == SIGKILL);
     if (!stopping && !we_stopped_it && worth_restarting(r.code, r.signal) && r.restarts < max_restarts &&
         !plans[i].restart_args.empty()) {
       say(plans[i].name + " ended (" + describe(r.code, r.signal) + "): started again");

@@ -53,10 +53,12 @@ bool worth_restarting(int code, int signal);
 // signal to the parent) every worker is sent SIGTERM and waited for. When
 // `on_exit` returns true for a worker that ended, the others are sent SIGTERM
 // (a fuzzing campaign stops at its first failure). A worker is restarted at
-// most `max_restarts` times.
+// most `max_restarts` times. `tick`, when given, is called about every 20 ms
+// while workers run (progress lines).
 std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, unsigned max_restarts, const std::atomic<bool>& stop,
                                        const std::function<bool(std::size_t, const worker_result&)>& on_exit,
-                                       const std::function<void(const std::string&)>& say);
+                                       const std::function<void(const std::string&)>& say,
+                                       const std::function<void()>& tick = nullptr);
 
 // The running program (/proc/self/exe), for starting workers.
 std::string self_program();

@@ -58,9 +58,13 @@ result run_env(const std::string& env, const std::string& args) {
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // Starts gfsl with `args` (output to `log`), returns its pid.
-pid_t start(const std::vector<std::string>& args, const std::string& log, const std::vector<std::string>& env = {}) {
+// `own_group`: in a process group of its own, whose id is the pid (as a
+// shell's job, for signals sent to the whole group).
+pid_t start(const std::vector<std::string>& args, const std::string& log, const std::vector<std::string>& env = {},
+            bool own_group = false) {
   const pid_t pid = fork();
   if (pid == 0) {
+    if (own_group) setpgid(0, 0);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
@@ -394,6 +398,32 @@ TEST(Workers, BadDeviceListsAreRefusedInOneLine) {
   EXPECT_NE(host.out.find("--devices goes with --backend cuda"), std::string::npos) << host.out;
   const result both = run("fuzz --backend cuda --devices all --jobs 2 --max-runs 1 --no-progress --overwrite --out " + dir);
   EXPECT_EQ(both.code, 2) << both.out;
+}
+
+// Ctrl-C in a terminal, or `timeout`, signals the whole process group: the
+// parent and its workers at once, and the parent passes the signal on. Each
+// worker stops once, records everything and the campaign resumes.
+TEST(Workers, ASignalToTheWholeGroupStopsEveryWorkerCleanly) {
+  const std::string ref = temp_dir("group_ref");
+  ASSERT_EQ(run("fuzz --jobs 2 --seed 3 --max-runs 400 --max-ops 400 --seconds 600 --no-progress --out " + ref).code, 0);
+  for (int sig : {SIGINT, SIGTERM}) {
+    const std::string dir = temp_dir("group_" + std::to_string(sig));
+    const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "400", "--max-ops", "400", "--seconds", "600", "--out", dir},
+                            dir + ".log", {}, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    kill(-pid, sig);
+    EXPECT_EQ(wait_exit(pid), 3) << slurp(dir + ".log");
+    const std::string log = slurp(dir + ".log");
+    EXPECT_NE(log.find("worker 0: exit 3"), std::string::npos) << log;
+    EXPECT_NE(log.find("worker 1: exit 3"), std::string::npos) << log;
+    for (const char* w : {"/worker-0", "/worker-1"}) {
+      EXPECT_EQ(journal_of(dir + w).end_reason, "interrupted") << w;
+      EXPECT_TRUE(fs::exists(dir + w + "/report.json")) << w;
+    }
+    const result r = run("fuzz --resume " + dir + " --no-progress");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(merged({dir}).totals.ops, merged({ref}).totals.ops) << r.out;
+  }
 }
 
 // gfsl stress, bench and mutants on several devices: the same mechanism, one
