@@ -199,13 +199,20 @@ campaign_result run_campaign(const campaign_options& o) {
     // a failure's folder whole or not at all.
     namespace fs = std::filesystem;
     const fs::path staging = fs::path(o.out_dir) / (".staging-" + std::to_string(getpid()));
-    fs::remove_all(staging);
-    const fs::path written = write_failure(staging.string(), *s.result.found, o);
-    const fs::path final_dir = fs::path(o.out_dir) / written.filename();
-    fs::remove_all(final_dir);
-    fs::rename(written, final_dir);
-    fs::remove_all(staging);
-    s.result.found->dir = final_dir.string();
+    try {
+      fs::remove_all(staging);
+      const fs::path written = write_failure(staging.string(), *s.result.found, o);
+      const fs::path final_dir = fs::path(o.out_dir) / written.filename();
+      fs::remove_all(final_dir);
+      fs::rename(written, final_dir);
+      fs::remove_all(staging);
+      s.result.found->dir = final_dir.string();
+    } catch (const fs::filesystem_error& e) {
+      // A full disk or a removed folder: the failure is still reported
+      // (replay line, detectors), without its folder.
+      std::fprintf(stderr, "gfsl fuzz: %s: cannot write the failure's folder: %s\n", o.out_dir.c_str(), e.code().message().c_str());
+      s.result.found->dir.clear();
+    }
   }
   return s.result;
 }
