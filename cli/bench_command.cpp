@@ -7,6 +7,8 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/workers.hpp"
+#include "fuzz/journal.hpp"
 #if defined(GFSL_HAVE_CUDA)
 #include "bench/suite.hpp"
 #include "exec/cuda/device_runner.hpp"
@@ -35,6 +37,37 @@ bool parse_ranges(const std::string& text, std::vector<std::uint32_t>& out) {
   return !out.empty();
 }
 
+// gfsl bench --devices: the suite on every device at once, one worker
+// process each; their rows in one CSV, each row led by its device.
+int bench_on_devices(const std::vector<device_slot>& devices, const std::string& csv_path) {
+  const std::vector<device_output> outs = run_on_each_device(devices, {}, "--csv", "gfsl bench");
+  std::string merged;
+  bool header_done = false;
+  for (const device_output& d : outs) {
+    std::stringstream err(d.err);
+    for (std::string line; std::getline(err, line);) std::fprintf(stderr, "device %u: %s\n", d.slot.index, line.c_str());
+    std::stringstream in(d.figures);
+    bool first = true;
+    for (std::string line; std::getline(in, line); first = false) {
+      if (first) {
+        if (!header_done) merged += "device_index,visible_device," + line + "\n";
+        header_done = true;
+        continue;
+      }
+      merged += std::to_string(d.slot.index) + ",\"" + d.slot.visible + "\"," + line + "\n";
+    }
+    std::fprintf(stderr, "gfsl bench: device %u (CUDA_VISIBLE_DEVICES=%s): %s\n", d.slot.index, d.slot.visible.c_str(),
+                 d.result.status.c_str());
+  }
+  if (csv_path.empty()) {
+    std::fputs(merged.c_str(), stdout);
+  } else if (const std::string e = fuzz::write_file_atomically(csv_path, merged); !e.empty()) {
+    std::fprintf(stderr, "gfsl bench: --csv %s\n", e.c_str());
+    return exit_usage;
+  }
+  return combined_exit_code(outs);
+}
+
 }  // namespace
 
 command add_bench_command(CLI::App& root) {
@@ -45,6 +78,7 @@ command add_bench_command(CLI::App& root) {
     std::uint64_t ops = 10000000, seed = 1;
     int repeats = 5;
     std::uint32_t baseline_max = 10000000;
+    std::string devices, worker_device;
   };
   auto st = std::make_shared<state>();
   CLI::App* b = root.add_subcommand("bench", "GPU throughput: the evaluation of thesis 5.1 (CSV; scripts/plot_bench.py draws it)");
@@ -71,7 +105,21 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--variant", st->variants,
                 "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn; thesis runs at 512/4)")
       ->capture_default_str();
+  b->add_option("--devices", st->devices,
+                 "all or 0,2,...: the suite on every device at once, one worker process each; the CSV gains the device's "
+                 "number (default: all visible)");
+  b->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
   return {b, [st]() -> int {
+    // Every visible GPU by default, one worker process each (the options
+    // checked here first); a worker runs on the one device its parent gave it.
+    auto on_devices = [&]() -> int {
+      std::vector<device_slot> devices;
+      if (const std::string bad = resolve_devices(st->devices.empty() ? "all" : st->devices, devices); !bad.empty()) {
+        std::fprintf(stderr, "gfsl bench: %s\n", bad.c_str());
+        return exit_usage;
+      }
+      return bench_on_devices(devices, st->csv);
+    };
 #if defined(GFSL_HAVE_CUDA)
             gfsl::bench::suite_options o;
             o.suite = st->suite;
@@ -127,6 +175,7 @@ command add_bench_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl bench: %s\n", why.c_str());
               return exit_usage;
             }
+            if (st->worker_device.empty()) return on_devices();
             std::FILE* csv = stdout;
             if (!st->csv.empty()) {
               csv = std::fopen(st->csv.c_str(), "w");
@@ -145,6 +194,7 @@ command add_bench_command(CLI::App& root) {
             }
             return exit_ok;
 #else
+            if (st->worker_device.empty() && !st->devices.empty()) return on_devices();
             std::fprintf(stderr, "gfsl bench: not available in this build (configured without nvcc)\n");
             return exit_usage;
 #endif

@@ -4,8 +4,8 @@
 // Exit codes, for every command: 0 fine; 1 a violation found; 2 bad usage, bad
 // input or missing environment (no CUDA device, unreadable file), or a
 // resource that failed (a thread, memory, a full disk, an unwritable output);
-// 3 an answer that could not be decided (a checker's time limit, a run
-// interrupted by SIGINT/SIGTERM, a cut trace); 4 the run stopped on an error
+// 3 an answer that could not be decided (a checker's time limit, a run or
+// campaign interrupted by SIGINT/SIGTERM, a cut trace); 4 the run stopped on an error
 // of its own (chunk pool exhausted, a kernel watchdog).
 #pragma once
 

@@ -6,13 +6,15 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/fuzz_scale.hpp"
 #include "cli/run_options.hpp"
+#include "cli/shards.hpp"
+#include "cli/workers.hpp"
 #include "fuzz/campaign.hpp"
 
 #include <sys/wait.h>
@@ -37,12 +39,6 @@ std::string replay_of(const fuzz::run_config& c) {
   return encode_replay(o);
 }
 
-bool parse_shard(const std::string& text, unsigned& shard, unsigned& shards) {
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%u/%u%c", &shard, &shards, &extra) != 2) return false;
-  return shards >= 1 && shard < shards;
-}
-
 bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& lim) {
   if (text == "any") {
     lim.vary_granularity = true;
@@ -58,27 +54,20 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// Reads one number field of a report.json written by campaign_json.
-double json_number(const std::string& json, const std::string& field, bool& ok) {
-  const std::regex re("\"" + field + "\":(-?[0-9.eE+]+)");
-  std::smatch m;
-  if (!std::regex_search(json, m, re)) {
-    ok = false;
-    return 0;
-  }
-  return std::stod(m[1]);
-}
-
 }  // namespace
 
 command add_fuzz_command(CLI::App& root) {
   struct state {
     fuzz::campaign_options o;
     std::string shard = "0/1";
+    unsigned shard_count = 0;
     std::string mutant;
     std::string granularity = "any";
     std::string variant = "robust";
+    scale_options scale;
+    std::string resume;
     std::vector<std::string> merge_dirs;
+    std::string merge_json, merge_junit;
   };
   auto st = std::make_shared<state>();
   fuzz::campaign_options& o = st->o;
@@ -93,12 +82,22 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
       ->capture_default_str();
-  fz->add_option("--jobs", o.jobs, "campaign threads")->check(CLI::Range(1u, 256u))->capture_default_str();
-  fz->add_option("--shard", st->shard, "i/n: this campaign takes every n-th batch of the seed space, from the i-th")
+  fz->add_option("--jobs", st->scale.jobs, "worker processes, each a shard of this campaign (folders worker-<j>/, one merged report)")
+      ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
+  fz->add_option("--devices", st->scale.devices,
+                 "cuda: all or 0,2,...: one worker process per GPU (default with --backend cuda: all visible devices)");
+  fz->add_option("--shard", st->shard,
+                 "i/n: this campaign takes every n-th batch of the seed space, from the i-th; auto: from a Slurm job array "
+                 "or a Kubernetes indexed Job (docs/SCALE.md)")
+      ->capture_default_str();
+  fz->add_option("--shard-count", st->shard_count, "with --shard auto: the number of shards (a Kubernetes Job's completions)")
+      ->check(CLI::Range(1u, 1u << 24));
+  fz->add_option("--resume", st->resume, "continue the interrupted campaign of this folder, with its options");
+  fz->add_flag("--overwrite", st->scale.overwrite, "start over in an --out folder that holds a campaign (it is removed)");
+  fz->add_option("--worker-device", st->scale.worker_device, "(set by a parent for its device workers)")->group("");
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
-  // Required of a campaign, not of `fuzz merge` (checked when it runs).
-  fz->add_option("--out", o.out_dir, "folder for report.json and a failure's files (required)");
+  fz->add_option("--out", o.out_dir, "folder for the journal, report.json and a failure's files");
   fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
@@ -111,50 +110,76 @@ command add_fuzz_command(CLI::App& root) {
                "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
                "per signature");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
-  merge->add_option("dirs", st->merge_dirs, "campaign folders")->required();
+  merge->add_option("dirs", st->merge_dirs, "campaign folders (a folder of worker processes stands for its workers)")->required();
+  merge->add_option("--json", st->merge_json, "also write the merged report as JSON to this file");
+  merge->add_option("--junit", st->merge_junit, "also write JUnit XML to this file (a test case per shard and per failure signature)");
 
   return {fz, [st, merge] {
             fuzz::campaign_options& o = st->o;
-            if (merge->parsed()) {
-              double runs = 0, ops = 0, seconds = 0, failures = 0;
-              std::vector<std::string> failure_lines;
-              for (const std::string& d : st->merge_dirs) {
-                const std::filesystem::path p = std::filesystem::path(d) / "report.json";
-                std::ifstream in(p);
-                if (!in) {
-                  std::fprintf(stderr, "gfsl fuzz merge: %s: cannot read\n", p.string().c_str());
-                  return exit_usage;
-                }
-                std::stringstream buf;
-                buf << in.rdbuf();
-                const std::string json = buf.str();
-                bool ok = true;
-                runs += json_number(json, "runs", ok);
-                ops += json_number(json, "ops", ok);
-                seconds = std::max(seconds, json_number(json, "seconds", ok));
-                if (!ok) {
-                  std::fprintf(stderr, "gfsl fuzz merge: %s: not a campaign report (missing runs, ops or seconds)\n", p.string().c_str());
-                  return exit_usage;
-                }
-                const std::regex fail("\"detector\":\"([^\"]*)\",\"detail\":\"((?:[^\"\\\\]|\\\\.)*)\"");
-                for (auto it = std::sregex_iterator(json.begin(), json.end(), fail); it != std::sregex_iterator(); ++it) {
-                  ++failures;
-                  failure_lines.push_back(d + ": " + (*it)[1].str() + ": " + (*it)[2].str());
-                }
+            if (merge->parsed()) return merge_fuzz_campaigns(st->merge_dirs, st->merge_json, st->merge_junit);
+            scale_options& sc = st->scale;
+            if (!st->resume.empty()) {
+              // The campaign's own options, from its journal's first line.
+              if (!o.out_dir.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --resume %s: the folder is the campaign's; --out goes with a new campaign\n", st->resume.c_str());
+                return exit_usage;
               }
-              std::printf("{\"campaigns\":%zu,\"runs\":%.0f,\"ops\":%.0f,\"seconds\":%.3f,\"failures\":%.0f}\n",
-                          st->merge_dirs.size(), runs, ops, seconds, failures);
-              for (const std::string& f : failure_lines) std::printf("failure: %s\n", f.c_str());
-              return failures > 0 ? exit_violation : exit_ok;
+              fuzz::journal_summary prior;
+              const std::string path = (std::filesystem::path(st->resume) / fuzz::journal_file).string();
+              if (std::string e = fuzz::read_journal(path, prior); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+                return exit_usage;
+              }
+              const fuzz::campaign_header& h = prior.header;
+              o.out_dir = st->resume;
+              o.backend = h.backend;
+              o.seconds = h.seconds;
+              o.max_runs = h.max_runs;
+              o.seed = h.seed;
+              o.shard = h.shard;
+              o.shards = h.shards;
+              o.limits.max_ops = h.max_ops;
+              o.limits.max_teams = static_cast<unsigned>(h.max_teams);
+              o.limits.max_range = static_cast<std::uint32_t>(h.max_range);
+              st->variant = h.variant;
+              st->mutant = h.mutant == "none" ? "" : h.mutant;
+              st->granularity = h.granularity;
+              sc.jobs = std::max(1u, h.workers);
+              sc.devices = h.devices;
+              if (sc.worker_device.empty()) sc.worker_device = h.device;
+              sc.shard_source = h.shard_source;
+              sc.resuming = true;
+              if (!parse_variant(st->variant)) {
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s: variant \"%s\" is not known\n", path.c_str(), h.variant.c_str());
+                return exit_usage;
+              }
+            } else {
+              if (o.out_dir.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --out DIR is needed (or --resume DIR)\n");
+                return exit_usage;
+              }
+              shard_choice shard;
+              if (std::string e = choose_shard(st->shard, st->shard_count, shard, [](const char* n) { return std::getenv(n); }); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+                return exit_usage;
+              }
+              o.shard = shard.shard;
+              o.shards = shard.shards;
+              sc.shard_source = shard.source + (shard.detail.empty() ? "" : " " + shard.detail);
+              if (!sc.devices.empty() && o.backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
+                std::fprintf(stderr, "gfsl fuzz: --devices goes with --backend cuda (--jobs N runs CPU workers)\n");
+                return exit_usage;
+              }
+              if (!sc.devices.empty() && sc.jobs > 1) {
+                std::fprintf(stderr, "gfsl fuzz: --devices and --jobs: choose one (a device runs one worker)\n");
+                return exit_usage;
+              }
+              // Every visible GPU by default; a device worker itself runs on
+              // the one device its parent gave it.
+              if (o.backend == "cuda" && sc.devices.empty() && sc.worker_device.empty() && sc.jobs == 1) sc.devices = "all";
             }
-            if (o.out_dir.empty()) {
-              std::fprintf(stderr, "gfsl fuzz: --out is required (the folder for report.json and the failures)\n");
-              return exit_usage;
-            }
-            if (!parse_shard(st->shard, o.shard, o.shards)) {
-              std::fprintf(stderr, "gfsl fuzz: --shard %s: expected i/n with 0 <= i < n\n", st->shard.c_str());
-              return exit_usage;
-            }
+            sc.granularity = st->granularity;
+            sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
             o.var = *parse_variant(st->variant);
             if (!st->mutant.empty()) {
@@ -167,52 +192,7 @@ command add_fuzz_command(CLI::App& root) {
             }
             if (o.backend == "cuda") o.limits.max_teams = std::max(o.limits.max_teams, 1024u);
             o.replay_line = replay_of;
-            std::error_code ec;
-            std::filesystem::create_directories(o.out_dir, ec);
-            if (ec) {
-              std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
-              return exit_usage;
-            }
-            const fuzz::campaign_result r = fuzz::run_campaign(o);
-            std::ofstream(std::filesystem::path(o.out_dir) / "report.json") << fuzz::campaign_json(o, r) << "\n";
-            std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
-                        (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
-            {
-              std::string never;
-              std::size_t reached = 0;
-              for (const gfsl::rare_path& p : gfsl::rare_paths) {
-                if (r.paths.*p.count) ++reached;
-                else never += std::string(never.empty() ? "" : ", ") + p.name;
-              }
-              std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s\n", reached,
-                          std::size(gfsl::rare_paths), (unsigned long long)r.path_combinations,
-                          never.empty() ? "none" : never.c_str());
-            }
-            if (r.pct_runs) {
-              std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
-                          (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes,
-                          (unsigned long long)r.pct_change_points);
-            }
-            if (!r.found) {
-              std::printf("no failure\n");
-              return exit_ok;
-            }
-            std::vector<const fuzz::failure*> all{&*r.found};
-            for (const fuzz::failure& f : r.further) all.push_back(&f);
-            if (all.size() > 1) std::printf("%zu failure signatures\n", all.size());
-            for (const fuzz::failure* f : all) {
-              std::printf("FAILURE [%s] after %.2f s (%llu failing runs), shrunk to %llu operations + %zu prefill on %u teams:\n",
-                          f->signature.c_str(), f->seconds_to_first, (unsigned long long)f->runs,
-                          (unsigned long long)f->shrunk.w.ops, f->verdict.run.prefill.size(), f->shrunk.w.teams);
-              for (const fuzz::detection& d : f->verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
-              if (!f->reproduced) {
-                std::printf("  (the shrunk run did not fail again when repeated: %s runs interleave freely; the detectors "
-                            "and history are those of its failing execution)\n",
-                            f->shrunk.backend.c_str());
-              }
-              std::printf("written to %s\nreplay: gfsl replay %s\n", f->dir.c_str(), replay_of(f->shrunk).c_str());
-            }
-            return exit_violation;
+            return run_fuzz_campaign(o, sc);
           }};
 }
 
@@ -223,6 +203,7 @@ command add_mutants_command(CLI::App& root) {
     bool json = false, list = false;
     std::string junit, only, variant = "robust", granularity = "chunk";
     std::uint64_t seed = 1;
+    std::string devices;
   };
   auto st = std::make_shared<state>();
   CLI::App* mu = root.add_subcommand("mutants", "the kill matrix: every seeded bug against every detector");
@@ -240,6 +221,9 @@ command add_mutants_command(CLI::App& root) {
   mu->add_flag("--json", st->json, "print one JSON object");
   mu->add_option("--junit", st->junit, "also write JUnit XML to this file");
   mu->add_flag("--list", st->list, "list the mutants and what each breaks");
+  mu->add_option("--devices", st->devices,
+                 "cuda: all or 0,2,...: one campaign on each device at once, each in a process that sees only its device "
+                 "(default: all visible)");
   return {mu, [st] {
             if (st->list) {
               for (const mutant_info& m : mutant_catalog) {
@@ -256,6 +240,7 @@ command add_mutants_command(CLI::App& root) {
               std::vector<std::string> detectors;
               double seconds = 0;
               std::uint64_t ops = 0, prefill = 0, runs = 0;
+              int device = -1;  // the device its campaign ran on (-1: this process's)
             };
             std::vector<row> rows;
             // The matrix runs at whole-chunk reads: the only granularity at
@@ -303,16 +288,23 @@ command add_mutants_command(CLI::App& root) {
             // On the GPU each campaign runs in a child process: a mutant that
             // makes the device fault (an illegal address) poisons the process's
             // CUDA context for good, and must not take the next rows with it.
-            // The parent never touches the device.
-            auto isolated = [&](mutant m) -> row {
-              if (st->backend != "cuda") return campaign(m);
+            // The parent never touches the device. With several devices
+            // (--devices, default every visible one) one campaign runs on each
+            // at once, its child seeing only its device.
+            struct running_campaign {
+              std::size_t at = 0;  // index in `todo`
+              int fd = -1;
+              std::size_t slot = 0;
+            };
+            auto start_isolated = [&](mutant m, const std::string& visible) -> std::pair<pid_t, int> {
               int fds[2];
-              if (pipe(fds) != 0) return campaign(m);
+              if (pipe(fds) != 0) return {-1, -1};
               std::fflush(stdout);
               std::fflush(stderr);
               const pid_t pid = fork();
               if (pid == 0) {
                 close(fds[0]);
+                if (!visible.empty()) setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
                 const row r = campaign(m);
                 std::string text = std::to_string(r.killed) + "\n" + std::to_string(r.seconds) + "\n" + std::to_string(r.ops) +
                                    "\n" + std::to_string(r.prefill) + "\n" + std::to_string(r.runs) + "\n" + r.replay + "\n" +
@@ -328,12 +320,21 @@ command add_mutants_command(CLI::App& root) {
                 std::_Exit(0);
               }
               close(fds[1]);
+              if (pid < 0) {
+                close(fds[0]);
+                return {-1, -1};
+              }
+              return {pid, fds[0]};
+            };
+            // The child's answer; read before the child is waited for, so a
+            // long answer cannot fill the pipe and stall it.
+            auto finish_isolated = [&](pid_t pid, int fd) -> row {
               std::string text;
               char buf[4096];
-              for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-              close(fds[0]);
+              for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+              close(fd);
               int status = 0;
-              if (pid > 0) waitpid(pid, &status, 0);
+              waitpid(pid, &status, 0);
               row r;
               std::istringstream in(text);
               std::string line;
@@ -361,27 +362,84 @@ command add_mutants_command(CLI::App& root) {
               if (!r.detectors.empty()) r.detector = r.detectors.front();
               return r;
             };
-            int rc = exit_ok;
-            // Control: the correct core must survive the same campaign.
-            const row control = isolated(mutant::none);
-            if (control.killed) {
-              std::fprintf(stderr, "gfsl mutants: the correct core failed its control campaign: %s\n", control.detail.c_str());
-              rc = exit_violation;
-            }
+            // Control first: the correct core must survive the same campaign.
+            std::vector<mutant> todo{mutant::none};
             for (const mutant_info& m : mutant_catalog) {
               if (!st->only.empty() && m.name != st->only) continue;
               row r;
+              r.m = &m;
               // A backend the bug cannot take effect on, or a variant without
               // the mechanism it breaks: nothing to kill.
               if (m.backends.find(st->backend) == std::string_view::npos ||
                   m.variants.find(st->variant) == std::string_view::npos) {
                 r.applicable = false;
               } else {
-                r = isolated(m.id);
+                todo.push_back(m.id);
               }
-              r.m = &m;
-              if (r.applicable && !r.killed && m.equivalent.empty()) rc = exit_violation;
               rows.push_back(r);
+            }
+            std::vector<row> done(todo.size());
+            const bool isolate = st->backend == "cuda" || !st->devices.empty();
+            if (!isolate) {
+              for (std::size_t i = 0; i < todo.size(); ++i) done[i] = campaign(todo[i]);
+            } else {
+              std::vector<device_slot> devices;
+              if (!st->devices.empty() && st->backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
+                std::fprintf(stderr, "gfsl mutants: --devices goes with --backend cuda\n");
+                return exit_usage;
+              }
+              if (const std::string bad = resolve_devices(st->devices.empty() ? "all" : st->devices, devices); !bad.empty()) {
+                if (!st->devices.empty()) {
+                  std::fprintf(stderr, "gfsl mutants: %s\n", bad.c_str());
+                  return exit_usage;
+                }
+                devices = {device_slot{0, ""}};  // no device to spread over: the campaigns report what they meet
+              }
+              std::map<pid_t, running_campaign> running;
+              std::vector<bool> busy(devices.size(), false);
+              std::size_t next = 0;
+              while (next < todo.size() || !running.empty()) {
+                for (std::size_t slot = 0; slot < devices.size() && next < todo.size(); ++slot) {
+                  if (busy[slot]) continue;
+                  const auto [pid, fd] = start_isolated(todo[next], devices[slot].visible);
+                  if (pid < 0) {
+                    done[next] = campaign(todo[next]);  // no process to spare: run it here
+                    done[next].device = devices[slot].index;
+                    ++next;
+                    continue;
+                  }
+                  running[pid] = running_campaign{next, fd, slot};
+                  busy[slot] = true;
+                  ++next;
+                }
+                if (running.empty()) continue;
+                // Whichever campaign ends first frees its device.
+                siginfo_t info{};
+                pid_t ended = -1;
+                if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) == 0) ended = info.si_pid;
+                auto it = running.find(ended);
+                if (it == running.end()) it = running.begin();
+                done[it->second.at] = finish_isolated(it->first, it->second.fd);
+                done[it->second.at].device = devices[it->second.slot].index;
+                busy[it->second.slot] = false;
+                running.erase(it);
+              }
+            }
+            int rc = exit_ok;
+            const row control = done[0];
+            if (control.killed) {
+              std::fprintf(stderr, "gfsl mutants: the correct core failed its control campaign: %s\n", control.detail.c_str());
+              rc = exit_violation;
+            }
+            {
+              std::size_t k = 1;
+              for (row& r : rows) {
+                if (!r.applicable) continue;
+                const mutant_info* m = r.m;
+                r = done[k++];
+                r.m = m;
+                if (!r.killed && m->equivalent.empty()) rc = exit_violation;
+              }
             }
             std::size_t counted = 0, killed = 0;
             for (const row& r : rows) {
@@ -400,8 +458,9 @@ command add_mutants_command(CLI::App& root) {
                             i ? "," : "", std::string(r.m->name).c_str(), r.applicable ? "true" : "false",
                             r.m->equivalent.empty() ? "false" : "true", r.killed ? "true" : "false", r.detector.c_str());
                 for (std::size_t k = 0; k < r.detectors.size(); ++k) std::printf("%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
-                std::printf("],\"seconds\":%.3f,\"ops\":%llu,\"prefill\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.seconds,
-                            (unsigned long long)r.ops, (unsigned long long)r.prefill, (unsigned long long)r.runs, r.replay.c_str());
+                std::printf("],\"device\":%d,\"seconds\":%.3f,\"ops\":%llu,\"prefill\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.device,
+                            r.seconds, (unsigned long long)r.ops, (unsigned long long)r.prefill, (unsigned long long)r.runs,
+                            r.replay.c_str());
               }
               std::printf("]}\n");
             } else {
@@ -423,6 +482,15 @@ command add_mutants_command(CLI::App& root) {
               if (!seconds.empty()) {
                 std::printf("median time to kill %.2f s; median counterexample %.1f operations, prefill included\n",
                             median(seconds), median(sizes));
+              }
+              std::map<int, std::pair<std::size_t, double>> per_device;  // campaigns, seconds to a kill
+              for (const row& r : rows) {
+                if (r.applicable && r.device >= 0) ++per_device[r.device].first, per_device[r.device].second += r.seconds;
+              }
+              if (per_device.size() > 1) {
+                for (const auto& [device, f] : per_device) {
+                  std::printf("device %d: %zu mutant campaigns, %.2f s to their kills\n", device, f.first, f.second);
+                }
               }
               std::printf("mutation score: %zu of %zu non-equivalent %s mutants killed; control %s\n", killed, counted,
                           st->backend.c_str(), control.killed ? "FAILED" : "passed");

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/workers.hpp"
 
 int main(int argc, char** argv) {
   using namespace gfsl::cli;
+  remember_command_line(argc, argv);
   CLI::App app{"gfsl: verification testbed for the GPU-Friendly Skiplist"};
   app.require_subcommand(1);
   std::vector<command> commands{add_run_command(app), add_replay_command(app), add_fuzz_command(app),

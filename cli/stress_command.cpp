@@ -4,15 +4,18 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/workers.hpp"
 #include "stress/options.hpp"
 #include "stress/report.hpp"
 #include "stress/runner.hpp"
+#include "traces/json.hpp"
 
 namespace gfsl::cli {
 
@@ -39,6 +42,96 @@ bool parse_range_list(const std::string& text, std::vector<std::uint32_t>& out) 
   return !out.empty();
 }
 
+// Column `name` of a CSV row, as a number (0 when missing).
+double column(const std::vector<std::string>& header, const std::vector<std::string>& row, const char* name) {
+  for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) {
+    if (header[i] == name) return std::atof(row[i].c_str());
+  }
+  return 0;
+}
+
+// gfsl stress --devices: the same stress on every device at once, one worker
+// process each, then one report with every device's figures and their sum.
+int stress_on_devices(const std::vector<device_slot>& devices, bool json, bool csv) {
+  const std::vector<device_output> outs = run_on_each_device(devices, {"--quiet"}, "--worker-figures", "gfsl stress");
+  for (const device_output& d : outs) {
+    std::stringstream err(d.err);
+    for (std::string line; std::getline(err, line);) std::fprintf(stderr, "device %u: %s\n", d.slot.index, line.c_str());
+  }
+  if (outs.size() == 1) {
+    // One device: the worker's report as it printed it.
+    std::fputs(outs[0].out.c_str(), stdout);
+    return combined_exit_code(outs);
+  }
+  struct figures {
+    double ops = 0, violations = 0, structure_violations = 0, ops_per_second = 0, configurations = 0;
+  };
+  std::vector<figures> per(outs.size());
+  figures all;
+  std::vector<std::string> csv_header;
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const auto rows = parse_csv(outs[i].figures);
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+      per[i].ops += column(rows[0], rows[r], "operations");
+      per[i].violations += column(rows[0], rows[r], "violations");
+      per[i].structure_violations += column(rows[0], rows[r], "structure_violations");
+      per[i].ops_per_second += column(rows[0], rows[r], "ops_per_second") / (rows.size() - 1);  // configurations run one after another
+      per[i].configurations += 1;
+    }
+    if (!rows.empty() && csv_header.empty()) csv_header = rows[0];
+    all.ops += per[i].ops;
+    all.violations += per[i].violations;
+    all.structure_violations += per[i].structure_violations;
+    all.ops_per_second += per[i].ops_per_second;  // devices run side by side
+    all.configurations += per[i].configurations;
+  }
+  if (csv) {
+    bool header_done = false;
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      std::stringstream in(outs[i].out);
+      bool first = true;
+      for (std::string line; std::getline(in, line); first = false) {
+        if (first) {
+          if (!header_done) std::printf("device_index,visible_device,%s\n", line.c_str());
+          header_done = true;
+          continue;
+        }
+        std::printf("%u,\"%s\",%s\n", outs[i].slot.index, outs[i].slot.visible.c_str(), line.c_str());
+      }
+    }
+  } else if (json) {
+    std::printf("{\"devices\":[");
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      std::string visible;
+      traces::json::append_string(visible, outs[i].slot.visible);
+      std::string status;
+      traces::json::append_string(status, outs[i].result.status);
+      std::string results = outs[i].out;
+      while (!results.empty() && (results.back() == '\n' || results.back() == ' ')) results.pop_back();
+      std::printf("%s{\"device\":%u,\"visible\":%s,\"status\":%s,\"operations\":%.0f,\"violations\":%.0f,"
+                  "\"structure_violations\":%.0f,\"ops_per_second\":%.6g,\"results\":%s}",
+                  i ? "," : "", outs[i].slot.index, visible.c_str(), status.c_str(), per[i].ops, per[i].violations,
+                  per[i].structure_violations, per[i].ops_per_second, results.empty() ? "null" : results.c_str());
+    }
+    std::printf("],\"operations\":%.0f,\"violations\":%.0f,\"structure_violations\":%.0f,\"ops_per_second\":%.6g}\n", all.ops,
+                all.violations, all.structure_violations, all.ops_per_second);
+  } else {
+    for (const device_output& d : outs) {
+      std::printf("== device %u (CUDA_VISIBLE_DEVICES=%s): %s\n%s", d.slot.index, d.slot.visible.c_str(), d.result.status.c_str(),
+                  d.out.c_str());
+    }
+    std::printf("per device:\n");
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      std::printf("  device %u: %.0f operations, %.3g ops/s, %.0f violations, %.0f structure violations (%s)\n", outs[i].slot.index,
+                  per[i].ops, per[i].ops_per_second, per[i].violations, per[i].structure_violations, outs[i].result.status.c_str());
+    }
+    std::printf("all %zu devices: %.0f operations, %.3g ops/s, %.0f violations, %.0f structure violations\n", outs.size(), all.ops,
+                all.ops_per_second, all.violations, all.structure_violations);
+  }
+  std::fflush(stdout);
+  return combined_exit_code(outs);
+}
+
 }  // namespace
 
 command add_stress_command(CLI::App& root) {
@@ -47,6 +140,7 @@ command add_stress_command(CLI::App& root) {
     std::string chunks = "32", ranges, shape = "stable-contains", writers = "1/32", variant = "robust", mut, replay;
     std::string sched = "random", granularity = "lane";
     bool json = false, csv = false, quiet = false;
+    std::string devices, worker_device, worker_figures;
   };
   auto st = std::make_shared<state>();
   CLI::App* c = root.add_subcommand(
@@ -97,6 +191,10 @@ command add_stress_command(CLI::App& root) {
   c->add_flag("--json", st->json, "print the results as JSON");
   c->add_flag("--csv", st->csv, "print the results as CSV, one row per configuration");
   c->add_flag("--quiet", st->quiet, "no progress lines on stderr");
+  c->add_option("--devices", st->devices,
+                "cuda: all or 0,2,...: one worker process per GPU, one report with each device's figures (default: all visible)");
+  c->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
+  c->add_option("--worker-figures", st->worker_figures, "(set by a parent: also write the figures as CSV to this file)")->group("");
   return {c, [st]() -> int {
             stress::options& o = st->o;
             auto usage = [](const std::string& why) {
@@ -141,6 +239,18 @@ command add_stress_command(CLI::App& root) {
             } else if (!(o.seconds > 0) || o.writers_num == 0) {
               // cuda validates the rest once it knows how many teams are resident
               return usage(stress::validate(o, 1));
+            }
+            // Every visible GPU by default, one worker process each; a
+            // worker runs on the one device its parent gave it.
+            if (st->worker_device.empty() && (!st->devices.empty() || o.backend == "cuda")) {
+              if (!st->devices.empty() && o.backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
+                return usage("--devices goes with --backend cuda");
+              }
+              std::vector<device_slot> devices;
+              if (const std::string bad = resolve_devices(st->devices.empty() ? "all" : st->devices, devices); !bad.empty()) {
+                return usage(o.backend == "cuda" && st->devices.empty() ? "--backend cuda: " + bad : bad);
+              }
+              return stress_on_devices(devices, st->json, st->csv);
             }
             const bool progress = !st->quiet && isatty(fileno(stderr));
             std::vector<stress::config_result> results;
@@ -195,6 +305,12 @@ command add_stress_command(CLI::App& root) {
               return exit_run_error;
             }
             print(results);
+            if (!st->worker_figures.empty()) {
+              if (std::FILE* f = std::fopen(st->worker_figures.c_str(), "w")) {
+                stress::print_csv(f, results);
+                std::fclose(f);
+              }
+            }
             if (violation) return exit_violation;
             return run_error ? exit_run_error : exit_ok;
           }};

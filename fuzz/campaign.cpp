@@ -35,6 +35,8 @@ struct shared_state {
   std::map<std::string, std::uint64_t> signature_runs;  // failing runs by signature
   std::set<std::uint32_t> combinations;                 // sets of rare paths reached together in one run
   steady::time_point start = steady::now();
+  const std::atomic<bool>* cancel = nullptr;
+  bool cancelled() const { return cancel && cancel->load(); }
   double elapsed() const { return std::chrono::duration<double>(steady::now() - start).count(); }
 };
 
@@ -208,16 +210,21 @@ void worker(const campaign_options& o, shared_state& s) {
     params.maxSuccess = o.runs_per_batch;
     params.maxSize = 100;
     batch_log log;
-    bool in_shrink = false;
+    bool in_shrink = false, cut_short = false;
+    std::uint64_t case_index = 0;
     const auto property = [&]() {
       const run_config c = *gen;
       // Once a failure is found, the other cases of the batch are RapidCheck
       // shrinking it: let them run even past the time bound.
-      if (!in_shrink && (s.stop.load() || s.elapsed() > o.seconds)) return;
-      // Past the shrinking budget every further candidate passes, so
-      // RapidCheck settles on the smallest failure found so far.
-      if (in_shrink && s.elapsed() > log.first_at + o.shrink_seconds) return;
+      if (!in_shrink && (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds)) {
+        cut_short = true;
+        return;
+      }
+      // Past the shrinking budget (or once cancelled) every further candidate
+      // passes, so RapidCheck settles on the smallest failure found so far.
+      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled())) return;
       judgement j = execute_and_judge(c, o.judge);
+      if (!in_shrink && o.on_run) o.on_run(b, case_index++, j.config, j);
       const std::string sig = j.failed() ? signature(j.found) : std::string();
       bool new_signature = false;
       if (!in_shrink) {
@@ -244,7 +251,12 @@ void worker(const campaign_options& o, shared_state& s) {
     meta.id = "gfsl-fuzz";
     quiet_listener listener;
     const rc::detail::TestResult result = rc::detail::checkTestable(property, meta, params, listener);
-    if (result.template is<rc::detail::FailureResult>() && log.last_failure) {
+    const bool failed = result.template is<rc::detail::FailureResult>() && log.last_failure.has_value();
+    // A batch that failed is not complete until its failure is written
+    // (the caller records that): interrupted before, it is run again.
+    if (o.on_batch && !failed && !cut_short) o.on_batch(b, case_index);
+    if (s.cancelled()) s.result.interrupted = true;
+    if (failed) {
       failure f;
       f.first = *log.first_failure;
       f.shrunk = *log.last_failure;
@@ -259,7 +271,7 @@ void worker(const campaign_options& o, shared_state& s) {
     // Coverage feedback: a fifth of a batch on the kept runs that reached
     // the least-hit paths, each under a new schedule (tournament of four).
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !s.stop.load() && s.elapsed() < o.seconds; ++i) {
+    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !s.stop.load() && !s.cancelled() && s.elapsed() < o.seconds; ++i) {
       path_stats totals;
       {
         std::lock_guard<std::mutex> g(s.lock);
@@ -289,10 +301,10 @@ void worker(const campaign_options& o, shared_state& s) {
       record(std::move(f));
       if (!o.keep_going) return;
     }
-    if (s.elapsed() > o.seconds) return;
+    if (s.elapsed() > o.seconds || s.cancelled()) return;
     {
       std::lock_guard<std::mutex> g(s.lock);
-      if (o.max_runs && s.result.runs >= o.max_runs) return;
+      if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) return;
     }
   }
 }
@@ -413,8 +425,9 @@ void write_interleaving(const std::filesystem::path& file, const failure& f, key
 
 campaign_result run_campaign(const campaign_options& o) {
   shared_state s;
-  std::vector<std::thread> threads;
-  for (unsigned j = 0; j < std::max(1u, o.jobs); ++j) threads.emplace_back([&] { worker(o, s); });
+  s.start -= std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(o.seconds_before));
+  s.next_batch = o.first_batch;
+  s.cancel = o.cancel;
   std::thread progress;
   std::atomic<bool> done{false};
   // On a terminal the line is redrawn every second; in a log, one line every
@@ -431,7 +444,7 @@ campaign_result run_campaign(const campaign_options& o) {
       }
     });
   }
-  for (std::thread& t : threads) t.join();
+  worker(o, s);
   done = true;
   if (progress.joinable()) progress.join();
   s.result.seconds = s.elapsed();
@@ -441,7 +454,26 @@ campaign_result run_campaign(const campaign_options& o) {
   }
   if (s.result.found) s.result.found->runs = s.signature_runs[s.result.found->signature];
   for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
-  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure(o.out_dir, *s.result.found, o);
+  if (s.result.found && !o.keep_going && !o.out_dir.empty()) {
+    // Written aside and renamed into place: an interrupted campaign leaves
+    // a failure's folder whole or not at all.
+    namespace fs = std::filesystem;
+    const fs::path staging = fs::path(o.out_dir) / (".staging-" + std::to_string(getpid()));
+    try {
+      fs::remove_all(staging);
+      const fs::path written = write_failure(staging.string(), *s.result.found, o);
+      const fs::path final_dir = fs::path(o.out_dir) / written.filename();
+      fs::remove_all(final_dir);
+      fs::rename(written, final_dir);
+      fs::remove_all(staging);
+      s.result.found->dir = final_dir.string();
+    } catch (const fs::filesystem_error& e) {
+      // A full disk or a removed folder: the failure is still reported
+      // (replay line, detectors), without its folder.
+      std::fprintf(stderr, "gfsl fuzz: %s: cannot write the failure's folder: %s\n", o.out_dir.c_str(), e.code().message().c_str());
+      s.result.found->dir.clear();
+    }
+  }
   return s.result;
 }
 

@@ -26,7 +26,6 @@ struct campaign_options {
   std::uint64_t max_runs = 0;     // stop after this many runs (0: only the time bound)
   mutant mut = mutant::none;
   variant var = default_variant;
-  unsigned jobs = 1;
   unsigned shard = 0, shards = 1;
   std::uint64_t seed = 1;
   int runs_per_batch = 25;        // RapidCheck cases per batch
@@ -41,6 +40,22 @@ struct campaign_options {
   bool progress = true;           // a live progress line on stderr
   // Turns a configuration into the line that replays it (the CLI's format).
   std::function<std::string(const run_config&)> replay_line;
+
+  // For a caller that drives the campaign from outside (the journal and the
+  // signals of `gfsl fuzz`, fuzz/journal.hpp). Batches run in order, one at a
+  // time: parallel campaigns are separate processes (shards), since
+  // RapidCheck's state is not meant to be shared by threads.
+  std::uint64_t first_batch = 0;   // batches before this one are done (a resumed campaign)
+  double seconds_before = 0;       // campaign time already spent: counts against `seconds`
+  std::uint64_t runs_before = 0;   // runs already done: count against `max_runs`
+  // Set from outside (SIGINT, SIGTERM): stop after the run in progress; a
+  // failure being shrunk keeps the smallest form found so far.
+  const std::atomic<bool>* cancel = nullptr;
+  // Each generated run as it is judged (shrinking candidates are not runs),
+  // numbered by its batch and its place in the batch.
+  std::function<void(std::uint64_t batch, std::uint64_t index, const run_config&, const judgement&)> on_run;
+  // A batch that ran all its cases and passed.
+  std::function<void(std::uint64_t batch, std::uint64_t runs)> on_batch;
 };
 
 // What groups failures, as a crash deduplicator groups crashes: the first
@@ -76,6 +91,7 @@ struct campaign_result {
   std::uint64_t path_combinations = 0;
   std::optional<failure> found;   // the first failure
   std::vector<failure> further;   // keep_going: one per further signature, in the order found
+  bool interrupted = false;       // `cancel` stopped it
 };
 
 campaign_result run_campaign(const campaign_options& o);

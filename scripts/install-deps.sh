@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, when missing. Idempotent.
 set -euo pipefail
-packages=(cmake g++ make libgtest-dev librapidcheck-dev libcli11-dev libboost-context-dev libboost-graph-dev libsimdjson-dev)
+packages=(cmake g++ make libgtest-dev librapidcheck-dev libcli11-dev libboost-context-dev libboost-graph-dev libsimdjson-dev slurm-wlm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -362,6 +362,15 @@ std::string cuda_unavailable_reason() {
   return {};
 }
 
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 device_run run_on_device(const model::workload& w, const device_options& o) {
   if (o.threads_per_block % 32 != 0 || o.threads_per_block <= 0 || o.threads_per_block > device_options::max_threads_per_block) {
     throw std::invalid_argument("threads per block must be a multiple of 32 in [32, " +

@@ -60,6 +60,9 @@ void reset_device_after_fault();
 
 // Empty when a CUDA device can be used; otherwise one line saying why not.
 std::string cuda_unavailable_reason();
+// The CUDA devices this process sees (CUDA_VISIBLE_DEVICES respected); 0
+// without a device or a driver.
+int cuda_device_count();
 
 // Throws std::runtime_error with one line naming the failing CUDA call. A run
 // whose kernel outlives the watchdog reports timed_out (the process must then

@@ -1,0 +1,375 @@
+#include "cli/fuzz_scale.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <csignal>
+#include <set>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/stats.hpp"
+#include "cli/workers.hpp"
+#include "fuzz/merge.hpp"
+#include "traces/json.hpp"
+
+namespace gfsl::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using steady = std::chrono::steady_clock;
+
+// Set by SIGINT and SIGTERM: the campaign stops after the run in progress,
+// records everything and exits 3.
+std::atomic<bool> stop_requested{false};
+
+// What groups equal failures across shards: the campaign's signature (first
+// detector, invariant, where: fuzz/campaign.hpp).
+std::string signature_of(const fuzz::failure& f) { return f.signature; }
+
+void print_failure(const fuzz::failure& f, const fuzz::campaign_options& o) {
+  std::printf("FAILURE [%s] after %.2f s (%llu failing runs), shrunk to %llu operations + %zu prefill on %u teams:\n",
+              f.signature.c_str(), f.seconds_to_first, (unsigned long long)f.runs, (unsigned long long)f.shrunk.w.ops,
+              f.verdict.run.prefill.size(), f.shrunk.w.teams);
+  for (const fuzz::detection& d : f.verdict.found) std::printf("  %s: %s\n", d.detector.c_str(), d.detail.c_str());
+  if (!f.reproduced) {
+    std::printf("  (the shrunk run did not fail again when repeated: %s runs interleave freely; the detectors "
+                "and history are those of its failing execution)\n",
+                f.shrunk.backend.c_str());
+  }
+  std::printf("written to %s\nreplay: gfsl replay %s\n", f.dir.c_str(), o.replay_line(f.shrunk).c_str());
+}
+
+// Which rare paths the campaign reached, and what PCT made of its change points.
+void print_coverage(const fuzz::campaign_result& r) {
+  std::string never;
+  std::size_t reached = 0;
+  for (const gfsl::rare_path& p : gfsl::rare_paths) {
+    if (r.paths.*p.count) ++reached;
+    else never += std::string(never.empty() ? "" : ", ") + p.name;
+  }
+  std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s\n", reached,
+              std::size(gfsl::rare_paths), (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str());
+  if (r.pct_runs) {
+    std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
+                (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes, (unsigned long long)r.pct_change_points);
+  }
+}
+
+bool finished(const std::string& reason) { return reason == "budget" || reason == "failure"; }
+
+// A campaign in this process: every run journalled as it ends.
+int run_here(fuzz::campaign_options o, const scale_options& s) {
+  const fs::path dir(o.out_dir);
+  const std::string journal_path = (dir / fuzz::journal_file).string();
+  fuzz::run_totals before;
+  fuzz::journal_writer journal;
+  if (s.resuming) {
+    fuzz::journal_summary prior;
+    if (std::string e = fuzz::read_journal(journal_path, prior); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+      return exit_usage;
+    }
+    if (finished(prior.end_reason)) {
+      std::printf("gfsl fuzz: %s ended (%s) after %llu runs: nothing to resume\n", o.out_dir.c_str(), prior.end_reason.c_str(),
+                  (unsigned long long)prior.all.runs);
+      return prior.failures.empty() ? exit_ok : exit_violation;
+    }
+    // A failure folder being written when the campaign was killed is
+    // dropped: its batch runs again and writes it whole.
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().filename().string().rfind(".staging-", 0) == 0) fs::remove_all(e.path(), ec);
+    }
+    before = prior.complete;
+    o.first_batch = prior.batches_done;
+    o.seconds_before = prior.seconds;
+    o.runs_before = prior.complete.runs;
+    if (std::string e = journal.open(journal_path); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      return exit_usage;
+    }
+    if (std::string e = journal.append("{\"type\":\"resume\",\"batch\":" + std::to_string(prior.batches_done) + "}", true); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      return exit_run_error;
+    }
+    if (s.progress) {
+      std::fprintf(stderr, "gfsl fuzz: resuming %s at batch %llu (%llu runs kept, %.1f s spent)\n", o.out_dir.c_str(),
+                   (unsigned long long)prior.batches_done, (unsigned long long)prior.complete.runs, prior.seconds);
+    }
+  } else {
+    if (std::string e = journal.open(journal_path); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: --out: %s\n", e.c_str());
+      return exit_usage;
+    }
+    if (std::string e = journal.append(fuzz::header_line(header_of(o, s, 0)), true); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      return exit_run_error;
+    }
+  }
+  // A signal, or a journal that cannot be written (a full disk), ends the
+  // campaign after the run in progress.
+  stop_on_signals(stop_requested);
+  std::string journal_error;
+  const steady::time_point t0 = steady::now();
+  const double seconds_before = o.seconds_before;
+  auto campaign_time = [&] { return seconds_before + std::chrono::duration<double>(steady::now() - t0).count(); };
+  o.cancel = &stop_requested;
+  o.on_run = [&](std::uint64_t batch, std::uint64_t index, const fuzz::run_config& c, const fuzz::judgement& j) {
+    if (!journal_error.empty()) return;
+    journal_error = journal.append(fuzz::run_line(batch, index, c.w.ops + j.run.prefill.size(), j.undecided, j.failed(), j.run.report.paths));
+    if (!journal_error.empty()) stop_requested = true;
+  };
+  o.on_batch = [&](std::uint64_t batch, std::uint64_t runs) {
+    if (!journal_error.empty()) return;
+    journal_error = journal.append(fuzz::batch_line(batch, runs, campaign_time()), true);
+    if (!journal_error.empty()) stop_requested = true;
+  };
+  fuzz::campaign_result r = fuzz::run_campaign(o);
+  r.runs += before.runs;
+  r.ops += before.ops;
+  r.undecided += before.undecided;
+  r.paths += before.paths;
+  r.seconds = campaign_time();
+  std::vector<const fuzz::failure*> failures;
+  if (r.found) failures.push_back(&*r.found);
+  for (const fuzz::failure& f : r.further) failures.push_back(&f);
+  for (const fuzz::failure* f : failures) {
+    if (!journal_error.empty()) break;
+    fuzz::failure_entry e;
+    e.signature = signature_of(*f);
+    const auto& found = f->verdict.found.empty() ? f->first_found : f->verdict.found;
+    if (!found.empty()) {
+      e.detector = found.front().detector;
+      e.detail = found.front().detail;
+    }
+    e.dir = f->dir;
+    e.replay = o.replay_line(f->shrunk);
+    e.seconds = f->seconds_to_first;
+    e.ops = f->shrunk.w.ops;
+    journal_error = journal.append(fuzz::failure_line(e), true);
+  }
+  const std::string reason = r.found ? "failure" : (r.interrupted || !journal_error.empty()) ? "interrupted" : "budget";
+  if (journal_error.empty()) journal_error = journal.append(fuzz::end_line(reason, r.seconds), true);
+  const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::campaign_json(o, r) + "\n");
+  std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
+              (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
+  print_coverage(r);
+  if (failures.size() > 1) std::printf("%zu failure signatures\n", failures.size());
+  for (const fuzz::failure* f : failures) print_failure(*f, o);
+  if (!journal_error.empty() || !report_error.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: %s\n", (journal_error.empty() ? report_error : journal_error).c_str());
+    return r.found ? exit_violation : exit_run_error;
+  }
+  if (r.found) return exit_violation;
+  if (r.interrupted) {
+    std::printf("interrupted: %llu runs recorded in %s; gfsl fuzz --resume %s continues\n", (unsigned long long)r.runs,
+                journal_path.c_str(), o.out_dir.c_str());
+    return exit_undecided;
+  }
+  std::printf("no failure\n");
+  return exit_ok;
+}
+
+// The command line of worker j: shard (shard + shards*j) of shards*workers,
+// so that the workers together take exactly this campaign's batches.
+std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scale_options& s, unsigned j, unsigned workers,
+                                     const std::string& dir, const std::string& device) {
+  // --max-runs is the campaign's: each worker takes its share.
+  const std::uint64_t max_runs = o.max_runs ? (o.max_runs + workers - 1) / workers : 0;
+  std::vector<std::string> a{"fuzz", "--backend", o.backend, "--variant", std::string(variant_name(o.var)), "--granularity",
+                             s.granularity, "--seconds", std::to_string(o.seconds), "--max-runs", std::to_string(max_runs),
+                             "--seed", std::to_string(o.seed), "--shard",
+                             std::to_string(o.shard + o.shards * j) + "/" + std::to_string(o.shards * workers), "--max-ops",
+                             std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
+                             std::to_string(o.limits.max_range), "--out", dir, "--no-progress"};
+  if (o.mut != mutant::none) a.insert(a.end(), {"--mutant", std::string(mutant_name(o.mut))});
+  if (o.keep_going) a.push_back("--keep-going");
+  if (!device.empty()) a.insert(a.end(), {"--worker-device", device});
+  return a;
+}
+
+// A campaign run by worker processes, merged into one report.
+int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
+  const fs::path dir(o.out_dir);
+  std::vector<device_slot> devices;
+  if (!s.devices.empty()) {
+    if (std::string e = resolve_devices(s.devices, devices); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      return exit_usage;
+    }
+  }
+  const unsigned workers = devices.empty() ? s.jobs : static_cast<unsigned>(devices.size());
+  const std::string journal_path = (dir / fuzz::journal_file).string();
+  fuzz::journal_writer journal;
+  if (s.resuming) {
+    fuzz::journal_summary prior;
+    if (std::string e = fuzz::read_journal(journal_path, prior); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+      return exit_usage;
+    }
+    if (prior.header.workers != workers) {
+      std::fprintf(stderr, "gfsl fuzz: --resume %s: the campaign ran %u workers, %u can be started here (--devices %s)\n",
+                   o.out_dir.c_str(), prior.header.workers, workers, s.devices.c_str());
+      return exit_usage;
+    }
+  }
+  if (std::string e = journal.open(journal_path); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --out: %s\n", e.c_str());
+    return exit_usage;
+  }
+  if (!s.resuming) {
+    if (std::string e = journal.append(fuzz::header_line(header_of(o, s, workers)), true); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      return exit_run_error;
+    }
+  }
+  std::vector<worker_plan> plans;
+  std::vector<std::size_t> plan_worker;
+  for (unsigned j = 0; j < workers; ++j) {
+    const std::string wdir = (dir / ("worker-" + std::to_string(j))).string();
+    const std::string device = devices.empty() ? "" : devices[j].visible;
+    worker_plan p;
+    p.name = "worker " + std::to_string(j) + (device.empty() ? "" : " (device " + std::to_string(devices[j].index) + ")");
+    p.restart_args = {"fuzz", "--resume", wdir, "--no-progress"};
+    if (!device.empty()) p.restart_args.insert(p.restart_args.end(), {"--worker-device", device});
+    p.args = worker_args(o, s, j, workers, wdir, device);
+    if (!device.empty()) p.env.push_back({"CUDA_VISIBLE_DEVICES", device});
+    p.output = (dir / ("worker-" + std::to_string(j) + ".log")).string();
+    if (s.resuming && fs::exists(fs::path(wdir) / fuzz::journal_file)) {
+      fuzz::journal_summary w;
+      if (std::string e = fuzz::read_journal((fs::path(wdir) / fuzz::journal_file).string(), w); !e.empty()) {
+        std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+        return exit_usage;
+      }
+      if (finished(w.end_reason)) continue;
+      p.args = p.restart_args;
+    }
+    plans.push_back(p);
+    plan_worker.push_back(j);
+  }
+  stop_on_signals(stop_requested);
+  auto say = [&](const std::string& line) {
+    if (s.progress) std::fprintf(stderr, "gfsl fuzz: %s\n", line.c_str());
+  };
+  say("running " + std::to_string(plans.size()) + " worker process(es) in " + o.out_dir + "/worker-<j>/ (output in worker-<j>.log)");
+  bool any_failure = false;
+  const steady::time_point started = steady::now();
+  steady::time_point next_progress = started + std::chrono::seconds(10);
+  const std::vector<worker_result> results = run_workers(
+      plans, 3, stop_requested,
+      [&](std::size_t i, const worker_result& r) {
+        say(plans[i].name + ": " + r.status);
+        if (!stop_requested.load()) {
+          std::string line = "{\"type\":\"worker\",\"worker\":" + std::to_string(plan_worker[i]) + ",\"status\":";
+          traces::json::append_string(line, r.status);
+          journal.append(line + "}");
+        }
+        any_failure = any_failure || r.code == exit_violation;
+        return r.code == exit_violation;  // the campaign stops at its first failure
+      },
+      say, [&] {
+        // Every ten seconds, the campaign so far, from the workers' journals.
+        if (!s.progress || steady::now() < next_progress) return;
+        next_progress = steady::now() + std::chrono::seconds(10);
+        fuzz::merged_campaigns so_far;
+        if (!fuzz::merge_campaigns({o.out_dir}, so_far).empty()) return;
+        std::fprintf(stderr, "[fuzz %u workers] %6.1f s  %llu runs  %llu ops  splits %llu merges %llu  failures %llu\n", workers,
+                     std::chrono::duration<double>(steady::now() - started).count(), (unsigned long long)so_far.totals.runs,
+                     (unsigned long long)so_far.totals.ops, (unsigned long long)so_far.totals.paths.splits,
+                     (unsigned long long)so_far.totals.paths.merges, (unsigned long long)so_far.failure_count());
+      });
+  fuzz::merged_campaigns m;
+  const std::vector<std::string> folders{o.out_dir};
+  if (std::string e = fuzz::merge_campaigns(folders, m); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+    return exit_run_error;
+  }
+  int rc = exit_ok;
+  bool interrupted = stop_requested.load();
+  for (const worker_result& r : results) {
+    if (r.code == exit_usage) rc = std::max(rc, exit_usage);
+    else if (r.code == exit_undecided) interrupted = true;
+    else if (r.code != exit_ok && r.code != exit_violation && !(any_failure && r.signal == SIGTERM)) rc = exit_run_error;
+  }
+  const std::string reason = m.failure_count() ? "failure" : interrupted ? "interrupted" : rc == exit_ok ? "budget" : "interrupted";
+  journal.append(fuzz::end_line(reason, m.seconds), true);
+  const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::merged_json(m) + "\n");
+  std::printf("gfsl fuzz: %u workers\n%s", workers, fuzz::merged_text(m).c_str());
+  if (!report_error.empty()) std::fprintf(stderr, "gfsl fuzz: %s\n", report_error.c_str());
+  if (m.failure_count()) return exit_violation;
+  if (rc != exit_ok) return rc;
+  if (interrupted) {
+    std::printf("interrupted; gfsl fuzz --resume %s continues\n", o.out_dir.c_str());
+    return exit_undecided;
+  }
+  return report_error.empty() ? exit_ok : exit_run_error;
+}
+
+}  // namespace
+
+fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_options& s, unsigned workers) {
+  fuzz::campaign_header h;
+  h.backend = o.backend;
+  h.variant = variant_name(o.var);
+  h.mutant = mutant_name(o.mut);
+  h.granularity = s.granularity;
+  h.seconds = o.seconds;
+  h.max_runs = o.max_runs;
+  h.seed = o.seed;
+  h.max_ops = o.limits.max_ops;
+  h.max_teams = o.limits.max_teams;
+  h.max_range = o.limits.max_range;
+  h.shard = o.shard;
+  h.shards = o.shards;
+  h.workers = workers;
+  h.devices = s.devices;
+  h.device = s.worker_device;
+  h.shard_source = s.shard_source;
+  return h;
+}
+
+int run_fuzz_campaign(fuzz::campaign_options o, const scale_options& s) {
+  const fs::path dir(o.out_dir);
+  const bool has_journal = fs::exists(dir / fuzz::journal_file);
+  if (!s.resuming && has_journal) {
+    if (!s.overwrite) {
+      std::fprintf(stderr,
+                   "gfsl fuzz: --out %s holds a campaign already (gfsl fuzz --resume %s continues it; --overwrite starts over)\n",
+                   o.out_dir.c_str(), o.out_dir.c_str());
+      return exit_usage;
+    }
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
+    return exit_usage;
+  }
+  const bool workers = s.jobs > 1 || !s.devices.empty();
+  return workers ? run_workers_campaign(std::move(o), s) : run_here(std::move(o), s);
+}
+
+int merge_fuzz_campaigns(const std::vector<std::string>& dirs, const std::string& json_path, const std::string& junit_path) {
+  fuzz::merged_campaigns m;
+  if (std::string e = fuzz::merge_campaigns(dirs, m); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz merge: %s\n", e.c_str());
+    return exit_usage;
+  }
+  std::printf("%s", fuzz::merged_text(m).c_str());
+  for (const auto& [path, text] : {std::pair{json_path, fuzz::merged_json(m) + "\n"}, std::pair{junit_path, fuzz::merged_junit(m)}}) {
+    if (path.empty()) continue;
+    if (std::string e = fuzz::write_file_atomically(path, text); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz merge: %s\n", e.c_str());
+      return exit_usage;
+    }
+  }
+  return m.failure_count() ? exit_violation : exit_ok;
+}
+
+}  // namespace gfsl::cli

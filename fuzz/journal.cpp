@@ -1,0 +1,267 @@
+#include "fuzz/journal.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "traces/json.hpp"
+
+namespace gfsl::fuzz {
+
+namespace {
+
+namespace json = traces::json;
+
+std::string quoted(const std::string& s) {
+  std::string out;
+  json::append_string(out, s);
+  return out;
+}
+
+std::string real(double d) {
+  std::string out;
+  json::append_real(out, d);
+  return out;
+}
+
+// The path statistics as JSON members, one name per counter (the names
+// report.json and gfsl fuzz merge use).
+std::string path_members(const path_stats& p) {
+  std::ostringstream j;
+  j << "\"splits\":" << p.splits << ",\"merges\":" << p.merges << ",\"zombies_skipped\":" << p.zombies_skipped
+    << ",\"zombie_unlinks\":" << p.zombie_unlinks << ",\"head_unlinks\":" << p.head_unlinks << ",\"backtracks\":" << p.backtracks
+    << ",\"restarts\":" << p.restarts << ",\"down_ptr_updates\":" << p.down_ptr_updates << ",\"lock_waits\":" << p.lock_waits
+    << ",\"raised_keys\":" << p.raised_keys;
+  return j.str();
+}
+
+bool path_field(path_stats& p, const std::string& name, std::uint64_t v) {
+  std::uint64_t* slot = name == "splits"             ? &p.splits
+                        : name == "merges"           ? &p.merges
+                        : name == "zombies_skipped"  ? &p.zombies_skipped
+                        : name == "zombie_unlinks"   ? &p.zombie_unlinks
+                        : name == "head_unlinks"     ? &p.head_unlinks
+                        : name == "backtracks"       ? &p.backtracks
+                        : name == "restarts"         ? &p.restarts
+                        : name == "down_ptr_updates" ? &p.down_ptr_updates
+                        : name == "lock_waits"       ? &p.lock_waits
+                        : name == "raised_keys"      ? &p.raised_keys
+                                                     : nullptr;
+  if (!slot) return false;
+  *slot = v;
+  return true;
+}
+
+
+}  // namespace
+
+std::string header_line(const campaign_header& h) {
+  std::ostringstream j;
+  j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant)
+    << ",\"mutant\":" << quoted(h.mutant) << ",\"granularity\":" << quoted(h.granularity) << ",\"seconds\":" << real(h.seconds)
+    << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
+    << ",\"max_range\":" << h.max_range << ",\"shard\":" << h.shard << ",\"shards\":" << h.shards << ",\"workers\":" << h.workers
+    << ",\"devices\":" << quoted(h.devices) << ",\"device\":" << quoted(h.device) << ",\"shard_source\":" << quoted(h.shard_source)
+    << "}";
+  return j.str();
+}
+
+std::string run_line(std::uint64_t batch, std::uint64_t index, std::uint64_t ops, bool undecided, bool failed,
+                     const path_stats& paths) {
+  std::ostringstream j;
+  j << "{\"type\":\"run\",\"batch\":" << batch << ",\"case\":" << index << ",\"ops\":" << ops
+    << ",\"undecided\":" << (undecided ? "true" : "false") << ",\"failed\":" << (failed ? "true" : "false") << ","
+    << path_members(paths) << "}";
+  return j.str();
+}
+
+std::string batch_line(std::uint64_t batch, std::uint64_t runs, double seconds) {
+  return "{\"type\":\"batch\",\"batch\":" + std::to_string(batch) + ",\"runs\":" + std::to_string(runs) +
+         ",\"seconds\":" + real(seconds) + "}";
+}
+
+std::string failure_line(const failure_entry& f) {
+  return "{\"type\":\"failure\",\"signature\":" + quoted(f.signature) + ",\"detector\":" + quoted(f.detector) +
+         ",\"detail\":" + quoted(f.detail) + ",\"dir\":" + quoted(f.dir) + ",\"replay\":" + quoted(f.replay) +
+         ",\"seconds\":" + real(f.seconds) + ",\"ops\":" + std::to_string(f.ops) + "}";
+}
+
+std::string end_line(const std::string& reason, double seconds) {
+  return "{\"type\":\"end\",\"reason\":" + quoted(reason) + ",\"seconds\":" + real(seconds) + "}";
+}
+
+journal_writer::~journal_writer() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string journal_writer::open(const std::string& path) {
+  path_ = path;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) return path + ": cannot open the journal: " + std::strerror(errno);
+  return {};
+}
+
+std::string journal_writer::append(const std::string& json_object, bool durable) {
+  if (fd_ < 0) return path_ + ": the journal is not open";
+  const std::string line = json_object + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return path_ + ": cannot append to the journal: " + std::strerror(errno);
+    done += static_cast<std::size_t>(n);
+  }
+  if (durable && ::fdatasync(fd_) != 0 && errno != EINVAL) return path_ + ": cannot sync the journal: " + std::strerror(errno);
+  return {};
+}
+
+std::string read_journal(const std::string& path, journal_summary& out) {
+  out = journal_summary{};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return path + ": cannot read the journal";
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  run_totals open_batch;  // the runs of the batch in progress
+  std::size_t line_no = 0, pos = 0;
+  bool have_header = false;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    ++line_no;
+    if (nl == std::string::npos) {
+      // A process killed in the middle of a write leaves its last line torn.
+      out.torn_tail = "line " + std::to_string(line_no) + " is incomplete (" + std::to_string(text.size() - pos) +
+                      " bytes without a newline, an interrupted write) and was ignored";
+      break;
+    }
+    const std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    std::map<std::string, json::value> f;
+    json::parse_failure pf;
+    if (!json::parse_object(line, pf, [&](const std::string& name, const json::value& v) {
+          f[name] = v;
+          return std::string();
+        })) {
+      return path + ": line " + std::to_string(line_no) + ", byte " + std::to_string(pf.offset + 1) + ": " + pf.expected;
+    }
+    auto str = [&](const char* name) { return f.count(name) ? f[name].s : std::string(); };
+    auto num = [&](const char* name) -> std::uint64_t { return f.count(name) ? f[name].u : 0; };
+    auto dbl = [&](const char* name) -> double { return f.count(name) ? f[name].r : 0.0; };
+    const std::string type = str("type");
+    auto bad = [&](const std::string& why) { return path + ": line " + std::to_string(line_no) + ": " + why; };
+    if (line_no == 1 && type != "campaign") return bad("expected the campaign line first (a gfsl fuzz journal), found type \"" + type + "\"");
+    if (type == "campaign") {
+      if (have_header) return bad("a second campaign line");
+      have_header = true;
+      if (num("version") != 1) return bad("journal version " + std::to_string(num("version")) + " is not 1");
+      campaign_header& h = out.header;
+      h.backend = str("backend");
+      h.variant = str("variant");
+      h.mutant = str("mutant");
+      h.granularity = str("granularity");
+      h.seconds = dbl("seconds");
+      h.max_runs = num("max_runs");
+      h.seed = num("seed");
+      h.max_ops = num("max_ops");
+      h.max_teams = num("max_teams");
+      h.max_range = num("max_range");
+      h.shard = static_cast<unsigned>(num("shard"));
+      h.shards = static_cast<unsigned>(num("shards"));
+      h.workers = static_cast<unsigned>(num("workers"));
+      h.devices = str("devices");
+      h.device = str("device");
+      h.shard_source = str("shard_source");
+      if (h.shards == 0 || h.shard >= h.shards) return bad("shard " + std::to_string(h.shard) + " of " + std::to_string(h.shards));
+    } else if (type == "run") {
+      if (num("batch") != out.batches_done) {
+        return bad("a run of batch " + std::to_string(num("batch")) + " while batch " + std::to_string(out.batches_done) + " is open");
+      }
+      run_totals r;
+      r.runs = 1;
+      r.ops = num("ops");
+      r.undecided = f.count("undecided") && f["undecided"].b;
+      for (const auto& [name, v] : f) {
+        if (v.k == json::value::kind::unsigned_integer) path_field(r.paths, name, v.u);
+      }
+      open_batch += r;
+      out.all += r;
+    } else if (type == "batch") {
+      const std::uint64_t b = num("batch");
+      if (b != out.batches_done) {
+        return bad("batch " + std::to_string(b) + " completes out of order (expected batch " + std::to_string(out.batches_done) + ")");
+      }
+      if (open_batch.runs != num("runs")) {
+        return bad("batch " + std::to_string(b) + " says " + std::to_string(num("runs")) + " runs, the journal holds " +
+                   std::to_string(open_batch.runs));
+      }
+      out.complete += open_batch;
+      open_batch = {};
+      ++out.batches_done;
+      out.seconds = dbl("seconds");
+    } else if (type == "resume") {
+      if (num("batch") != out.batches_done) {
+        return bad("resumes at batch " + std::to_string(num("batch")) + ", but batch " + std::to_string(out.batches_done) + " is the first unfinished one");
+      }
+      // The unfinished batch is run again from its start: its earlier runs
+      // would otherwise be counted twice.
+      out.all = out.complete;
+      open_batch = {};
+      out.end_reason.clear();
+    } else if (type == "failure") {
+      failure_entry e;
+      e.signature = str("signature");
+      e.detector = str("detector");
+      e.detail = str("detail");
+      e.dir = str("dir");
+      e.replay = str("replay");
+      e.seconds = dbl("seconds");
+      e.ops = num("ops");
+      out.failures.push_back(e);
+    } else if (type == "worker") {
+      // A parent's record of how a worker process ended: informational.
+    } else if (type == "end") {
+      out.end_reason = str("reason");
+      out.seconds = std::max(out.seconds, dbl("seconds"));
+    } else {
+      return bad("unknown record type \"" + type + "\"");
+    }
+  }
+  if (!have_header) return path + ": empty journal (no campaign line)";
+  return {};
+}
+
+std::string write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return path + ": cannot write: " + std::strerror(errno);
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return path + ": cannot write: " + why;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const bool synced = ::fsync(fd) == 0 || errno == EINVAL;
+  ::close(fd);
+  if (!synced || std::rename(temp.c_str(), target.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temp.c_str());
+    return path + ": cannot replace it: " + why;
+  }
+  return {};
+}
+
+}  // namespace gfsl::fuzz

@@ -1,0 +1,114 @@
+// A campaign's journal: one JSON object per line, appended as the campaign
+// goes, so that an interrupted campaign (SIGINT, SIGTERM, SIGKILL, a lost
+// machine) keeps every run that ended and `gfsl fuzz --resume` continues it.
+//
+//   {"type":"campaign", ...the options...}          first line: what `--resume` runs again
+//   {"type":"run","batch":B,"case":I,"ops":...}     each run's outcome, as it ends
+//   {"type":"batch","batch":B,"runs":N,...}         batch B is complete and passed (resumption starts after it)
+//   {"type":"failure","signature":...,"dir":...}    a failure, once its artifact folder is in place
+//   {"type":"end","reason":"budget"|"failure"|"interrupted",...}
+//   {"type":"resume","batch":B}                      --resume: the runs of the unfinished batch B are dropped (run again)
+//   {"type":"worker","worker":J,"status":...}        a campaign of worker processes: how worker J ended
+//
+// A line is written with one write(2) on a file opened O_APPEND, so a killed
+// process leaves at most its last line torn; the reader ignores a last line
+// without its newline and says so. Batches are the unit of resumption: a
+// batch's RapidCheck seed is fixed (campaign.hpp), so the batch that was in
+// progress is run again from its start and its journalled runs are not
+// counted twice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/stats.hpp"
+
+namespace gfsl::fuzz {
+
+inline constexpr const char* journal_file = "journal.jsonl";
+inline constexpr const char* report_file = "report.json";
+
+// The options that define a campaign, as its first journal line records them.
+struct campaign_header {
+  std::string backend = "host", variant = "robust", mutant = "none", granularity = "any";
+  double seconds = 60;
+  std::uint64_t max_runs = 0, seed = 1;
+  std::uint64_t max_ops = 0, max_teams = 0, max_range = 0;
+  unsigned shard = 0, shards = 1;
+  unsigned workers = 0;           // worker processes whose folders worker-<j>/ hold the campaign (0: this folder does)
+  std::string devices;            // "--devices" as given ("" : none)
+  std::string device;             // the device a worker ran on (its CUDA_VISIBLE_DEVICES), "" otherwise
+  std::string shard_source;       // "option", "slurm", "kubernetes"
+};
+
+struct failure_entry {
+  std::string signature;          // what groups equal failures across shards (the detectors that fired)
+  std::string detector, detail, dir, replay;
+  double seconds = 0;
+  std::uint64_t ops = 0;
+  std::string campaign;           // the folder it came from (filled by readers)
+};
+
+struct run_totals {
+  std::uint64_t runs = 0, ops = 0, undecided = 0;
+  path_stats paths;
+  run_totals& operator+=(const run_totals& o) {
+    runs += o.runs, ops += o.ops, undecided += o.undecided;
+    paths += o.paths;
+    return *this;
+  }
+};
+
+// What a journal says, read back.
+struct journal_summary {
+  campaign_header header;
+  run_totals all;                                   // every run journalled (what the campaign did)
+  run_totals complete;                              // the runs of complete batches (where --resume starts from)
+  std::uint64_t batches_done = 0;                   // the campaign's batches 0 .. batches_done-1 are complete
+  double seconds = 0;                               // campaign time at the last batch or end line
+  std::vector<failure_entry> failures;
+  std::string end_reason;                           // "" : the campaign did not end (interrupted hard)
+  std::string torn_tail;                            // one line when a torn last line was ignored
+};
+
+// Empty on success; otherwise one line naming the file, the line and what is
+// wrong with it.
+std::string read_journal(const std::string& path, journal_summary& out);
+
+// Appends lines to a journal (the file is created when missing).
+class journal_writer {
+ public:
+  journal_writer() = default;
+  journal_writer(const journal_writer&) = delete;
+  journal_writer& operator=(const journal_writer&) = delete;
+  ~journal_writer();
+  // Empty on success; otherwise one line.
+  std::string open(const std::string& path);
+  // One complete line (the newline is added); `durable` also waits for the
+  // disk (batch ends, failures, the end), so a lost machine keeps them too.
+  // Empty on success; otherwise one line (a full disk, a removed folder).
+  std::string append(const std::string& json_object, bool durable = false);
+  bool is_open() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// The lines of each record type.
+std::string header_line(const campaign_header& h);
+std::string run_line(std::uint64_t batch, std::uint64_t index, std::uint64_t ops, bool undecided, bool failed,
+                     const path_stats& paths);
+std::string batch_line(std::uint64_t batch, std::uint64_t runs, double seconds);
+std::string failure_line(const failure_entry& f);
+std::string end_line(const std::string& reason, double seconds);
+
+// Writes `content` to `path` through a temporary file in the same folder and
+// a rename, so that a reader sees the old file or the new one, never a part.
+// Empty on success; otherwise one line.
+std::string write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace gfsl::fuzz

@@ -1,0 +1,236 @@
+#include "fuzz/merge.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "traces/json.hpp"
+
+namespace gfsl::fuzz {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quoted(const std::string& s) {
+  std::string out;
+  traces::json::append_string(out, s);
+  return out;
+}
+
+std::string xml(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += static_cast<unsigned char>(c) < 0x20 && c != '\t' ? '?' : c;
+    }
+  }
+  return out;
+}
+
+// Text for a terminal: no control byte from a journal reaches it.
+std::string printable(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  }
+  return s;
+}
+
+std::string fixed(double v, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string device_of(const journal_summary& j) { return j.header.device.empty() ? "cpu" : j.header.device; }
+
+struct device_figures {
+  run_totals totals;
+  double seconds = 0;
+  unsigned shards = 0;
+};
+
+std::map<std::string, device_figures> per_device(const merged_campaigns& m) {
+  std::map<std::string, device_figures> d;
+  for (const shard_entry& s : m.shards) {
+    device_figures& f = d[device_of(s.journal)];
+    f.totals += s.journal.all;
+    f.seconds = std::max(f.seconds, s.journal.seconds);
+    ++f.shards;
+  }
+  return d;
+}
+
+std::string paths_json(const path_stats& p) {
+  std::ostringstream j;
+  j << "{\"splits\":" << p.splits << ",\"merges\":" << p.merges << ",\"zombies_skipped\":" << p.zombies_skipped
+    << ",\"zombie_unlinks\":" << p.zombie_unlinks << ",\"head_unlinks\":" << p.head_unlinks << ",\"backtracks\":" << p.backtracks
+    << ",\"restarts\":" << p.restarts << ",\"down_ptr_updates\":" << p.down_ptr_updates << ",\"lock_waits\":" << p.lock_waits
+    << ",\"raised_keys\":" << p.raised_keys << "}";
+  return j.str();
+}
+
+}  // namespace
+
+std::uint64_t merged_campaigns::failure_count() const {
+  std::uint64_t n = 0;
+  for (const failure_group& g : failures) n += g.failures.size();
+  return n;
+}
+
+std::vector<std::string> worker_dirs(const std::string& dir) {
+  std::vector<std::pair<unsigned long, std::string>> found;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_directory() || name.rfind("worker-", 0) != 0) continue;
+    const std::string n = name.substr(7);
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) continue;
+    found.emplace_back(std::stoul(n), e.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [n, p] : found) out.push_back(p);
+  return out;
+}
+
+std::string merge_campaigns(const std::vector<std::string>& dirs, merged_campaigns& out) {
+  out = merged_campaigns{};
+  std::vector<std::string> leaves;
+  for (const std::string& d : dirs) {
+    const fs::path journal = fs::path(d) / journal_file;
+    if (!fs::exists(journal)) return d + ": no " + std::string(journal_file) + " (not a gfsl fuzz campaign folder)";
+    journal_summary top;
+    if (std::string e = read_journal(journal.string(), top); !e.empty()) return e;
+    if (top.header.workers > 0) {
+      const std::vector<std::string> workers = worker_dirs(d);
+      if (workers.empty()) out.notes.push_back(d + ": a campaign of " + std::to_string(top.header.workers) + " workers, none of which started");
+      for (const std::string& w : workers) leaves.push_back(w);
+    } else {
+      leaves.push_back(d);
+    }
+  }
+  std::map<std::string, failure_group> groups;
+  for (const std::string& d : leaves) {
+    shard_entry s;
+    s.dir = d;
+    if (std::string e = read_journal((fs::path(d) / journal_file).string(), s.journal); !e.empty()) return e;
+    const journal_summary& j = s.journal;
+    out.totals += j.all;
+    out.seconds = std::max(out.seconds, j.seconds);
+    out.shard_seconds += j.seconds;
+    if (!j.torn_tail.empty()) out.notes.push_back(d + ": " + j.torn_tail);
+    if (j.end_reason.empty() || j.end_reason == "interrupted") {
+      out.notes.push_back(d + ": did not finish (" + (j.end_reason.empty() ? std::string("killed") : j.end_reason) +
+                          "; gfsl fuzz --resume " + d + " continues it)");
+    }
+    for (failure_entry f : j.failures) {
+      f.campaign = d;
+      failure_group& g = groups[f.signature];
+      g.signature = f.signature;
+      g.failures.push_back(f);
+    }
+    out.shards.push_back(std::move(s));
+  }
+  for (auto& [sig, g] : groups) {
+    std::stable_sort(g.failures.begin(), g.failures.end(),
+                     [](const failure_entry& a, const failure_entry& b) { return a.seconds < b.seconds; });
+    out.failures.push_back(std::move(g));
+  }
+  return {};
+}
+
+std::string merged_json(const merged_campaigns& m) {
+  std::ostringstream j;
+  j << "{\"campaigns\":" << m.shards.size() << ",\"runs\":" << m.totals.runs << ",\"ops\":" << m.totals.ops
+    << ",\"undecided\":" << m.totals.undecided << ",\"seconds\":" << fixed(m.seconds) << ",\"shard_seconds\":" << fixed(m.shard_seconds)
+    << ",\"paths\":" << paths_json(m.totals.paths) << ",\"failures\":" << m.failure_count() << ",\"signatures\":[";
+  for (std::size_t i = 0; i < m.failures.size(); ++i) {
+    const failure_group& g = m.failures[i];
+    const failure_entry& a = g.failures.front();
+    j << (i ? "," : "") << "{\"signature\":" << quoted(g.signature) << ",\"count\":" << g.failures.size()
+      << ",\"detector\":" << quoted(a.detector) << ",\"detail\":" << quoted(a.detail) << ",\"artifact\":" << quoted(a.dir)
+      << ",\"campaign\":" << quoted(a.campaign) << ",\"replay\":" << quoted(a.replay) << ",\"ops\":" << a.ops << "}";
+  }
+  j << "],\"devices\":[";
+  bool first = true;
+  for (const auto& [device, f] : per_device(m)) {
+    j << (first ? "" : ",") << "{\"device\":" << quoted(device) << ",\"shards\":" << f.shards << ",\"runs\":" << f.totals.runs
+      << ",\"ops\":" << f.totals.ops << ",\"seconds\":" << fixed(f.seconds)
+      << ",\"ops_per_second\":" << fixed(f.seconds > 0 ? f.totals.ops / f.seconds : 0, 1) << "}";
+    first = false;
+  }
+  j << "],\"shards\":[";
+  for (std::size_t i = 0; i < m.shards.size(); ++i) {
+    const shard_entry& s = m.shards[i];
+    const campaign_header& h = s.journal.header;
+    j << (i ? "," : "") << "{\"dir\":" << quoted(s.dir) << ",\"shard\":" << h.shard << ",\"shards\":" << h.shards
+      << ",\"seed\":" << h.seed << ",\"source\":" << quoted(h.shard_source) << ",\"device\":" << quoted(device_of(s.journal))
+      << ",\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant) << ",\"mutant\":" << quoted(h.mutant)
+      << ",\"runs\":" << s.journal.all.runs << ",\"ops\":" << s.journal.all.ops << ",\"seconds\":" << fixed(s.journal.seconds)
+      << ",\"batches\":" << s.journal.batches_done << ",\"end\":" << quoted(s.journal.end_reason.empty() ? "killed" : s.journal.end_reason)
+      << ",\"failures\":" << s.journal.failures.size() << "}";
+  }
+  j << "],\"notes\":[";
+  for (std::size_t i = 0; i < m.notes.size(); ++i) j << (i ? "," : "") << quoted(m.notes[i]);
+  j << "]}";
+  return j.str();
+}
+
+std::string merged_junit(const merged_campaigns& m) {
+  std::ostringstream x;
+  std::size_t failing_shards = 0;
+  for (const shard_entry& s : m.shards) failing_shards += !s.journal.failures.empty();
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gfsl-fuzz\" tests=\"" << m.shards.size() + m.failures.size()
+    << "\" failures=\"" << failing_shards + m.failures.size() << "\" time=\"" << fixed(m.seconds) << "\">\n";
+  x << "  <testsuite name=\"shards\" tests=\"" << m.shards.size() << "\" failures=\"" << failing_shards << "\">\n";
+  for (const shard_entry& s : m.shards) {
+    const campaign_header& h = s.journal.header;
+    x << "    <testcase classname=\"gfsl-fuzz.shards\" name=\"" << xml(s.dir) << " (shard " << h.shard << "/" << h.shards << ", seed "
+      << h.seed << ", " << s.journal.all.runs << " runs)\" time=\"" << fixed(s.journal.seconds) << "\">";
+    if (!s.journal.failures.empty()) {
+      const failure_entry& f = s.journal.failures.front();
+      x << "<failure message=\"" << xml(f.signature + ": " + f.detail) << "\">" << xml("artifact: " + f.dir + "\nreplay: gfsl replay " + f.replay)
+        << "</failure>";
+    }
+    x << "</testcase>\n";
+  }
+  x << "  </testsuite>\n  <testsuite name=\"signatures\" tests=\"" << m.failures.size() << "\" failures=\"" << m.failures.size() << "\">\n";
+  for (const failure_group& g : m.failures) {
+    const failure_entry& a = g.failures.front();
+    x << "    <testcase classname=\"gfsl-fuzz.signatures\" name=\"" << xml(g.signature) << "\"><failure message=\""
+      << xml(std::to_string(g.failures.size()) + " failure(s): " + a.detail) << "\">"
+      << xml("artifact: " + a.dir + "\nreplay: gfsl replay " + a.replay) << "</failure></testcase>\n";
+  }
+  x << "  </testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
+std::string merged_text(const merged_campaigns& m) {
+  std::ostringstream t;
+  const path_stats& p = m.totals.paths;
+  t << "campaigns: " << m.shards.size() << ", " << m.totals.runs << " runs, " << m.totals.ops << " operations, " << m.totals.undecided
+    << " undecided; " << fixed(m.seconds, 1) << " s (longest shard), " << fixed(m.shard_seconds, 1) << " s in all\n";
+  t << "rare paths: splits " << p.splits << ", merges " << p.merges << ", zombie unlinks " << p.zombie_unlinks + p.head_unlinks
+    << ", backtracks " << p.backtracks << ", restarts " << p.restarts << ", down-pointer updates " << p.down_ptr_updates
+    << ", lock waits " << p.lock_waits << "\n";
+  for (const auto& [device, f] : per_device(m)) {
+    t << "device " << printable(device) << ": " << f.shards << " shard(s), " << f.totals.runs << " runs, " << f.totals.ops
+      << " operations, " << fixed(f.seconds > 0 ? f.totals.ops / f.seconds : 0, 0) << " ops/s\n";
+  }
+  t << "failures: " << m.failure_count() << " in " << m.failures.size() << " signature(s)\n";
+  for (const failure_group& g : m.failures) {
+    const failure_entry& a = g.failures.front();
+    t << "  " << printable(g.signature) << " x" << g.failures.size() << ": " << printable(a.detail) << "\n    artifact: "
+      << printable(a.dir) << "\n    replay: gfsl replay " << printable(a.replay) << "\n";
+  }
+  for (const std::string& n : m.notes) t << "note: " << printable(n) << "\n";
+  return t.str();
+}
+
+}  // namespace gfsl::fuzz

@@ -1,0 +1,684 @@
+// Campaigns that survive interruption and run wide: the journal and its
+// reader, campaigns killed at random moments (SIGINT, SIGTERM, SIGKILL) and
+// resumed, worker processes (--jobs, --devices, with a device count given by
+// GFSL_DEVICE_COUNT on machines without a GPU), --shard auto from Slurm's and
+// Kubernetes' variables, and gfsl fuzz merge.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/shards.hpp"
+#include "fuzz/journal.hpp"
+#include "fuzz/merge.hpp"
+#include "tests/gfsl_binary.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gfsl::testing_cli::result;
+using gfsl::testing_cli::run;
+
+std::string temp_dir(const std::string& name) {
+  const std::string d = testing::TempDir() + "gfsl_scale_" + std::to_string(::getpid()) + "_" + name;
+  fs::remove_all(d);
+  return d;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// gfsl with variables added to its environment ("A=1 B=2").
+result run_env(const std::string& env, const std::string& args) {
+  const std::string cmd = "env " + env + " " + GFSL_BINARY + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  result r{-1, {}};
+  if (!p) return r;
+  char buf[4096];
+  while (fgets(buf, sizeof buf, p)) r.out += buf;
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// Starts gfsl with `args` (output to `log`), returns its pid.
+// `own_group`: in a process group of its own, whose id is the pid (as a
+// shell's job, for signals sent to the whole group).
+pid_t start(const std::vector<std::string>& args, const std::string& log, const std::vector<std::string>& env = {},
+            bool own_group = false) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (own_group) setpgid(0, 0);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> argv{const_cast<char*>(GFSL_BINARY)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(GFSL_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+gfsl::fuzz::journal_summary journal_of(const std::string& dir) {
+  gfsl::fuzz::journal_summary j;
+  const std::string e = gfsl::fuzz::read_journal(dir + "/journal.jsonl", j);
+  EXPECT_EQ(e, "") << dir;
+  return j;
+}
+
+gfsl::fuzz::merged_campaigns merged(const std::vector<std::string>& dirs) {
+  gfsl::fuzz::merged_campaigns m;
+  EXPECT_EQ(gfsl::fuzz::merge_campaigns(dirs, m), "");
+  return m;
+}
+
+// ---- the journal's reader: what it must accept, and what it must refuse ----
+
+const std::string header =
+    "{\"type\":\"campaign\",\"version\":1,\"backend\":\"host\",\"variant\":\"robust\",\"mutant\":\"none\",\"granularity\":\"any\","
+    "\"seconds\":5.0,\"max_runs\":0,\"seed\":7,\"max_ops\":100,\"max_teams\":8,\"max_range\":100,\"shard\":1,\"shards\":4,"
+    "\"workers\":0,\"devices\":\"\",\"device\":\"\",\"shard_source\":\"option\"}\n";
+
+std::string run_line(std::uint64_t batch, std::uint64_t i, std::uint64_t ops) {
+  gfsl::path_stats p;
+  p.splits = 2;
+  return gfsl::fuzz::run_line(batch, i, ops, false, false, p) + "\n";
+}
+
+TEST(Journal, CountsCompleteBatchesAndEveryRun) {
+  const std::string dir = temp_dir("journal_ok");
+  fs::create_directories(dir);
+  write(dir + "/journal.jsonl", header + run_line(0, 0, 10) + run_line(0, 1, 20) + gfsl::fuzz::batch_line(0, 2, 1.5) + "\n" +
+                                    run_line(1, 0, 30));
+  const auto j = journal_of(dir);
+  EXPECT_EQ(j.header.seed, 7u);
+  EXPECT_EQ(j.header.shard, 1u);
+  EXPECT_EQ(j.header.shards, 4u);
+  EXPECT_EQ(j.batches_done, 1u);
+  EXPECT_EQ(j.complete.runs, 2u);
+  EXPECT_EQ(j.complete.ops, 30u);
+  EXPECT_EQ(j.all.runs, 3u);
+  EXPECT_EQ(j.all.ops, 60u);
+  EXPECT_EQ(j.all.paths.splits, 6u);
+  EXPECT_EQ(j.end_reason, "");
+  EXPECT_EQ(j.seconds, 1.5);
+  EXPECT_TRUE(j.torn_tail.empty());
+}
+
+TEST(Journal, IgnoresATornLastLineAndSaysSo) {
+  const std::string dir = temp_dir("journal_torn");
+  fs::create_directories(dir);
+  const std::string full = header + run_line(0, 0, 10) + run_line(0, 1, 20);
+  write(dir + "/journal.jsonl", full.substr(0, full.size() - 17));
+  const auto j = journal_of(dir);
+  EXPECT_EQ(j.all.runs, 1u);
+  EXPECT_NE(j.torn_tail.find("line 3 is incomplete"), std::string::npos) << j.torn_tail;
+  const auto m = merged({dir});
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(merged_text(m).find("line 3 is incomplete"), std::string::npos);
+}
+
+TEST(Journal, RefusesWhatIsNotAJournal) {
+  const std::string dir = temp_dir("journal_bad");
+  fs::create_directories(dir);
+  struct bad_case {
+    std::string text, expected;
+  };
+  const std::vector<bad_case> cases{
+      {"", "empty journal"},
+      {run_line(0, 0, 1), "line 1: expected the campaign line first"},
+      {header + "{\"type\":\"run\",\"batch\":0,\"ops\":1\n", "line 2, byte"},
+      {header + run_line(0, 0, 1) + "not json\n", "line 3, byte 1: expected '{'"},
+      {header + run_line(0, 0, 1) + gfsl::fuzz::batch_line(1, 1, 1) + "\n", "line 3: batch 1 completes out of order"},
+      {header + run_line(0, 0, 1) + gfsl::fuzz::batch_line(0, 2, 1) + "\n", "line 3: batch 0 says 2 runs, the journal holds 1"},
+      {header + run_line(3, 0, 1), "line 2: a run of batch 3 while batch 0 is open"},
+      {header + "{\"type\":\"meteor\"}\n", "line 2: unknown record type \"meteor\""},
+      {header + header, "line 2: a second campaign line"},
+      {"{\"type\":\"campaign\",\"version\":2}\n", "line 1: journal version 2 is not 1"},
+      {"{\"type\":\"campaign\",\"version\":1,\"shard\":4,\"shards\":4}\n", "line 1: shard 4 of 4"},
+  };
+  for (const bad_case& c : cases) {
+    write(dir + "/journal.jsonl", c.text);
+    gfsl::fuzz::journal_summary j;
+    const std::string e = gfsl::fuzz::read_journal(dir + "/journal.jsonl", j);
+    EXPECT_NE(e.find(c.expected), std::string::npos) << "journal:\n" << c.text << "error: " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  const result r = run("fuzz merge " + dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("journal.jsonl: line 1: shard 4 of 4"), std::string::npos) << r.out;
+  const result missing = run("fuzz merge " + dir + "/nowhere");
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("nowhere: no journal.jsonl (not a gfsl fuzz campaign folder)"), std::string::npos) << missing.out;
+}
+
+TEST(Journal, ResumeLineDropsTheUnfinishedBatch) {
+  const std::string dir = temp_dir("journal_resume");
+  fs::create_directories(dir);
+  write(dir + "/journal.jsonl", header + run_line(0, 0, 10) + gfsl::fuzz::batch_line(0, 1, 1) + "\n" + run_line(1, 0, 99) +
+                                    "{\"type\":\"resume\",\"batch\":1}\n" + run_line(1, 0, 99) + gfsl::fuzz::batch_line(1, 1, 2) + "\n" +
+                                    gfsl::fuzz::end_line("budget", 2.5) + "\n");
+  const auto j = journal_of(dir);
+  EXPECT_EQ(j.all.runs, 2u);
+  EXPECT_EQ(j.all.ops, 109u);
+  EXPECT_EQ(j.end_reason, "budget");
+  write(dir + "/journal.jsonl", header + "{\"type\":\"resume\",\"batch\":3}\n");
+  gfsl::fuzz::journal_summary bad;
+  EXPECT_NE(gfsl::fuzz::read_journal(dir + "/journal.jsonl", bad).find("resumes at batch 3, but batch 0 is the first unfinished one"),
+            std::string::npos);
+}
+
+TEST(Journal, ReportsAreReplacedWholeByRename) {
+  const std::string dir = temp_dir("atomic");
+  fs::create_directories(dir);
+  EXPECT_EQ(gfsl::fuzz::write_file_atomically(dir + "/r.json", "old\n"), "");
+  EXPECT_EQ(gfsl::fuzz::write_file_atomically(dir + "/r.json", "new\n"), "");
+  EXPECT_EQ(slurp(dir + "/r.json"), "new\n");
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1u);  // no temporary left behind
+  const std::string e = gfsl::fuzz::write_file_atomically(dir + "/no/such/folder/r.json", "x");
+  EXPECT_NE(e.find("no/such/folder/r.json: cannot write"), std::string::npos) << e;
+}
+
+// ---- campaigns killed at random moments, then resumed ----
+
+// The same small campaign every time: 300 runs of at most 400 operations
+// (about 3 s on one core).
+std::vector<std::string> small_campaign(const std::string& out) {
+  return {"fuzz", "--backend", "host", "--seed", "3", "--max-runs", "300", "--max-ops", "400", "--seconds", "600", "--no-progress",
+          "--out", out};
+}
+
+TEST(Interrupted, EverySignalLeavesAJournalThatResumesToTheSameCampaign) {
+  const std::string ref = temp_dir("ref");
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(wait_exit(start(small_campaign(ref), ref + ".log")), 0) << slurp(ref + ".log");
+  const int ref_ms = static_cast<int>(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  const auto whole = journal_of(ref);
+  ASSERT_EQ(whole.end_reason, "budget");
+  ASSERT_GE(whole.all.runs, 300u);
+
+  std::random_device rd;
+  const unsigned seed = rd();
+  std::mt19937 rng(seed);
+  for (int sig : {SIGINT, SIGTERM, SIGKILL}) {
+    const std::string dir = temp_dir("killed_" + std::to_string(sig));
+    const pid_t pid = start(small_campaign(dir), dir + ".log");
+    // Anywhere in the campaign's life, start-up and shutdown included.
+    const int delay_ms = std::uniform_int_distribution<int>(20, std::max(40, ref_ms * 4 / 5))(rng);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(pid, sig);
+    const int code = wait_exit(pid);
+    SCOPED_TRACE("signal " + std::to_string(sig) + " after " + std::to_string(delay_ms) + " ms (test seed " + std::to_string(seed) + ")");
+    if (code == 0) {
+      ADD_FAILURE() << "the campaign finished before the signal (" << ref_ms << " ms uninterrupted)";
+      continue;
+    }
+    if (sig == SIGKILL) {
+      EXPECT_EQ(code, -SIGKILL);
+    } else {
+      EXPECT_EQ(code, 3) << slurp(dir + ".log");  // interrupted: undecided
+      EXPECT_NE(slurp(dir + ".log").find("gfsl fuzz --resume " + dir + " continues"), std::string::npos) << slurp(dir + ".log");
+      EXPECT_EQ(journal_of(dir).end_reason, "interrupted");
+      EXPECT_TRUE(fs::exists(dir + "/report.json"));
+    }
+    // What was recorded reads back, and merge counts it.
+    const auto left = journal_of(dir);
+    EXPECT_LE(left.all.runs, whole.all.runs);
+    const result m = run("fuzz merge " + dir);
+    EXPECT_EQ(m.code, 0) << m.out;
+    EXPECT_NE(m.out.find("campaigns: 1, " + std::to_string(left.all.runs) + " runs"), std::string::npos) << m.out;
+    EXPECT_NE(m.out.find("did not finish"), std::string::npos) << m.out;
+    // --resume finishes it as if it had never stopped: batches are deterministic.
+    const result r = run("fuzz --resume " + dir + " --no-progress");
+    EXPECT_EQ(r.code, 0) << r.out;
+    const auto resumed = journal_of(dir);
+    EXPECT_EQ(resumed.end_reason, "budget");
+    EXPECT_EQ(resumed.all.runs, whole.all.runs);
+    EXPECT_EQ(resumed.all.ops, whole.all.ops);
+    EXPECT_EQ(resumed.all.paths.splits, whole.all.paths.splits);
+    // And a finished campaign has nothing left to resume.
+    const result again = run("fuzz --resume " + dir + " --no-progress");
+    EXPECT_EQ(again.code, 0) << again.out;
+    EXPECT_NE(again.out.find("nothing to resume"), std::string::npos) << again.out;
+  }
+}
+
+TEST(Interrupted, AFailureIsJournalledOnceItsArtifactIsWhole) {
+  const std::string dir = temp_dir("failure_kept");
+  const pid_t pid = start({"fuzz", "--mutant", "insert-without-duplicate-check", "--seconds", "60", "--no-progress", "--out", dir},
+                          dir + ".log");
+  EXPECT_EQ(wait_exit(pid), 1) << slurp(dir + ".log");
+  const auto j = journal_of(dir);
+  ASSERT_EQ(j.failures.size(), 1u);
+  EXPECT_EQ(j.end_reason, "failure");
+  for (const char* f : {"history.jsonl", "replay.txt", "report.txt", "timeline.txt", "counterexample.html"}) {
+    EXPECT_TRUE(fs::exists(fs::path(j.failures[0].dir) / f)) << f;
+  }
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().filename().string().rfind(".staging", 0), std::string::npos);
+  const result c = run("check " + j.failures[0].dir + "/history.jsonl");
+  EXPECT_TRUE(c.code == 0 || c.code == 1) << c.out;
+  const result r = run("fuzz --resume " + dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("ended (failure)"), std::string::npos) << r.out;
+}
+
+// Killed after the failing run, before its folder was in place (as SIGKILL
+// during shrinking or writing leaves it): the journal holds the failing
+// batch's runs but no failure, and --resume runs the batch again.
+TEST(Interrupted, AFailureWhoseFolderWasNotWrittenIsFoundAgainOnResume) {
+  const std::string dir = temp_dir("failure_lost");
+  ASSERT_EQ(run("fuzz --mutant insert-without-duplicate-check --seconds 60 --no-progress --out " + dir).code, 1);
+  const auto first = journal_of(dir);
+  ASSERT_EQ(first.failures.size(), 1u);
+  const std::string artifact = first.failures[0].dir;
+  std::string text = slurp(dir + "/journal.jsonl");
+  text = text.substr(0, text.find("{\"type\":\"failure\""));
+  ASSERT_NE(text.find("\"failed\":true"), std::string::npos);
+  write(dir + "/journal.jsonl", text);
+  fs::remove_all(artifact);
+  fs::remove(dir + "/report.json");
+  fs::create_directories(dir + "/.staging-1/failure-half-written");
+  const result r = run("fuzz --resume " + dir + " --no-progress");
+  EXPECT_EQ(r.code, 1) << r.out;
+  const auto again = journal_of(dir);
+  ASSERT_EQ(again.failures.size(), 1u);
+  EXPECT_EQ(again.failures[0].signature, first.failures[0].signature);
+  EXPECT_EQ(again.failures[0].replay, first.failures[0].replay);
+  EXPECT_EQ(again.all.runs, first.all.runs);
+  EXPECT_TRUE(fs::exists(artifact + "/history.jsonl"));
+  EXPECT_FALSE(fs::exists(dir + "/.staging-1"));
+}
+
+TEST(Interrupted, ANewCampaignDoesNotOverwriteAnOldOneUnlessAsked) {
+  const std::string dir = temp_dir("overwrite");
+  std::vector<std::string> args{"fuzz", "--max-runs", "25", "--max-ops", "50", "--no-progress", "--out", dir};
+  ASSERT_EQ(wait_exit(start(args, dir + ".log")), 0);
+  EXPECT_EQ(wait_exit(start(args, dir + ".log")), 2);
+  EXPECT_NE(slurp(dir + ".log").find("holds a campaign already (gfsl fuzz --resume " + dir + " continues it; --overwrite starts over)"),
+            std::string::npos);
+  args.push_back("--overwrite");
+  EXPECT_EQ(wait_exit(start(args, dir + ".log")), 0) << slurp(dir + ".log");
+  const result both = run("fuzz --resume " + dir + " --out " + dir);
+  EXPECT_EQ(both.code, 2) << both.out;
+  const result none = run("fuzz --seconds 1");
+  EXPECT_EQ(none.code, 2) << none.out;
+  EXPECT_NE(none.out.find("--out DIR is needed (or --resume DIR)"), std::string::npos) << none.out;
+}
+
+// ---- worker processes ----
+
+TEST(Workers, JobsAreShardsOfOneCampaignMergedIntoOneReport) {
+  const std::string dir = temp_dir("jobs");
+  const result r = run("fuzz --jobs 2 --seed 3 --max-runs 100 --max-ops 120 --seconds 600 --no-progress --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto w0 = journal_of(dir + "/worker-0"), w1 = journal_of(dir + "/worker-1");
+  EXPECT_EQ(w0.header.shard, 0u);
+  EXPECT_EQ(w1.header.shard, 1u);
+  EXPECT_EQ(w0.header.shards, 2u);
+  EXPECT_EQ(w0.header.max_runs, 50u);  // the campaign's budget, shared
+  const auto m = merged({dir});
+  EXPECT_EQ(m.shards.size(), 2u);
+  EXPECT_EQ(m.totals.runs, w0.all.runs + w1.all.runs);
+  EXPECT_GT(m.totals.paths.splits, 0u);
+  const std::string report = slurp(dir + "/report.json");
+  EXPECT_NE(report.find("\"campaigns\":2,\"runs\":" + std::to_string(m.totals.runs)), std::string::npos) << report;
+  // Worker j of a 2-worker campaign takes the batches shard j of 2 takes:
+  // the same runs as two separate shards.
+  const std::string solo = temp_dir("shard1of2");
+  ASSERT_EQ(run("fuzz --shard 1/2 --seed 3 --max-runs 50 --max-ops 120 --seconds 600 --no-progress --out " + solo).code, 0);
+  EXPECT_EQ(journal_of(solo).all.ops, w1.all.ops);
+}
+
+TEST(Workers, DevicesGiveOneWorkerPerDeviceWithItsOwnVisibleDevice) {
+  const std::string dir = temp_dir("devices");
+  const result r = run_env("GFSL_DEVICE_COUNT=3", "fuzz --backend host --devices 0,2 --max-runs 50 --max-ops 80 --no-progress --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(journal_of(dir + "/worker-0").header.device, "0");
+  EXPECT_EQ(journal_of(dir + "/worker-1").header.device, "2");
+  EXPECT_NE(r.out.find("device 0: 1 shard(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("device 2: 1 shard(s)"), std::string::npos) << r.out;
+  const std::string report = slurp(dir + "/report.json");
+  EXPECT_NE(report.find("\"devices\":[{\"device\":\"0\""), std::string::npos) << report;
+  // CUDA_VISIBLE_DEVICES is respected: "all" is its entries, each worker gets one.
+  const std::string cvd = temp_dir("cvd");
+  const result w = run_env("CUDA_VISIBLE_DEVICES=5,7 GFSL_DEVICE_COUNT=8",
+                           "fuzz --backend host --devices all --max-runs 25 --max-ops 50 --no-progress --out " + cvd);
+  ASSERT_EQ(w.code, 0) << w.out;
+  EXPECT_EQ(journal_of(cvd + "/worker-0").header.device, "5");
+  EXPECT_EQ(journal_of(cvd + "/worker-1").header.device, "7");
+  EXPECT_FALSE(fs::exists(cvd + "/worker-2"));
+}
+
+TEST(Workers, BadDeviceListsAreRefusedInOneLine) {
+  const std::string dir = temp_dir("bad_devices");
+  struct bad_case {
+    std::string env, devices, expected;
+  };
+  for (const bad_case& c : std::vector<bad_case>{
+           {"GFSL_DEVICE_COUNT=2", "2", "--devices 2: device 2 is not visible (2 visible: 0 to 1)"},
+           {"GFSL_DEVICE_COUNT=2", "0,0", "--devices 0,0: device 0 is named twice"},
+           {"GFSL_DEVICE_COUNT=2", "one", "--devices one: expected all or device numbers such as 0,2"},
+           {"GFSL_DEVICE_COUNT=0", "all", "--devices all: no CUDA device is visible"},
+           {"GFSL_DEVICE_COUNT=x", "all", "GFSL_DEVICE_COUNT=x: expected a number of devices"},
+       }) {
+    const result r = run_env(c.env, "fuzz --backend host --devices " + c.devices + " --max-runs 1 --no-progress --overwrite --out " + dir);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+  const result host = run("fuzz --backend host --devices all --max-runs 1 --no-progress --overwrite --out " + dir);
+  EXPECT_EQ(host.code, 2) << host.out;
+  EXPECT_NE(host.out.find("--devices goes with --backend cuda"), std::string::npos) << host.out;
+  const result both = run("fuzz --backend cuda --devices all --jobs 2 --max-runs 1 --no-progress --overwrite --out " + dir);
+  EXPECT_EQ(both.code, 2) << both.out;
+}
+
+// The operations of `fuzz --jobs 2 --seed 3 --max-runs 400 --max-ops 400`
+// run without interruption (once, for every test that compares with it).
+std::uint64_t uninterrupted_jobs_campaign_ops() {
+  static const std::uint64_t ops = [] {
+    const std::string ref = temp_dir("jobs_ref");
+    const result r = run("fuzz --jobs 2 --seed 3 --max-runs 400 --max-ops 400 --seconds 600 --no-progress --out " + ref);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return r.code == 0 ? merged({ref}).totals.ops : 0;
+  }();
+  return ops;
+}
+
+// Ctrl-C in a terminal, or `timeout`, signals the whole process group: the
+// parent and its workers at once, and the parent passes the signal on. Each
+// worker stops once, records everything and the campaign resumes.
+TEST(Workers, ASignalToTheWholeGroupStopsEveryWorkerCleanly) {
+  const std::uint64_t ref_ops = uninterrupted_jobs_campaign_ops();
+  ASSERT_GT(ref_ops, 0u);
+  for (int sig : {SIGINT, SIGTERM}) {
+    const std::string dir = temp_dir("group_" + std::to_string(sig));
+    const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "400", "--max-ops", "400", "--seconds", "600", "--out", dir},
+                            dir + ".log", {}, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    kill(-pid, sig);
+    EXPECT_EQ(wait_exit(pid), 3) << slurp(dir + ".log");
+    const std::string log = slurp(dir + ".log");
+    EXPECT_NE(log.find("worker 0: exit 3"), std::string::npos) << log;
+    EXPECT_NE(log.find("worker 1: exit 3"), std::string::npos) << log;
+    for (const char* w : {"/worker-0", "/worker-1"}) {
+      EXPECT_EQ(journal_of(dir + w).end_reason, "interrupted") << w;
+      EXPECT_TRUE(fs::exists(dir + w + "/report.json")) << w;
+    }
+    const result r = run("fuzz --resume " + dir + " --no-progress");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(merged({dir}).totals.ops, ref_ops) << r.out;
+  }
+}
+
+// gfsl stress, bench and mutants on several devices: the same mechanism, one
+// worker process per device with CUDA_VISIBLE_DEVICES set, checked here with
+// the host backend standing in for the GPU.
+TEST(Workers, StressOnEveryDeviceReportsEachDeviceAndTheSum) {
+  const result r = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices all --seconds 5 --structures 2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("== device 0 (CUDA_VISIBLE_DEVICES=0): exit 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== device 1 (CUDA_VISIBLE_DEVICES=1): exit 0"), std::string::npos) << r.out;
+  // Two structures of 4 teams x 2000 operations on each device.
+  EXPECT_NE(r.out.find("  device 0: 16000 operations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  device 1: 16000 operations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all 2 devices: 32000 operations"), std::string::npos) << r.out;
+  const result csv = run_env("CUDA_VISIBLE_DEVICES=3,6 GFSL_DEVICE_COUNT=8", "stress --backend host --devices 1 --seconds 5 --structures 1 --csv");
+  ASSERT_EQ(csv.code, 0) << csv.out;
+  EXPECT_EQ(csv.out.rfind("backend,device,shape", 0), 0u) << csv.out;  // one device: its report as it is
+  const result json = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 0,1 --seconds 5 --structures 1 --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  EXPECT_EQ(json.out.rfind("{\"devices\":[{\"device\":0,\"visible\":\"0\",\"status\":\"exit 0\",\"operations\":8000,", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("],\"operations\":16000,\"violations\":0,"), std::string::npos) << json.out;
+  // A seeded bug found on every device: the exit code says so.
+  const result bug = run_env("GFSL_DEVICE_COUNT=2",
+                             "stress --backend host --devices all --variant thesis --granularity lane --range 36 --writers 1/4 "
+                             "--seconds 20 --structures 20 --mutant insert-without-duplicate-check");
+  EXPECT_EQ(bug.code, 1) << bug.out;
+  const result bad = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 5 --seconds 1");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("gfsl stress: --devices 5: device 5 is not visible (2 visible: 0 to 1)"), std::string::npos) << bad.out;
+}
+
+TEST(Workers, BenchAndMutantsRunOnEachDevice) {
+  // This build may have no GPU benchmark: each worker says so, in one line
+  // led by its device, and the exit code is the workers'.
+  const std::string csv = temp_dir("bench.csv");
+  const result b = run_env("GFSL_DEVICE_COUNT=2", "bench --devices all --suite launch --csv " + csv);
+  if (b.out.find("not available in this build") != std::string::npos) {
+    EXPECT_EQ(b.code, 2) << b.out;
+    EXPECT_NE(b.out.find("device 1: gfsl bench: not available in this build"), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("gfsl bench: device 1 (CUDA_VISIBLE_DEVICES=1): exit 2"), std::string::npos) << b.out;
+  }
+  const result m = run_env("GFSL_DEVICE_COUNT=2",
+                           "mutants --backend host --devices all --variant thesis --budget 3 --only insert-without-duplicate-check --json");
+  ASSERT_EQ(m.code, 0) << m.out;
+  EXPECT_NE(m.out.find("\"name\":\"insert-without-duplicate-check\",\"applicable\":true,\"equivalent\":false,\"killed\":true"),
+            std::string::npos)
+      << m.out;
+  EXPECT_NE(m.out.find("\"device\":1,"), std::string::npos) << m.out;  // the control ran on device 0, the mutant beside it
+  const result host = run("mutants --backend host --devices all --budget 1 --only insert-without-duplicate-check");
+  EXPECT_EQ(host.code, 2) << host.out;
+  EXPECT_NE(host.out.find("--devices goes with --backend cuda"), std::string::npos) << host.out;
+}
+
+// Children of `parent` (from /proc).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp(e.path().string() + "/stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+TEST(Workers, AWorkerThatDiesIsStartedAgainAndTheCampaignCompletes) {
+  const std::uint64_t ref_ops = uninterrupted_jobs_campaign_ops();
+  ASSERT_GT(ref_ops, 0u);
+  const std::string dir = temp_dir("restart");
+  const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "400", "--max-ops", "400", "--seconds", "600", "--out", dir},
+                          dir + ".log");
+  std::vector<pid_t> kids;
+  for (int i = 0; i < 200 && kids.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    kids = children_of(pid);
+  }
+  ASSERT_EQ(kids.size(), 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  kill(kids[0], SIGKILL);  // as a device fault or the OOM killer would
+  EXPECT_EQ(wait_exit(pid), 0) << slurp(dir + ".log");
+  const std::string log = slurp(dir + ".log");
+  EXPECT_NE(log.find("ended (killed by signal 9 (Killed)): started again"), std::string::npos) << log;
+  EXPECT_NE(log.find("(restarted 1 time)"), std::string::npos) << log;
+  EXPECT_EQ(merged({dir}).totals.ops, ref_ops);
+}
+
+TEST(Workers, AKilledParentLeavesWorkersThatResume) {
+  const std::uint64_t ref_ops = uninterrupted_jobs_campaign_ops();
+  ASSERT_GT(ref_ops, 0u);
+  const std::string dir = temp_dir("parent_killed");
+  const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "400", "--max-ops", "400", "--seconds", "600",
+                           "--no-progress", "--out", dir},
+                          dir + ".log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  const std::vector<pid_t> kids = children_of(pid);
+  kill(pid, SIGKILL);
+  EXPECT_EQ(wait_exit(pid), -SIGKILL);
+  // The workers are told (SIGTERM) and end, journals closed.
+  for (pid_t k : kids) {
+    for (int i = 0; i < 500 && kill(k, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const result m = run("fuzz merge " + dir);
+  EXPECT_EQ(m.code, 0) << m.out;
+  const result r = run("fuzz --resume " + dir + " --no-progress");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(merged({dir}).totals.ops, ref_ops) << r.out;
+}
+
+// ---- --shard auto ----
+
+struct fake_env {
+  std::map<std::string, std::string> vars;
+  const char* operator()(const char* name) const {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  }
+};
+
+TEST(ShardAuto, SlurmArraysAndKubernetesIndexedJobs) {
+  using gfsl::cli::choose_shard;
+  gfsl::cli::shard_choice c;
+  EXPECT_EQ(choose_shard("auto", 0, c, fake_env{{{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "4"},
+                                                 {"SLURM_ARRAY_TASK_COUNT", "8"}, {"SLURM_ARRAY_JOB_ID", "812"}}}),
+            "");
+  EXPECT_EQ(c.shard, 3u);
+  EXPECT_EQ(c.shards, 8u);
+  EXPECT_EQ(c.source, "slurm");
+  EXPECT_EQ(c.detail, "SLURM_ARRAY_JOB_ID=812 SLURM_ARRAY_TASK_ID=7");
+  // --array=0-63:2: 32 tasks, ids 0, 2, ..., 62.
+  EXPECT_EQ(choose_shard("auto", 0, c, fake_env{{{"SLURM_ARRAY_TASK_ID", "62"}, {"SLURM_ARRAY_TASK_MIN", "0"},
+                                                 {"SLURM_ARRAY_TASK_COUNT", "32"}, {"SLURM_ARRAY_TASK_STEP", "2"}}}),
+            "");
+  EXPECT_EQ(c.shard, 31u);
+  EXPECT_EQ(c.shards, 32u);
+  EXPECT_EQ(choose_shard("auto", 16, c, fake_env{{{"JOB_COMPLETION_INDEX", "15"}}}), "");
+  EXPECT_EQ(c.shard, 15u);
+  EXPECT_EQ(c.shards, 16u);
+  EXPECT_EQ(c.source, "kubernetes");
+  EXPECT_EQ(choose_shard("2/5", 0, c, fake_env{}), "");
+  EXPECT_EQ(c.shard, 2u);
+  EXPECT_EQ(c.source, "option");
+}
+
+TEST(ShardAuto, MissingOrInconsistentVariablesAreNamed) {
+  using gfsl::cli::choose_shard;
+  gfsl::cli::shard_choice c;
+  struct bad_case {
+    std::string shard;
+    unsigned count;
+    fake_env env;
+    std::string expected;
+  };
+  const std::vector<bad_case> cases{
+      {"auto", 0, {}, "neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX"},
+      {"auto", 0, {{{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}}, "SLURM_ARRAY_TASK_MIN=(unset) is not a task number"},
+      {"auto", 0, {{{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"}}}, "SLURM_ARRAY_TASK_COUNT=(unset) is not a task count"},
+      {"auto", 0, {{{"SLURM_ARRAY_TASK_ID", "x3"}}}, "SLURM_ARRAY_TASK_ID=x3 is not a task number"},
+      {"auto", 0, {{{"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}},
+       "SLURM_ARRAY_TASK_ID=9 is not one of the 4 tasks from SLURM_ARRAY_TASK_MIN=0"},
+      {"auto", 0, {{{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_STEP", "3"}}},
+       "an array with gaps"},
+      {"auto", 8, {{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}},
+       "--shard-count 8 disagrees with SLURM_ARRAY_TASK_COUNT=4"},
+      {"auto", 0, {{{"JOB_COMPLETION_INDEX", "3"}}}, "JOB_COMPLETION_INDEX is set (a Kubernetes indexed Job) but not --shard-count"},
+      {"auto", 3, {{{"JOB_COMPLETION_INDEX", "3"}}}, "JOB_COMPLETION_INDEX=3 is not below --shard-count 3"},
+      {"auto", 3, {{{"JOB_COMPLETION_INDEX", "-1"}}}, "JOB_COMPLETION_INDEX=-1 is not an index"},
+      {"auto", 4, {{{"JOB_COMPLETION_INDEX", "1"}, {"SLURM_ARRAY_TASK_ID", "1"}}}, "both SLURM_ARRAY_TASK_ID and JOB_COMPLETION_INDEX are set"},
+      {"1/4", 4, {}, "--shard-count goes with --shard auto"},
+      {"4/4", 0, {}, "--shard 4/4: expected i/n with 0 <= i < n, or auto"},
+  };
+  for (const bad_case& b : cases) {
+    const std::string e = choose_shard(b.shard, b.count, c, b.env);
+    EXPECT_NE(e.find(b.expected), std::string::npos) << "got: " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos);
+  }
+}
+
+TEST(ShardAuto, TheCommandRecordsTheShardAndItsSource) {
+  const std::string dir = temp_dir("auto");
+  const result r = run_env("SLURM_ARRAY_JOB_ID=44 SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3",
+                           "fuzz --shard auto --seed 9 --max-runs 25 --max-ops 50 --no-progress --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = journal_of(dir);
+  EXPECT_EQ(j.header.shard, 2u);
+  EXPECT_EQ(j.header.shards, 3u);
+  EXPECT_EQ(j.header.seed, 9u);
+  EXPECT_EQ(j.header.shard_source, "slurm SLURM_ARRAY_JOB_ID=44 SLURM_ARRAY_TASK_ID=6");
+  // The same shard by index: the same runs.
+  const std::string k8s = temp_dir("auto_k8s");
+  ASSERT_EQ(run_env("JOB_COMPLETION_INDEX=2", "fuzz --shard auto --shard-count 3 --seed 9 --max-runs 25 --max-ops 50 --no-progress --out " + k8s).code,
+            0);
+  EXPECT_EQ(journal_of(k8s).header.shard_source, "kubernetes JOB_COMPLETION_INDEX=2");
+  EXPECT_EQ(journal_of(k8s).all.ops, j.all.ops);
+  const result bad = run_env("JOB_COMPLETION_INDEX=2", "fuzz --shard auto --out " + dir + "x");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("but not --shard-count"), std::string::npos) << bad.out;
+  EXPECT_FALSE(fs::exists(dir + "x"));  // nothing written for a refused command
+}
+
+// ---- gfsl fuzz merge ----
+
+TEST(Merge, FailuresAreGroupedBySignatureWithOneArtifactEach) {
+  std::vector<std::string> dirs;
+  std::string args;
+  for (int shard = 0; shard < 3; ++shard) {
+    dirs.push_back(temp_dir("merge_" + std::to_string(shard)));
+    const result r = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --no-progress --shard " + std::to_string(shard) +
+                         "/3 --out " + dirs.back());
+    ASSERT_EQ(r.code, 1) << r.out;
+    args += " " + dirs.back();
+  }
+  const std::string clean = temp_dir("merge_clean");
+  ASSERT_EQ(run("fuzz --max-runs 25 --max-ops 50 --no-progress --out " + clean).code, 0);
+  const std::string json = temp_dir("merged.json"), junit = temp_dir("merged.xml");
+  const result m = run("fuzz merge" + args + " " + clean + " --json " + json + " --junit " + junit);
+  EXPECT_EQ(m.code, 1) << m.out;
+  const auto mm = merged({dirs[0], dirs[1], dirs[2], clean});
+  EXPECT_EQ(mm.shards.size(), 4u);
+  EXPECT_EQ(mm.failure_count(), 3u);
+  std::size_t artifacts = 0;
+  for (const auto& g : mm.failures) {
+    artifacts += 1;
+    EXPECT_TRUE(fs::exists(fs::path(g.failures.front().dir) / "history.jsonl")) << g.signature;
+    EXPECT_NE(m.out.find(g.signature + " x" + std::to_string(g.failures.size())), std::string::npos) << m.out;
+  }
+  EXPECT_EQ(artifacts, mm.failures.size());
+  EXPECT_LE(mm.failures.size(), 3u);
+  const std::string x = slurp(junit);
+  EXPECT_NE(x.find("<testsuites name=\"gfsl-fuzz\" tests=\"" + std::to_string(4 + mm.failures.size()) + "\" failures=\"" +
+                   std::to_string(3 + mm.failures.size()) + "\""),
+            std::string::npos)
+      << x;
+  const std::string j = slurp(json);
+  EXPECT_NE(j.find("\"campaigns\":4,\"runs\":" + std::to_string(mm.totals.runs)), std::string::npos) << j;
+  EXPECT_NE(j.find("\"failures\":3,\"signatures\":[{\"signature\":"), std::string::npos) << j;
+  const result without_failures = run("fuzz merge " + clean);
+  EXPECT_EQ(without_failures.code, 0) << without_failures.out;
+}
+
+}  // namespace
