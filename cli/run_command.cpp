@@ -170,7 +170,7 @@ class live_trace {
       std::_Exit(exit_usage);
     }
     std::fflush(stdout);
-    std::fprintf(stderr, "gfsl run: interrupted by %s: %s holds the %zu operations started so far (%zu in flight, written as pending); gfsl check %s\n",
+    std::fprintf(stderr, "gfsl run: interrupted by %s: %s holds the %zu operations started so far (%zu not known to have returned, written as pending); gfsl check %s\n",
                  name, gfsl::lin::printable(path_).c_str(), total, pending, gfsl::lin::printable(path_).c_str());
     std::fflush(stderr);
     std::_Exit(exit_undecided);

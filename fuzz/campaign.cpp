@@ -267,6 +267,8 @@ void worker(const campaign_options& o, shared_state& s) {
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
       record(std::move(f));
       if (!o.keep_going) return;
+      // Going on: the failure is written, so the batch is complete.
+      if (o.on_batch && !cut_short) o.on_batch(b, case_index);
     }
     // Coverage feedback: a fifth of a batch on the kept runs that reached
     // the least-hit paths, each under a new schedule (tournament of four).
