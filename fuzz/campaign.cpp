@@ -186,7 +186,6 @@ run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng
 
 void worker(const campaign_options& o, shared_state& s) {
   const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
-  std::vector<corpus_entry> corpus;
   // Records a failure found and shrunk: stops the campaign unless it goes on.
   const auto record = [&](failure f) {
     // The scheduled host backend repeats a run bit for bit; threads and the
@@ -212,6 +211,16 @@ void worker(const campaign_options& o, shared_state& s) {
     batch_log log;
     bool in_shrink = false, cut_short = false;
     std::uint64_t case_index = 0;
+    // The coverage corpus is the batch's own, so that a batch is a function
+    // of its seed alone: a resumed campaign (--resume) runs exactly what the
+    // uninterrupted one would have.
+    std::vector<corpus_entry> corpus;
+    std::set<std::uint32_t> batch_combinations;
+    path_stats batch_paths;
+    const auto keep = [&](const judgement& j) {
+      batch_paths += j.run.report.paths;
+      if (batch_combinations.insert(path_mask(j.run.report.paths)).second) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+    };
     const auto property = [&]() {
       const run_config c = *gen;
       // Once a failure is found, the other cases of the batch are RapidCheck
@@ -229,7 +238,8 @@ void worker(const campaign_options& o, shared_state& s) {
       bool new_signature = false;
       if (!in_shrink) {
         std::lock_guard<std::mutex> g(s.lock);
-        if (count_run(s, j)) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+        count_run(s, j);
+        keep(j);
         if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
       }
       if (!j.failed()) return;
@@ -252,9 +262,6 @@ void worker(const campaign_options& o, shared_state& s) {
     quiet_listener listener;
     const rc::detail::TestResult result = rc::detail::checkTestable(property, meta, params, listener);
     const bool failed = result.template is<rc::detail::FailureResult>() && log.last_failure.has_value();
-    // A batch that failed is not complete until its failure is written
-    // (the caller records that): interrupted before, it is run again.
-    if (o.on_batch && !failed && !cut_short) o.on_batch(b, case_index);
     if (s.cancelled()) s.result.interrupted = true;
     if (failed) {
       failure f;
@@ -266,32 +273,37 @@ void worker(const campaign_options& o, shared_state& s) {
       f.verdict = std::move(*log.last_judgement);
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
       record(std::move(f));
+      // A batch that failed is not complete until its failure is written
+      // (the caller records that): interrupted before, it is run again.
       if (!o.keep_going) return;
-      // Going on: the failure is written, so the batch is complete.
-      if (o.on_batch && !cut_short) o.on_batch(b, case_index);
     }
-    // Coverage feedback: a fifth of a batch on the kept runs that reached
-    // the least-hit paths, each under a new schedule (tournament of four).
+    // Coverage feedback: a fifth of a batch on the batch's kept runs that
+    // reached the paths it hit least, each under a new schedule
+    // (tournament of four).
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !s.stop.load() && !s.cancelled() && s.elapsed() < o.seconds; ++i) {
-      path_stats totals;
+    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !cut_short; ++i) {
+      if (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds) {
+        cut_short = true;
+        break;
+      }
       {
         std::lock_guard<std::mutex> g(s.lock);
-        if (o.max_runs && s.result.runs >= o.max_runs) break;
-        totals = s.result.paths;
+        if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) break;
       }
       const corpus_entry* best = nullptr;
       for (int k = 0; k < 4; ++k) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
-        if (!best || rarity(e.mask, totals) > rarity(best->mask, totals)) best = &e;
+        if (!best || rarity(e.mask, batch_paths) > rarity(best->mask, batch_paths)) best = &e;
       }
       judgement j = execute_and_judge(reschedule(*best, o, rng), o.judge);
+      if (o.on_run) o.on_run(b, case_index++, j.config, j);
       bool new_signature = false;
       {
         std::lock_guard<std::mutex> g(s.lock);
-        if (count_run(s, j)) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+        count_run(s, j);
         if (j.failed()) new_signature = ++s.signature_runs[signature(j.found)] == 1;
       }
+      keep(j);
       if (!new_signature) continue;
       failure f;
       f.first = f.shrunk = j.config;
@@ -303,6 +315,10 @@ void worker(const campaign_options& o, shared_state& s) {
       record(std::move(f));
       if (!o.keep_going) return;
     }
+    // Complete: every run of the batch ran and is journalled, and any
+    // failure it found is written.
+    if (o.on_batch && !cut_short) o.on_batch(b, case_index);
+    if (s.cancelled() && cut_short) s.result.interrupted = true;
     if (s.elapsed() > o.seconds || s.cancelled()) return;
     {
       std::lock_guard<std::mutex> g(s.lock);
