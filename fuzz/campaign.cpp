@@ -318,8 +318,15 @@ void worker(const campaign_options& o, shared_state& s) {
     // Complete: every run of the batch ran and is journalled, and any
     // failure it found is written.
     if (o.on_batch && !cut_short) o.on_batch(b, case_index);
-    if (s.cancelled() && cut_short) s.result.interrupted = true;
-    if (s.elapsed() > o.seconds || s.cancelled()) return;
+    // A cancel that lands after the batch's last run (while its batch line
+    // is being made durable, say) still interrupts the campaign: the batch
+    // is kept, but the campaign has not reached its budget, and --resume
+    // must go on from the next batch.
+    if (s.cancelled()) {
+      s.result.interrupted = true;
+      return;
+    }
+    if (s.elapsed() > o.seconds) return;
     {
       std::lock_guard<std::mutex> g(s.lock);
       if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) return;

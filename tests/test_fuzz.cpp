@@ -2,6 +2,7 @@
 // published algorithm at lane granularity is caught, the same run at
 // whole-chunk reads passes, and the robust variant passes it at lane), campaigns shrink what they find, and shards
 // explore different runs.
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -108,6 +109,32 @@ TEST(FuzzCampaign, ShardsExploreDifferentRunsAndTheSameShardRepeatsItself) {
   EXPECT_EQ(a.runs, 25u);
   EXPECT_EQ(a.ops, again.ops);
   EXPECT_NE(a.ops, b.ops);
+}
+
+// A stop that arrives while a complete batch is being recorded (its batch
+// line made durable) still leaves the campaign interrupted, not finished:
+// --resume must go on from the next batch instead of taking the shortened
+// campaign for one that reached its budget.
+TEST(FuzzCampaign, AStopWhileABatchIsRecordedInterruptsTheCampaign) {
+  std::atomic<bool> cancel{false};
+  gfsl::fuzz::campaign_options o;
+  o.seconds = 600;
+  o.max_runs = 50;
+  o.runs_per_batch = 10;
+  o.progress = false;
+  o.limits.vary_granularity = false;
+  o.limits.max_ops = 40;
+  o.cancel = &cancel;
+  std::uint64_t batches = 0;
+  o.on_batch = [&](std::uint64_t, std::uint64_t) {
+    ++batches;
+    cancel = true;
+  };
+  const auto r = gfsl::fuzz::run_campaign(o);
+  EXPECT_FALSE(r.found);
+  EXPECT_EQ(batches, 1u);
+  EXPECT_LT(r.runs, 50u);
+  EXPECT_TRUE(r.interrupted);
 }
 
 }  // namespace

@@ -547,8 +547,15 @@ TEST(Workers, AKilledParentLeavesWorkersThatResume) {
   kill(pid, SIGKILL);
   EXPECT_EQ(wait_exit(pid), -SIGKILL);
   // The workers are told (SIGTERM) and end, journals closed.
+  // (An orphan that ended may stay a zombie where nothing reaps it.)
+  auto running = [](pid_t k) {
+    const std::string stat = slurp("/proc/" + std::to_string(k) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
+  };
   for (pid_t k : kids) {
-    for (int i = 0; i < 500 && kill(k, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 3000 && running(k); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(running(k)) << "worker " << k << " outlived its parent by 30 s";
   }
   const result m = run("fuzz merge " + dir);
   EXPECT_EQ(m.code, 0) << m.out;
