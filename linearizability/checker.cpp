@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -271,11 +272,17 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
       if (o.progress) o.progress->decided.fetch_add(std::min(groups, first + batch) - first, std::memory_order_relaxed);
     }
   };
-  if (threads == 1) {
-    work(0);
-  } else {
+  // This thread works too, as slot 0. Keys are taken from a shared queue, so
+  // helpers that cannot be started (a thread or process limit) only make
+  // the check slower: the verdict is the same with any number of them.
+  {
     std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    try {
+      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    } catch (const std::system_error&) {
+      result.threads = static_cast<unsigned>(1 + pool.size());
+    }
+    work(0);
     for (auto& th : pool) th.join();
   }
 

@@ -397,6 +397,18 @@ TEST(Resources, CheckWithoutThreadsForItsProgressLineStillDecides) {
   const result r = shell(with_threads_allowed(0, "check --threads 1 " + trace));
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  // Asked for four checking threads and given none (or one), the check runs
+  // on what it has and gives the same verdict.
+  const std::string wide = temp_path("nothreads_wide.trace");  // keys enough for four threads
+  ASSERT_EQ(run("run --backend host --teams 4 --ops 3000 --range 4000 --trace " + wide).code, 0);
+  for (int allowed : {0, 1}) {
+    const result pool = shell(with_threads_allowed(allowed, "check --threads 4 " + wide));
+    EXPECT_EQ(pool.code, 0) << pool.out;
+    EXPECT_NE(pool.out.find("verdict:  linearizable"), std::string::npos) << pool.out;
+    const std::string on = " s on " + std::to_string(allowed + 1) + (allowed ? " threads" : " thread");
+    EXPECT_NE(pool.out.find(on), std::string::npos) << pool.out;
+  }
+  EXPECT_NE(run("check --threads 4 " + wide).out.find(" s on 4 threads"), std::string::npos);
 }
 
 TEST(Resources, AFullDiskOrAMissingFolderEndsInOneLineAndLeavesEarlierFilesIntact) {
@@ -538,7 +550,9 @@ TEST(KilledRuns, WhatARunLeavesAtAnyMomentIsReadableAndConsistent) {
           continue;
         }
         ASSERT_FALSE(tail) << "a returned operation after a pending one of its team";
-        if (k + 1 < ops.size()) EXPECT_LT(ops[k].second, ops[k + 1].first);
+        if (k + 1 < ops.size()) {
+          EXPECT_LT(ops[k].second, ops[k + 1].first);
+        }
       }
     }
     ++whole;
