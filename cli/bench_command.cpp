@@ -19,7 +19,7 @@ namespace gfsl::cli {
 namespace {
 
 // "10K,1M,100M" or plain numbers.
-bool parse_ranges(const std::string& text, std::vector<std::uint32_t>& out) {
+[[maybe_unused]] bool parse_ranges(const std::string& text, std::vector<std::uint32_t>& out) {
   out.clear();
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {

@@ -297,6 +297,15 @@ class cpu_runner {
     std::vector<std::atomic<std::uint64_t>> progress(p_.teams);
     std::vector<team_state> states(p_.teams);
     std::vector<counters> counts(p_.teams);
+    // What the watchdog may read while the teams run: whether a team has
+    // ended (release/acquire, so that its last counters are seen after the
+    // join anyway) and a copy of its counters published every 64 steps.
+    std::vector<std::atomic<bool>> ended(p_.teams);
+    struct published_counts {
+      std::mutex lock;
+      counters c;
+    };
+    std::vector<published_counts> published(p_.teams);
     shared_result shared{{}, &res_, o_.reports};
     std::mutex fault_lock;
     std::string fault;
@@ -322,6 +331,10 @@ class cpu_runner {
                 }
               }
               progress[t].fetch_add(1, std::memory_order_relaxed);
+              {
+                std::lock_guard<std::mutex> g(published[t].lock);
+                published[t].c = counts[t];
+              }
               if (stop.load(std::memory_order_relaxed)) break;
             }
           } catch (const access_fault& f) {
@@ -332,13 +345,17 @@ class cpu_runner {
           }
           progress[t].fetch_add(1, std::memory_order_relaxed);
           states[t].stopped = 1;
+          {
+            std::lock_guard<std::mutex> g(published[t].lock);
+            published[t].c = counts[t];
+          }
+          ended[t].store(true, std::memory_order_release);
         });
       }
     } catch (const std::system_error& e) {
       // Threads already started wait at the barrier: release them at once.
       stop = true;
       res_.error = std::string("cannot start team thread ") + std::to_string(threads.size()) + ": " + e.what();
-      for (std::size_t t = threads.size(); t < p_.teams; ++t) states[t].stopped = 1;
       // Arrive for ourselves and for every team that never started, so that
       // the started ones pass the barrier, see `stop` and return.
       (void)sync.arrive(static_cast<std::ptrdiff_t>(p_.teams - threads.size()) + 1);
@@ -363,12 +380,17 @@ class cpu_runner {
           seen[t] = v;
           since[t] = now;
         }
-        if (!states[t].stopped) all_done = false;
-        if (!states[t].stopped && std::chrono::duration<double>(now - since[t]).count() > o_.hang_seconds) {
+        const bool team_ended = ended[t].load(std::memory_order_acquire);
+        if (!team_ended) all_done = false;
+        if (!team_ended && std::chrono::duration<double>(now - since[t]).count() > o_.hang_seconds) {
+          std::lock_guard<std::mutex> reports_held(shared.lock);  // teams add reports to res_
           res_.hung = true;
           res_.hang_detail = "team " + std::to_string(t) + " made no progress for " + std::to_string(o_.hang_seconds) +
                              " s in structure " + std::to_string(index) + " (an operation that never returns)";
-          for (const counters& c : counts) res_.totals.add(c);
+          for (published_counts& pc : published) {
+            std::lock_guard<std::mutex> g(pc.lock);
+            res_.totals.add(pc.c);
+          }
           res_.seconds = std::chrono::duration<double>(now - start_).count();
           if (fatal_) fatal_(res_);
           std::_Exit(1);
@@ -377,8 +399,15 @@ class cpu_runner {
       if (stop && all_done) break;
       if (progress_ && std::chrono::duration<double>(now - last_progress).count() >= 1.0) {
         last_progress = now;
-        config_result snap = res_;
-        for (const counters& c : counts) snap.totals.add(c);
+        config_result snap;
+        {
+          std::lock_guard<std::mutex> g(shared.lock);  // teams add reports to res_
+          snap = res_;
+        }
+        for (published_counts& pc : published) {
+          std::lock_guard<std::mutex> g(pc.lock);
+          snap.totals.add(pc.c);
+        }
         snap.seconds = std::chrono::duration<double>(now - start_).count();
         progress_(snap);
       }
