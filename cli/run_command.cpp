@@ -44,8 +44,8 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
   return header;
 }
 
-// gfsl run --trace in the binary form on the host and threads backends: the
-// trace is written while the run goes. The prefill first, then every second
+// gfsl run --trace in the binary form on the host backend (scheduled or in
+// turns) and the threads backend: the trace is written while the run goes. The prefill first, then every second
 // a history block of the operations that returned since the last one, each
 // flushed; at the end the rest, the snapshots, the events and the end
 // section. SIGINT and SIGTERM are taken by the writer's thread: it writes
@@ -451,10 +451,8 @@ int execute(run_options& o) {
                          "and turns only stop between whole operations\n");
     return exit_usage;
   }
-  if (o.sched == "turns" && o.backend == "host") {
-    return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras), "", nullptr);
-  }
-  if (o.backend == "host") resolve_defaults(o);
+  const bool turns = o.sched == "turns" && o.backend == "host";
+  if (o.backend == "host" && !turns) resolve_defaults(o);
   std::unique_ptr<live_trace> live;
   if (!o.trace.empty() && o.trace_format == "binary") {
     try {
@@ -466,6 +464,10 @@ int execute(run_options& o) {
       live.reset();  // no thread to write as the run goes: written when it ends
     }
     if (live) extras.live = &live->live;
+  }
+  if (turns) {
+    return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras), "", nullptr,
+                  gfsl::model::clock_kind::global_counter, live.get());
   }
   if (o.backend == "threads") {
     return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras), "", nullptr,

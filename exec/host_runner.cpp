@@ -105,7 +105,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   // Reading it is not a scheduling point: it is the observer, not the program.
   std::atomic<std::uint64_t> clock{model::first_free_stamp(out.prefill.size())};
 
-  live_history* live = keep_records && mode != host_mode::sequential ? extras.live : nullptr;
+  live_history* live = keep_records ? extras.live : nullptr;
   std::vector<std::vector<model::op_record>> own_records;
   std::vector<std::vector<model::op_record>>& per_team = live ? live->per_team : own_records;
   per_team.assign(w.teams, {});
@@ -146,7 +146,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   for (std::uint32_t t = 0; t < w.teams; ++t) {
     teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
     algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable, V>>(*teams[t], s.view(), threshold, extras.mut));
-    if (keep_records && mode != host_mode::sequential) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
+    if (keep_records) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
   if (live) {
     live->started = std::make_unique<std::atomic<std::size_t>[]>(w.teams);
@@ -155,11 +155,12 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   }
   // Runs operation j as team t. The record goes in before the operation starts,
   // pending, so that an operation a stopped run leaves in flight stays in the
-  // history as pending. Sequential runs keep one list in execution order: that
-  // order is a linearization, checked exactly against the model.
+  // history as pending. Records go to the team's list (where a live trace
+  // reads them as the run goes); a sequential run's are put back in
+  // execution order at the end.
   auto step = [&](std::uint32_t t, std::uint64_t j) {
     const model::operation op = model::operation_at(w, j);
-    auto& into = mode == host_mode::sequential ? out.records : per_team[t];
+    auto& into = per_team[t];
     std::size_t slot = 0;
     if (keep_records) {
       slot = into.size();
@@ -256,9 +257,14 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       for (int b = 0; b < 2; ++b) out.report.counts.by_kind[k][b] += counts[t].by_kind[k][b];
     out.report.counts.errors += counts[t].errors;
     out.report.paths += teams[t]->stats();
-    if (keep_records && mode != host_mode::sequential) {
-      out.records.insert(out.records.end(), per_team[t].begin(), per_team[t].end());
-    }
+    if (keep_records) out.records.insert(out.records.end(), per_team[t].begin(), per_team[t].end());
+  }
+  // Turns: the records in execution order, which is call-stamp order (the
+  // clock ticks at every call and return), so that the history is its own
+  // linearization, checked exactly against the model.
+  if (keep_records && mode == host_mode::sequential) {
+    std::sort(out.records.begin(), out.records.end(),
+              [](const model::op_record& a, const model::op_record& b) { return a.call < b.call; });
   }
   take_final_state(out, inspect_final_state(s.view()));
   out.final_snapshot = take_snapshot(s.view(), clock.load());

@@ -560,4 +560,28 @@ TEST(KilledRuns, WhatARunLeavesAtAnyMomentIsReadableAndConsistent) {
   EXPECT_EQ(whole, 4);
 }
 
+// Turns (whole operations one team at a time) record live too: interrupted,
+// the trace holds every operation so far, at most one of them pending.
+TEST(KilledRuns, ARunInTurnsIsRecordedAsItGoes) {
+  const std::string trace = temp_path("turns_killed.trace");
+  const result r = kill_after("run --backend host --sched turns --teams 8 --ops 20000000 --range 5000 --trace " + trace, SIGINT, 3000);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("gfsl run: interrupted by SIGINT: " + trace + " holds the "), std::string::npos) << r.out;
+  const gfsl::traces::trace t = gfsl::traces::read_trace(trace);
+  std::size_t pending = 0;
+  for (const auto& rec : t.history) pending += rec.pending() ? 1 : 0;
+  EXPECT_LE(pending, 1u);
+  EXPECT_GT(t.history.size(), 2500u);  // more than the prefill: blocks written as the run went
+  const result check = run("check " + trace);
+  EXPECT_EQ(check.code, 0) << check.out;
+  // Run to its end, the same workload in turns is its own linearization.
+  const std::string whole = temp_path("turns_whole.trace");
+  ASSERT_EQ(run("run --backend host --sched turns --teams 8 --ops 20000 --range 500 --trace " + whole).code, 0);
+  gfsl::traces::trace w = gfsl::traces::read_trace(whole);
+  std::sort(w.history.begin(), w.history.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
+  for (std::size_t i = 1; i < w.history.size(); ++i) {
+    ASSERT_LT(w.history[i - 1].ret, w.history[i].call) << "record " << i << " overlaps the one before it";
+  }
+}
+
 }  // namespace
