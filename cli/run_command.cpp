@@ -223,7 +223,7 @@ bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::
 
 int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
            const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter,
-           live_trace* live = nullptr) {
+           live_trace* live = nullptr, bool stopped_mid_run = false) {
   const bool traced = write_trace_file(o, r, device, clock, live);
   using gfsl::op_kind;
   const auto& c = r.report.counts;
@@ -293,7 +293,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     // A run the scheduler stopped has operations in flight: its structure is
     // a mid-run state, judged by the invariants that hold at every step.
     const bool quiescent = (schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed) &&
-                           r.prefill_stop == gfsl::sched::stop_reason::completed;
+                           r.prefill_stop == gfsl::sched::stop_reason::completed && !stopped_mid_run;
     auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, quiescent, sequential ? &model_state : nullptr);
     gfsl::invariants::name_operations_in_flight(snap.violations, r.records);
     if (!snap.violations.empty()) {
@@ -398,6 +398,19 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
 
 }  // namespace
 
+#if defined(GFSL_HAVE_CUDA)
+// SIGINT or SIGTERM during a GPU run: the kernel is asked to stop (teams end
+// at their next operation) and the run ends with what it recorded. A second
+// signal has the default action.
+std::atomic<bool> gpu_interrupt{false};
+std::atomic<int> gpu_interrupt_signal{0};
+extern "C" void on_gpu_interrupt(int sig) {
+  gpu_interrupt_signal.store(sig);
+  gpu_interrupt.store(true);
+  signal(sig, SIG_DFL);
+}
+#endif
+
 int execute(run_options& o) {
   if (const std::string bad = o.w.validate(); !bad.empty()) {
     std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
@@ -422,14 +435,44 @@ int execute(run_options& o) {
     dopt.events = o.events;
     dopt.event_capacity = o.event_capacity;
     dopt.var = o.var;
+    dopt.interrupt = &gpu_interrupt;
+    struct sigaction on_signal {}, old_int{}, old_term{};
+    on_signal.sa_handler = on_gpu_interrupt;
+    sigemptyset(&on_signal.sa_mask);
+    sigaction(SIGINT, &on_signal, &old_int);
+    sigaction(SIGTERM, &on_signal, &old_term);
     const gfsl::device_run d = gfsl::run_on_device(o.w, dopt);
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    const char* signal_name = gpu_interrupt_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT";
     if (d.timed_out) {
       std::fprintf(stderr, "gfsl run: a kernel did not finish within the %.0f s watchdog on %s: stopping\n", o.watchdog,
                    d.device_name.c_str());
       std::fflush(stderr);
       std::_Exit(exit_run_error);  // the kernel still holds the device; the process must go
     }
-    int rc = report(o, d.run, d.device_name, nullptr, d.clock);
+    if (d.interrupted_in_prefill) {
+      std::fprintf(stderr, "gfsl run: interrupted by %s during the prefill: the concurrent phase did not start, nothing was recorded\n",
+                   signal_name);
+      return exit_undecided;
+    }
+    int rc = report(o, d.run, d.device_name, nullptr, d.clock, nullptr, d.stopped_mid_run);
+    if (d.interrupted) {
+      std::size_t pending = 0;
+      for (const auto& r : d.run.records) pending += r.pending() ? 1 : 0;
+      std::fflush(stdout);
+      if (o.trace.empty()) {
+        std::fprintf(stderr, "gfsl run: interrupted by %s: stopped after %zu operations (no --trace: none written)\n", signal_name,
+                     d.run.records.size());
+      } else {
+        std::fprintf(stderr,
+                     "gfsl run: interrupted by %s: %s holds the %zu operations started so far (%zu not known to have returned, "
+                     "written as pending); gfsl check %s\n",
+                     signal_name, gfsl::lin::printable(o.trace).c_str(), d.run.prefill.size() + d.run.records.size(), pending,
+                     gfsl::lin::printable(o.trace).c_str());
+      }
+      if (rc == exit_ok) rc = exit_undecided;
+    }
     if (d.hung) {
       std::printf("hang:     %s\n", d.hang_detail.c_str());
       if (rc == exit_ok || rc == exit_undecided) rc = exit_run_error;

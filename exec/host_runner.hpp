@@ -75,8 +75,8 @@ struct host_run {
 // that it never moves: of team t's records, [0, completed[t]) have returned
 // and [completed[t], started[t]) are in flight (their team, operation and
 // call stamp are set and stay; the rest is being written). Both counts are
-// published with release stores; `ready` says the lists exist. Threaded and
-// scheduled runs only (a sequential run keeps one list in execution order).
+// published with release stores; `ready` says the lists exist. Every host
+// mode (a sequential run's lists are put in execution order at its end).
 struct live_history {
   std::atomic<bool> ready{false};
   std::vector<std::vector<model::op_record>> per_team;

@@ -174,6 +174,36 @@ device_run run(const model::workload& w, const device_options& o) {
   device_buffer<hang_report> hang(1);
   GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
 
+  // An interrupt raises the abort flag while the kernel runs: the copy goes
+  // on a stream that does not wait for the default stream's kernel. Teams
+  // read the flag at each operation (and every 64th lock wait), so the
+  // kernel ends soon after, its records those of the operations that started.
+  cudaStream_t side = nullptr;
+  if (o.interrupt) GFSL_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  struct destroy_stream {
+    cudaStream_t s;
+    ~destroy_stream() {
+      if (s) cudaStreamDestroy(s);
+    }
+  } stream_guard{side};
+  static const unsigned int raised_flag = 1;
+  bool abort_sent = false;
+  auto wait_kernel = [&](cudaEvent_t done) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      const cudaError_t e = cudaEventQuery(done);
+      if (e == cudaSuccess) return true;
+      if (e != cudaErrorNotReady) cuda_util::check(e, "cudaEventQuery", __FILE__, __LINE__);
+      if (o.interrupt && !abort_sent && o.interrupt->load()) {
+        GFSL_CUDA_CHECK(cudaMemcpyAsync(abort_flag.ptr, &raised_flag, sizeof raised_flag, cudaMemcpyHostToDevice, side));
+        abort_sent = true;
+        out.interrupted = true;
+      }
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o.watchdog_seconds) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  };
+
   const std::uint64_t threads = static_cast<std::uint64_t>(w.teams) * N;
   const unsigned blocks = static_cast<unsigned>((threads + o.threads_per_block - 1) / o.threads_per_block);
   const std::uint64_t threshold = p_chunk_threshold_of(w.p_chunk);
@@ -214,8 +244,13 @@ device_run run(const model::workload& w, const device_options& o) {
     GFSL_CUDA_CHECK(cudaGetLastError());
   }
   GFSL_CUDA_CHECK(cudaEventRecord(prefilled));
-  if (!wait_for(prefilled, o.watchdog_seconds)) {
+  if (!wait_kernel(prefilled)) {
     out.timed_out = true;
+    return out;
+  }
+  if (out.interrupted) {  // before the concurrent phase: nothing of it to record
+    out.interrupted_in_prefill = true;
+    out.stopped_mid_run = true;
     return out;
   }
   std::vector<model::op_record> prefill_results(hr.prefill.size());
@@ -274,7 +309,7 @@ device_run run(const model::workload& w, const device_options& o) {
     }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
-    if (!wait_for(end, o.watchdog_seconds)) {
+    if (!wait_kernel(end)) {
       out.timed_out = true;
       return out;
     }
@@ -285,6 +320,7 @@ device_run run(const model::workload& w, const device_options& o) {
 
   hang_report h{};
   GFSL_CUDA_CHECK(cudaMemcpy(&h, hang.ptr, sizeof h, cudaMemcpyDeviceToHost));
+  out.stopped_mid_run = h.raised != 0 || out.interrupted;
   if (h.raised) {
     out.hung = true;
     std::string holder = lock_is_held(h.lock_word) ? "held by team " + std::to_string(lock_owner(h.lock_word))

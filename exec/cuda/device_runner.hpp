@@ -3,6 +3,7 @@
 // from host code compiled without nvcc.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "../../model/history.hpp"
@@ -41,6 +42,10 @@ struct device_options {
   // false: skip copying the final structure back and inspecting it (benchmarks).
   bool inspect_final = true;
   bool compare_host_partition = false;
+  // Read while a kernel runs (set by a SIGINT or SIGTERM handler): once true,
+  // every team stops at its next operation (or its next check in a lock
+  // wait) and the run ends with what it recorded (device_run::interrupted).
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct device_run {
@@ -50,6 +55,12 @@ struct device_run {
   bool hung = false;         // the hang bound stopped the run on the device
   std::string hang_detail;   // one line: who waited on which chunk, held by whom
   bool timed_out = false;    // a kernel outlived the host's watchdog
+  bool interrupted = false;  // device_options::interrupt stopped the run: its records are those of the operations that started
+  bool interrupted_in_prefill = false;  // ... before the concurrent phase began: nothing of it was recorded
+  // The run was stopped before its end (interrupted, or the hang bound):
+  // teams may have left operations in flight, so the final structure is a
+  // mid-run state, judged by the invariants that hold at every step.
+  bool stopped_mid_run = false;
   double partition_ms_device = 0;  // CUB sort by (key, call), device time
   double partition_ms_host = 0;    // the same grouping on the host (compare_host_partition)
 };
