@@ -293,7 +293,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     // A run the scheduler stopped has operations in flight: its structure is
     // a mid-run state, judged by the invariants that hold at every step.
     const bool quiescent = (schedule == nullptr || schedule->reason == gfsl::sched::stop_reason::completed) &&
-                           r.prefill_stop == gfsl::sched::stop_reason::completed && !stopped_mid_run;
+                           r.prefill_stop == gfsl::sched::stop_reason::completed && !stopped_mid_run && r.hang_report.empty();
     auto snap = gfsl::invariants::check_snapshot(r.final_snapshot, quiescent, sequential ? &model_state : nullptr);
     gfsl::invariants::name_operations_in_flight(snap.violations, r.records);
     if (!snap.violations.empty()) {
@@ -347,6 +347,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                 gfsl::sched::name(r.prefill_stop), r.prefill.size());
     std::istringstream lines(r.prefill_report);
     for (std::string line; std::getline(lines, line);) std::printf("          %s\n", line.c_str());
+    rc = exit_violation;
+  }
+  if (!r.hang_report.empty()) {
+    std::printf("stopped:  hang: %s\n", r.hang_report.c_str());
     rc = exit_violation;
   }
   if (schedule && schedule->reason != gfsl::sched::stop_reason::completed) {
@@ -489,6 +493,7 @@ int execute(run_options& o) {
   extras.var = o.var;
 
   extras.check_every = o.check_every;
+  extras.hang_seconds = o.hang_timeout;
   if (o.check_every && (o.backend != "host" || o.sched == "turns")) {
     std::fprintf(stderr, "gfsl run: --check-every needs the scheduled host backend: on threads no moment is quiescent, "
                          "and turns only stop between whole operations\n");
@@ -599,7 +604,9 @@ command add_run_command(CLI::App& root) {
   run->add_option("--clock", o.clock, "cuda: stamps from a device-wide counter, %globaltimer, or off (recording off)")
       ->check(CLI::IsMember({"counter", "globaltimer", "off"}))
       ->capture_default_str();
-  run->add_option("--hang-timeout", o.hang_timeout, "cuda: seconds a team may wait on a lock before the run is stopped on the device")
+  run->add_option("--hang-timeout", o.hang_timeout,
+                  "cuda: seconds a team may wait on a lock before the run is stopped on the device; threads: seconds a team "
+                  "may go without completing an operation")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--watchdog", o.watchdog, "cuda: seconds the host waits for a kernel before it gives up on the device")

@@ -19,7 +19,7 @@ struct run_options {
   bool sched_seed_given = false;
   std::uint32_t pool = 0;           // 0: sized from the workload
   double watchdog = 120.0;          // cuda: the host's bound on each kernel, seconds
-  double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device, seconds
+  double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device; threads: a team without a completed operation for this long; seconds
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::string trace;                // where to write the history ("" : nowhere)
   std::string trace_format = "binary";  // binary (with snapshots and events) | json (JSON lines, the history only)

@@ -92,6 +92,11 @@ class host_team {
   path_stats& stats() { return stats_; }
   const path_stats& stats() const { return stats_; }
   void set_hook(access_hook* hook) { hook_ = hook; }
+  // The threads backend's watchdog: once `flag` is true the team stops where
+  // it is (run_stopped), checked at every lock wait and every 256th access,
+  // so that a team spinning without waiting (a search that restarts for
+  // ever) is stopped too. Null: never abandoned.
+  void set_abandon_flag(const std::atomic<bool>* flag) { abandon_ = flag; }
 
   // Lane i loads p[i]. Acquire: a reader that sees a published pointer or
   // entry also sees what was written before it was published.
@@ -161,6 +166,7 @@ class host_team {
   }
   void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
     if (hook_) hook_->lock_wait(id_, chunk, lock_word);
+    if (abandon_ && abandon_->load(std::memory_order_relaxed)) throw run_stopped{};
     if (words_ != 0 && ref(base_ + header_offsets::error_word).load(std::memory_order_relaxed) != error_none) {
       throw run_stopped{};
     }
@@ -172,8 +178,9 @@ class host_team {
   static std::atomic_ref<std::uint64_t> ref(const std::uint64_t* p) {
     return std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(p));
   }
-  access make(access_kind k, mem_order o, int lane, const std::uint64_t* p) const {
+  access make(access_kind k, mem_order o, int lane, const std::uint64_t* p) {
     if (words_ != 0 && (p < base_ || p >= base_ + words_)) throw access_fault{id_, static_cast<std::uint64_t>(p - base_)};
+    if (abandon_ && (++accesses_ & 255u) == 0 && abandon_->load(std::memory_order_relaxed)) throw run_stopped{};
     access a;
     a.team = id_;
     a.kind = k;
@@ -190,6 +197,8 @@ class host_team {
   bool yield_;
   std::uint64_t words_;
   path_stats stats_{};
+  const std::atomic<bool>* abandon_ = nullptr;
+  std::uint32_t accesses_ = 0;
 };
 
 #if !defined(__CUDACC__)

@@ -5,6 +5,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -140,11 +141,20 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     recorder = std::make_unique<event_recorder>(N, pool, w.teams, &clock, scheduler.get());
   }
   access_hook* hook = recorder ? static_cast<access_hook*>(recorder.get()) : scheduler.get();
+  // The threads backend's watchdog reads, per team, the operation it is in
+  // and how many it has completed.
+  std::vector<std::atomic<std::uint64_t>> in_op(w.teams), completed_ops(w.teams);
+  std::vector<std::atomic<bool>> team_done(w.teams);
+  std::atomic<bool> abandon{false};
+  std::mutex finished_lock;
+  std::condition_variable finished_cv;
+  std::uint32_t teams_finished = 0;
   std::vector<op_counts> counts(w.teams);
   std::vector<std::unique_ptr<host_team<N>>> teams;
   std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable, V>>> algos;
   for (std::uint32_t t = 0; t < w.teams; ++t) {
     teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
+    if (mode == host_mode::threads) teams.back()->set_abandon_flag(&abandon);
     algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable, V>>(*teams[t], s.view(), threshold, extras.mut));
     if (keep_records) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
   }
@@ -199,10 +209,19 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   // (the error word then stops the others at their next operation).
   auto team_body = [&](std::uint32_t t) {
     for (std::uint64_t j = team_first_op(w, t); j < team_first_op(w, t + 1); ++j) {
+      in_op[t].store(j, std::memory_order_relaxed);
       if (step(t, j).st != status::ok) break;
+      completed_ops[t].fetch_add(1, std::memory_order_relaxed);
       if (scheduler) scheduler->completed_operation();
     }
+    team_done[t].store(true, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> g(finished_lock);
+      ++teams_finished;
+    }
+    finished_cv.notify_one();
   };
+  if (extras.before_concurrent) extras.before_concurrent(s.words(), s.word_count());
 
   const auto start = std::chrono::steady_clock::now();
   if (out.report.first_error == status::ok && out.prefill_stop == sched::stop_reason::completed) {
@@ -246,6 +265,37 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
         (void)sync.arrive(static_cast<std::ptrdiff_t>(w.teams - started));
         for (std::thread& th : threads) th.join();
         throw std::system_error(e.code(), "cannot start team thread " + std::to_string(started) + " of " + std::to_string(w.teams));
+      }
+      // Watchdog: a team that completes no operation within the hang bound
+      // is hung (a lock never released, a search that never ends). Every
+      // team is then stopped where it is, and the run says who and where.
+      std::vector<std::uint64_t> seen(w.teams, 0);
+      std::vector<std::chrono::steady_clock::time_point> since(w.teams, std::chrono::steady_clock::now());
+      for (bool all_done = false; !all_done;) {
+        {
+          std::unique_lock<std::mutex> g(finished_lock);
+          if (finished_cv.wait_for(g, std::chrono::milliseconds(20), [&] { return teams_finished == w.teams; })) break;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        all_done = true;
+        for (std::uint32_t t = 0; t < w.teams && !abandon.load(); ++t) {
+          if (team_done[t].load(std::memory_order_acquire)) continue;
+          all_done = false;
+          const std::uint64_t c = completed_ops[t].load(std::memory_order_relaxed);
+          if (c != seen[t]) {
+            seen[t] = c;
+            since[t] = now;
+          } else if (std::chrono::duration<double>(now - since[t]).count() > extras.hang_seconds) {
+            const std::uint64_t j = in_op[t].load(std::memory_order_relaxed);
+            char secs[32];
+            std::snprintf(secs, sizeof secs, "%g", extras.hang_seconds);
+            out.hang_report = "team " + std::to_string(t) + " completed no operation for " + secs + " s, in " +
+                              model::describe(model::operation_at(w, j)) + " (operation " + std::to_string(j) +
+                              "): every team stopped where it was, operations in flight pending";
+            abandon.store(true);
+          }
+        }
+        if (abandon.load()) break;
       }
       for (std::thread& th : threads) th.join();
     }

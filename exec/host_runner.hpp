@@ -67,6 +67,11 @@ struct host_run {
   // report says who waits on what, or where the spinning team is.
   sched::stop_reason prefill_stop = sched::stop_reason::completed;
   std::string prefill_report;
+  // The threads backend's watchdog stopped the concurrent phase: one line
+  // naming the team that completed no operation within the hang bound and
+  // the operation it was in. The other teams were stopped where they were
+  // (their operations pending), so the final structure is a mid-run state.
+  std::string hang_report;
 };
 
 // A run's history while it is being made, for a thread that writes it out
@@ -89,7 +94,13 @@ struct run_extras {
   variant var = default_variant; // the algorithm's variant (core/types.hpp), prefill included
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
-  live_history* live = nullptr;  // threaded and scheduled runs with records: where they go as they are made
+  live_history* live = nullptr;  // runs with records: where they go as they are made
+  // threads: a team that completes no operation for this long is hung; the
+  // run is stopped and says which team, in which operation (hang_report).
+  double hang_seconds = 30.0;
+  // Tests: changes the structure's words after the prefill, before the
+  // concurrent phase (a lock that is never released).
+  std::function<void(std::uint64_t* words, std::size_t count)> before_concurrent;
   // Tests: changes the initial structure's words before the prefill (a lock
   // that is never released, a NEXT cycle), to show how a run that cannot
   // finish its prefill ends.

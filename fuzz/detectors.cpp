@@ -104,6 +104,7 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
     if (j.outcome.reason == sched::stop_reason::step_limit) j.undecided = true;
   } else if (c.backend == "threads") {
     j.run = run_on_host(c.w, host_mode::threads, 0, true, ex);
+    if (!j.run.hang_report.empty()) j.found.push_back({"hang", j.run.hang_report, false, 0, "concurrent phase"});
   } else {
 #if defined(GFSL_HAVE_CUDA)
     device_options d;

@@ -4,7 +4,9 @@
 // livelocks with who waits on whom.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "core/algorithm.hpp"
@@ -395,6 +397,44 @@ TEST(SchedulerStop, APrefillThatCannotFinishEndsInAHangReport) {
   EXPECT_EQ(fine.run.prefill_stop, stop_reason::completed) << fine.run.prefill_report;
   EXPECT_EQ(fine.run.prefill.size(), static_cast<std::size_t>(std::llround(w.prefill * w.range)));
   EXPECT_EQ(fine.run.records.size(), w.ops);
+}
+
+// On the threads backend nothing schedules the teams, so a watchdog does: a
+// team that completes no operation within the hang bound stops the run, which
+// names the team and its operation. A lock nobody will release (teams wait
+// in lock_wait) and a NEXT cycle (a search that spins without waiting,
+// stopped by the check every 256 accesses) both end in such a report.
+TEST(ThreadsWatchdog, AConcurrentPhaseThatCannotFinishEndsInAHangReport) {
+  constexpr int N = 16;
+  auto w = small_workload(N);
+  w.prefill = 0.5;
+  const auto locked = [](std::uint64_t* words, std::size_t) {
+    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::lock_lane] = gfsl::lock_word_of(7);
+  };
+  const auto cycle = [](std::uint64_t* words, std::size_t) {
+    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::next_lane] = gfsl::make_entry(gfsl::key_neg_inf, 0);
+  };
+  for (const auto& damage : {std::function<void(std::uint64_t*, std::size_t)>(locked),
+                             std::function<void(std::uint64_t*, std::size_t)>(cycle)}) {
+    gfsl::run_extras ex;
+    ex.hang_seconds = 0.3;
+    ex.before_concurrent = damage;
+    const auto start = std::chrono::steady_clock::now();
+    const gfsl::host_run r = gfsl::run_on_host(w, gfsl::host_mode::threads, 0, true, ex);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+    EXPECT_EQ(r.prefill_stop, stop_reason::completed);
+    EXPECT_NE(r.hang_report.find("completed no operation for 0.3 s, in "), std::string::npos) << r.hang_report;
+    EXPECT_NE(r.hang_report.find("operations in flight pending"), std::string::npos) << r.hang_report;
+    std::size_t pending = 0;
+    for (const auto& rec : r.records) pending += rec.pending() ? 1 : 0;
+    EXPECT_GE(pending, 1u);
+  }
+  // Undamaged, the same run completes with no report.
+  gfsl::run_extras ex;
+  ex.hang_seconds = 30;
+  const gfsl::host_run ok = gfsl::run_on_host(w, gfsl::host_mode::threads, 0, true, ex);
+  EXPECT_EQ(ok.hang_report, "");
+  EXPECT_EQ(ok.records.size(), w.ops);
 }
 
 // Teams on disjoint keys sharing chunks: each key has one writer, so every
