@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "platform.hpp"
+#include "types.hpp"
 
 namespace gfsl {
 
@@ -57,21 +58,50 @@ struct mutant_info {
   // The variants it plants a bug in: the robust variant's own mechanisms do
   // not exist in the thesis variant, where such a mutant changes nothing.
   std::string_view variants = "thesis,robust";
+  // Non-empty for a mutant that the robust variant's mechanisms make behave
+  // like the correct core: why. At every read granularity, unless
+  // `robust_equivalent_whole_chunk_only`.
+  std::string_view robust_equivalent = {};
+  bool robust_equivalent_whole_chunk_only = false;
 };
+
+// Why mutant `m` behaves like the correct core of `v` when chunk reads are
+// `whole_chunk` (one instant) or not; empty when it can be told apart, and
+// then a campaign that does not kill it has missed a bug.
+inline std::string_view equivalence_of(const mutant_info& m, variant v, bool whole_chunk) {
+  if (whole_chunk && !m.equivalent.empty()) return m.equivalent;
+  if (v == variant::robust && !m.robust_equivalent.empty() && (whole_chunk || !m.robust_equivalent_whole_chunk_only)) {
+    return m.robust_equivalent;
+  }
+  return {};
+}
+
+// The robust variant concludes "k is not here" only from a read that no burst
+// of writes overlapped (the write version, docs/ALGORITHM.md), and a positive
+// answer shows an entry some store wrote, each entry one word, copied but never
+// invented: the order of the stores inside a burst is seen by no answer.
+inline constexpr std::string_view robust_hides_write_order =
+    "robust: every \"not here\" comes from a read no burst of writes overlapped (the write version), and every entry "
+    "a read shows was written whole; the order of the stores inside a burst is seen by no answer, and the mid-run "
+    "invariants (lists, final chunk, level head, down reachability) do not depend on it";
 
 inline constexpr mutant_info mutant_catalog[] = {
     {mutant::insert_left_to_right, "insert-left-to-right", "host,cuda",
      "executeInsert (Alg. 4.7) shifts from the insertion index upwards: a key is overwritten before its copy exists, "
-     "so a reader can miss it (4.2.2: writes right to left so no key temporarily disappears)"},
+     "so a reader can miss it (4.2.2: writes right to left so no key temporarily disappears)",
+     {}, "thesis,robust", robust_hides_write_order},
     {mutant::remove_right_to_left, "remove-right-to-left", "host,cuda",
      "removal shifts from the top down: a key is overwritten before its copy one entry left exists (4.2.3: writes left "
-     "to right)"},
+     "to right)",
+     {}, "thesis,robust", robust_hides_write_order},
     {mutant::split_empty_before_next, "split-empty-before-next", "host,cuda",
      "splitCopy empties the moved entries before the single NEXT store links the new chunk: the moved keys are in no "
-     "reachable chunk for a while (Alg. 4.9 lines 30-32)"},
+     "reachable chunk for a while (Alg. 4.9 lines 30-32)",
+     {}, "thesis,robust", robust_hides_write_order},
     {mutant::merge_left_to_right, "merge-left-to-right", "host,cuda",
      "executeRemoveMerge writes the successor from the lowest index up: its own keys are overwritten before they are "
-     "copied right (4.2.3: higher indexes first)"},
+     "copied right (4.2.3: higher indexes first)",
+     {}, "thesis,robust", robust_hides_write_order},
     {mutant::zombie_mark_before_copy, "zombie-mark-before-copy", "host,cuda",
      "the merging chunk is marked a zombie before its keys are copied: readers skip it while its successor does not "
      "have the keys yet (Alg. 4.12 lines 21-22)"},
@@ -80,7 +110,12 @@ inline constexpr mutant_info mutant_catalog[] = {
      "it in level i+1 but not in level i (4.2.2: the bottom lock is held until all levels are done)"},
     {mutant::no_recheck_after_lock, "no-recheck-after-lock", "host,cuda",
      "findAndLockEnclosing does not re-read the chunk after taking its lock: a split or removal that moved the range on "
-     "goes unnoticed and the key lands in a chunk that no longer encloses it (Alg. 4.8 lines 16-21)"},
+     "goes unnoticed and the key lands in a chunk that no longer encloses it (Alg. 4.8 lines 16-21)",
+     {}, "thesis,robust",
+     "robust, whole-chunk reads: the lock CAS expects the LOCK word the read saw, version included, so it succeeds only "
+     "if no burst began or ended since that read, which is then the chunk as it is under the lock (with lane-by-lane "
+     "reads the data lanes may predate the LOCK lane, and the re-read is needed)",
+     true},
     {mutant::zombies_not_skipped, "zombies-not-skipped", "host,cuda",
      "lateral searches treat zombies as live: a deleted key still physically in its zombie is found again (4.2.1: "
      "zombies are ignored by taking lateral steps)"},

@@ -59,6 +59,6 @@ lane stress-robust 0 "$gfsl" stress --backend threads --seconds 4
 # a run meets one), reported from the team threads while the watchdog reads
 # the counters.
 lane stress-thesis "0|1" "$gfsl" stress --backend threads --variant thesis --seconds 4
-lane fuzz-threads 0 "$gfsl" fuzz --backend threads --seconds 8 --out "$work/fz"
+
 lane fuzz-jobs 0 "$gfsl" fuzz --backend threads --jobs 2 --seconds 6 --no-progress --out "$work/fzj"
 exit $failed
