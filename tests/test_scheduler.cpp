@@ -358,16 +358,22 @@ TEST(SchedulerStop, AStoppedGfslRunKeepsItsOperationsInFlightAsPending) {
 // will release is a deadlock (who waits on what, held by whom); a NEXT
 // pointer of that chunk to itself, below every key, is a search that never
 // ends, a livelock with the team's position and operation.
+// Damage to the level-0 head chunk (chunk 0) of an N = 16 structure: a lock
+// held by a team that does not exist, or a NEXT pointer to itself below
+// every key (a search that never ends).
+void lock_head_forever(std::uint64_t* words, std::size_t) {
+  words[gfsl::header_offsets::pool + gfsl::chunk_shape<16>::lock_lane] = gfsl::lock_word_of(7);
+}
+void loop_head_to_itself(std::uint64_t* words, std::size_t) {
+  words[gfsl::header_offsets::pool + gfsl::chunk_shape<16>::next_lane] = gfsl::make_entry(gfsl::key_neg_inf, 0);
+}
+
 TEST(SchedulerStop, APrefillThatCannotFinishEndsInAHangReport) {
   constexpr int N = 16;
   auto w = small_workload(N);
   w.prefill = 0.5;
-  const auto locked = [](std::uint64_t* words, std::size_t) {
-    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::lock_lane] = gfsl::lock_word_of(7);
-  };
-  const auto cycle = [](std::uint64_t* words, std::size_t) {
-    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::next_lane] = gfsl::make_entry(gfsl::key_neg_inf, 0);
-  };
+  const auto locked = lock_head_forever;
+  const auto cycle = loop_head_to_itself;
   options o;
   o.livelock_steps = 20000;
   for (int mode = 0; mode < 3; ++mode) {
@@ -405,17 +411,10 @@ TEST(SchedulerStop, APrefillThatCannotFinishEndsInAHangReport) {
 // in lock_wait) and a NEXT cycle (a search that spins without waiting,
 // stopped by the check every 256 accesses) both end in such a report.
 TEST(ThreadsWatchdog, AConcurrentPhaseThatCannotFinishEndsInAHangReport) {
-  constexpr int N = 16;
-  auto w = small_workload(N);
+  auto w = small_workload(16);
   w.prefill = 0.5;
-  const auto locked = [](std::uint64_t* words, std::size_t) {
-    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::lock_lane] = gfsl::lock_word_of(7);
-  };
-  const auto cycle = [](std::uint64_t* words, std::size_t) {
-    words[gfsl::header_offsets::pool + gfsl::chunk_shape<N>::next_lane] = gfsl::make_entry(gfsl::key_neg_inf, 0);
-  };
-  for (const auto& damage : {std::function<void(std::uint64_t*, std::size_t)>(locked),
-                             std::function<void(std::uint64_t*, std::size_t)>(cycle)}) {
+  for (const auto& damage : {std::function<void(std::uint64_t*, std::size_t)>(lock_head_forever),
+                             std::function<void(std::uint64_t*, std::size_t)>(loop_head_to_itself)}) {
     gfsl::run_extras ex;
     ex.hang_seconds = 0.3;
     ex.before_concurrent = damage;
