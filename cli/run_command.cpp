@@ -111,14 +111,21 @@ class live_trace {
     }
   }
 
-  // One block of the operations that returned since the last block.
-  std::vector<gfsl::model::op_record> returned(std::vector<std::size_t>& upto) {
+  // One block of the operations that returned since the last block. With
+  // `started`, every team's count of started operations too, read right
+  // after the returned counts (before the copying), so that few operations
+  // start in between and are written pending only for that.
+  std::vector<gfsl::model::op_record> returned(std::vector<std::size_t>& upto, std::vector<std::size_t>* started = nullptr) {
     std::vector<gfsl::model::op_record> block;
     if (!live.ready.load(std::memory_order_acquire)) return block;
     const std::size_t teams = live.per_team.size();
     written_.resize(teams, 0);
     upto.resize(teams);
     for (std::size_t t = 0; t < teams; ++t) upto[t] = live.completed[t].load(std::memory_order_acquire);
+    if (started) {
+      started->resize(teams);
+      for (std::size_t t = 0; t < teams; ++t) (*started)[t] = live.started[t].load(std::memory_order_acquire);
+    }
     for (std::size_t t = 0; t < teams; ++t) {
       for (std::size_t i = written_[t]; i < upto[t]; ++i) block.push_back(live.per_team[t][i]);
     }
@@ -146,11 +153,10 @@ class live_trace {
       // started ones: an operation that caused an answer written here
       // started before that answer returned, so it is written too, returned
       // or pending.
-      std::vector<std::size_t> upto;
-      auto block = returned(upto);
+      std::vector<std::size_t> upto, started;
+      auto block = returned(upto, &started);
       for (std::size_t t = 0; t < upto.size(); ++t) {
-        const std::size_t started = live.started[t].load(std::memory_order_acquire);
-        for (std::size_t i = upto[t]; i < started; ++i) {
+        for (std::size_t i = upto[t]; i < started[t]; ++i) {
           const gfsl::model::op_record& r = live.per_team[t][i];
           gfsl::model::op_record in_flight;
           in_flight.team = r.team;

@@ -561,7 +561,8 @@ TEST(KilledRuns, WhatARunLeavesAtAnyMomentIsReadableAndConsistent) {
 }
 
 // Turns (whole operations one team at a time) record live too: interrupted,
-// the trace holds every operation so far, at most one of them pending.
+// the trace holds every operation so far; those that started while the
+// writer read the teams' counts are pending (traces/FORMAT.md).
 TEST(KilledRuns, ARunInTurnsIsRecordedAsItGoes) {
   const std::string trace = temp_path("turns_killed.trace");
   const result r = kill_after("run --backend host --sched turns --teams 8 --ops 20000000 --range 5000 --trace " + trace, SIGINT, 3000);
@@ -570,8 +571,7 @@ TEST(KilledRuns, ARunInTurnsIsRecordedAsItGoes) {
   const gfsl::traces::trace t = gfsl::traces::read_trace(trace);
   std::size_t pending = 0;
   for (const auto& rec : t.history) pending += rec.pending() ? 1 : 0;
-  EXPECT_LE(pending, 1u);
-  EXPECT_GT(t.history.size(), 2500u);  // more than the prefill: blocks written as the run went
+  EXPECT_GT(t.history.size(), 2500u + pending);  // operations that returned, beyond the prefill
   const result check = run("check " + trace);
   EXPECT_EQ(check.code, 0) << check.out;
   // Run to its end, the same workload in turns is its own linearization.
