@@ -29,17 +29,8 @@ void key_checker::prepare(std::span<const key_op> ops) {
   ops_.clear();
   for (std::uint32_t s = 0; s < ops.size(); ++s) {
     const key_op& o = ops[s];
-    std::uint8_t c;
-    if (o.optional) {
-      if (o.kind == op_kind::contains) continue;  // changes nothing, and its answer says nothing
-      c = o.kind == op_kind::insert ? opt_insert : opt_delete;
-    } else {
-      switch (o.kind) {
-        case op_kind::insert: c = o.ok ? write_insert : read_present; break;
-        case op_kind::remove: c = o.ok ? (o.value_known ? write_delete : write_delete_any) : read_absent; break;
-        default: c = o.ok ? read_value : read_absent; break;
-      }
-    }
+    op_class c;
+    if (!classify(o, c)) continue;
     ops_.push_back(op{o.call, o.optional && o.ret == never_returned ? infinity : o.ret, o.value, s, c});
   }
   // Cuts: before an operation called after every earlier one returned.

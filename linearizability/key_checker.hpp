@@ -54,7 +54,7 @@ class key_checker {
   };
 
  private:
-  enum cls : std::uint8_t { read_absent, read_present, read_value, write_insert, write_delete, write_delete_any, opt_insert, opt_delete };
+  using enum op_classes::op_class;
   struct op {
     std::uint64_t call, ret;  // ret: infinity for an operation that never returned
     value_type value;

@@ -51,6 +51,38 @@ inline key_op to_key_op(const model::op_record& r, std::uint32_t index, bool val
   return o;
 }
 
+// What an operation does to its key's state, as the per-key checkers see it.
+namespace op_classes {
+enum op_class : std::uint8_t {
+  read_absent,       // contains -> false, delete -> false
+  read_present,      // insert -> false: present with any value
+  read_value,        // contains -> true, v
+  write_insert,      // insert(v) -> true
+  write_delete,      // delete -> true, v
+  write_delete_any,  // delete -> true, value not recorded
+  opt_insert,        // pending insert(v): inserts v if absent, or does nothing
+  opt_delete,        // pending delete: removes whatever is there, or does nothing
+};
+}  // namespace op_classes
+using op_classes::op_class;
+
+// The class of `o`; false for an optional contains, which changes nothing and
+// whose answer says nothing: the checkers leave it out.
+inline bool classify(const key_op& o, op_class& c) {
+  using namespace op_classes;
+  if (o.optional) {
+    if (o.kind == op_kind::contains) return false;
+    c = o.kind == op_kind::insert ? opt_insert : opt_delete;
+    return true;
+  }
+  switch (o.kind) {
+    case op_kind::insert: c = o.ok ? write_insert : read_present; break;
+    case op_kind::remove: c = o.ok ? (o.value_known ? write_delete : write_delete_any) : read_absent; break;
+    default: c = o.ok ? read_value : read_absent; break;
+  }
+  return true;
+}
+
 enum class verdict : std::uint8_t { linearizable, not_linearizable, unknown };
 
 inline const char* verdict_name(verdict v) {

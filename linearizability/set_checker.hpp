@@ -71,16 +71,7 @@ class set_key_checker {
   const std::vector<std::uint32_t>& evidence() const { return evidence_; }
 
  private:
-  enum cls : std::uint8_t {
-    read_absent,       // contains -> false, delete -> false
-    read_present,      // insert -> false: present with any value
-    read_value,        // contains -> true, v
-    write_insert,      // insert(v) -> true
-    write_delete,      // delete -> true, v
-    write_delete_any,  // delete -> true, value not recorded
-    opt_insert,        // pending insert(v): inserts v if absent, or does nothing
-    opt_delete,        // pending delete: removes whatever is there, or does nothing
-  };
+  using enum op_classes::op_class;
   struct frame {
     std::uint32_t log_size, rp, ce, lo;
     std::uint64_t max_call;
