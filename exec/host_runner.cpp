@@ -271,16 +271,14 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       // team is then stopped where it is, and the run says who and where.
       std::vector<std::uint64_t> seen(w.teams, 0);
       std::vector<std::chrono::steady_clock::time_point> since(w.teams, std::chrono::steady_clock::now());
-      for (bool all_done = false; !all_done;) {
+      for (;;) {
         {
           std::unique_lock<std::mutex> g(finished_lock);
           if (finished_cv.wait_for(g, std::chrono::milliseconds(20), [&] { return teams_finished == w.teams; })) break;
         }
         const auto now = std::chrono::steady_clock::now();
-        all_done = true;
         for (std::uint32_t t = 0; t < w.teams && !abandon.load(); ++t) {
           if (team_done[t].load(std::memory_order_acquire)) continue;
-          all_done = false;
           const std::uint64_t c = completed_ops[t].load(std::memory_order_relaxed);
           if (c != seen[t]) {
             seen[t] = c;
