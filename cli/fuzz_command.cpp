@@ -36,6 +36,7 @@ std::string replay_of(const fuzz::run_config& c) {
   o.check_every = c.backend == "host" ? c.check_every : 0;
   o.mut = c.mut;
   o.var = c.var;
+  o.script = c.script;
   return encode_replay(o);
 }
 

@@ -56,7 +56,7 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
 class live_trace {
  public:
   live_trace(const run_options& o, const gfsl::traces::trace_header& header) : path_(o.trace), out_(o.trace, header) {
-    out_.append(gfsl::model::full_history(gfsl::model::prefill_operations(o.w), {}));
+    out_.append(gfsl::model::full_history(o.script ? o.script->prefill : gfsl::model::prefill_operations(o.w), {}));
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGINT);
     sigaddset(&signals_, SIGTERM);
@@ -430,6 +430,10 @@ int execute(run_options& o) {
     std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only (gfsl mutants --backend cuda runs them on the GPU)\n");
     return exit_usage;
   }
+  if (o.script && o.backend == "cuda") {
+    std::fprintf(stderr, "gfsl run: --team-ops (a listed workload) runs on the host backends only\n");
+    return exit_usage;
+  }
   if (o.backend == "cuda") {
 #if defined(GFSL_HAVE_CUDA)
     if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) {
@@ -500,6 +504,7 @@ int execute(run_options& o) {
 
   extras.check_every = o.check_every;
   extras.hang_seconds = o.hang_timeout;
+  extras.script = o.script ? &*o.script : nullptr;
   if (o.check_every && (o.backend != "host" || o.sched == "turns")) {
     std::fprintf(stderr, "gfsl run: --check-every needs the scheduled host backend: on threads no moment is quiescent, "
                          "and turns only stop between whole operations\n");
@@ -541,6 +546,7 @@ command add_run_command(CLI::App& root) {
     std::string mutant;
     std::string variant = "robust";
     std::string park_at = "lock-cas";
+    std::string prefill_keys, team_ops;
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -586,6 +592,12 @@ command add_run_command(CLI::App& root) {
   run->add_option("--park-every", o.so.park_every, "park: a team parks at one in this many such points, on average")
       ->check(CLI::Range(1u, 1000000000u))
       ->capture_default_str();
+  CLI::Option* team_ops = run->add_option("--team-ops", st->team_ops,
+                  "host: each team's operations listed, teams separated by '/', e.g. i5,c7/d5 (team 0 inserts 5 then "
+                  "looks up 7; team 1 deletes 5); replaces --teams, --ops and the seed's operations");
+  run->add_option("--prefill-keys", st->prefill_keys, "host, with --team-ops: the keys inserted before the concurrent phase, "
+                                                      "e.g. 1,2,3 (replaces --prefill)")
+      ->needs(team_ops);
   run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
   run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
@@ -646,6 +658,15 @@ command add_run_command(CLI::App& root) {
                 return exit_usage;
               }
               o.w.hot_keys = keys;
+            }
+            if (!st->team_ops.empty()) {
+              std::string bad;
+              o.script = gfsl::model::parse_script(st->prefill_keys, st->team_ops, bad);
+              if (!o.script) {
+                std::fprintf(stderr, "gfsl run: --team-ops/--prefill-keys: %s\n", bad.c_str());
+                return exit_usage;
+              }
+              gfsl::model::fit_workload(*o.script, o.w);
             }
             try {
               return execute(o);

@@ -50,6 +50,7 @@ std::string encode_replay(const run_options& o) {
   if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
   s << ":variant=" << variant_name(o.var);
   if (o.check_every) s << ":check-every=" << o.check_every;
+  if (o.script) s << ":prefill-keys=" << o.script->encode_prefill() << ":team-ops=" << o.script->encode_team_ops();
   if (o.backend == "host") {
     s << ":sched=" << o.sched;
     if (o.sched != "turns") {
@@ -136,6 +137,20 @@ std::string decode_replay(const std::string& text, run_options& o) {
     if (!e.empty()) return e;
   }
   if (!parse_mix(mix, r.w)) return "replay string: field 'mix' has a bad value '" + mix + "'";
+  if (fields.count("team-ops") || fields.count("prefill-keys")) {
+    std::string keys, ops, bad;
+    if (std::string e = take("team-ops", ops); !e.empty()) return e;
+    if (fields.count("prefill-keys")) take("prefill-keys", keys);
+    r.script = model::parse_script(keys, ops, bad);
+    if (!r.script) return "replay string: " + bad;
+    const std::uint32_t teams = r.w.teams;
+    const std::uint64_t count = r.w.ops;
+    model::fit_workload(*r.script, r.w);
+    if (r.w.teams != teams || r.w.ops != count) {
+      return "replay string: field 'team-ops' lists " + std::to_string(r.w.ops) + " operations on " + std::to_string(r.w.teams) +
+             " teams where 'teams' and 'ops' say " + std::to_string(count) + " on " + std::to_string(teams);
+    }
+  }
   if (r.backend == "host") {
     if (std::string e = take("sched", r.sched); !e.empty()) return e;
     if (r.sched != "turns") {

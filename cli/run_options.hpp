@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/mutants.hpp"
 #include "exec/sched/scheduler.hpp"
+#include "model/script.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::cli {
@@ -28,6 +30,10 @@ struct run_options {
   mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)
   variant var = default_variant;    // the algorithm (core/types.hpp); a replay line without it ran thesis
   std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
+  // The prefill and each team's operations listed one by one (model/script.hpp;
+  // host backends): --prefill-keys/--team-ops, or a shrunk counterexample's
+  // replay line. w's teams and ops then match it.
+  std::optional<model::script> script;
   // gfsl replay judges the history's linearizability, as the campaign that
   // printed the line did (gfsl run leaves it to gfsl check).
   bool judge_linearizability = false;

@@ -20,12 +20,19 @@
 
 namespace gfsl {
 
+namespace {
+
+std::uint32_t pool_for_keys(double keys, int chunk) {
+  const double per_split = (chunk - 2) / 2.0;  // a split leaves two half-full chunks
+  const double chunks = 2.0 * keys / per_split * 2.0 + 4.0 * chunk + 64.0;
+  return static_cast<std::uint32_t>(std::min(chunks, 4.0e9));
+}
+
+}  // namespace
+
 std::uint32_t default_pool_chunks(const model::workload& w) {
   const double updates = static_cast<double>(w.ops) * (w.insert_pct + w.delete_pct) / 100.0;
-  const double keys = std::llround(w.prefill * w.range) + updates;
-  const double per_split = (w.chunk - 2) / 2.0;  // a split leaves two half-full chunks
-  const double chunks = 2.0 * keys / per_split * 2.0 + 4.0 * w.chunk + 64.0;
-  return static_cast<std::uint32_t>(std::min(chunks, 4.0e9));
+  return pool_for_keys(std::llround(w.prefill * w.range) + updates, w.chunk);
 }
 
 namespace {
@@ -40,7 +47,23 @@ template <int N, bool Mutable, variant V>
 host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
              const sched::options* sched_options, sched::outcome* sched_outcome, const run_extras& extras) {
   host_run out;
-  const std::uint32_t pool = pool_chunks ? pool_chunks : default_pool_chunks(w);
+  // The operations: team t runs [first[t], first[t+1]) of the concurrent
+  // phase, each drawn from (seed, index) or listed by a script.
+  const model::script* script = extras.script;
+  if (script && script->team_ops.size() != w.teams) {
+    throw std::invalid_argument("the script lists " + std::to_string(script->team_ops.size()) + " teams, the workload " +
+                                std::to_string(w.teams));
+  }
+  std::vector<std::uint64_t> first(w.teams + 1, 0);
+  std::vector<model::operation> listed;
+  for (std::uint32_t t = 0; t < w.teams; ++t) {
+    if (script) listed.insert(listed.end(), script->team_ops[t].begin(), script->team_ops[t].end());
+    first[t + 1] = script ? listed.size() : team_first_op(w, t + 1);
+  }
+  auto op_at = [&](std::uint64_t j) { return script ? listed[j] : model::operation_at(w, j); };
+  const std::uint32_t pool = pool_chunks             ? pool_chunks
+                             : script                ? pool_for_keys(static_cast<double>(script->size()), w.chunk)
+                                                     : default_pool_chunks(w);
   host_structure<N> s(pool);
   const std::uint64_t threshold = p_chunk_threshold_of(w.p_chunk);
   out.report.pool_chunks = pool;
@@ -61,7 +84,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   // bound as the concurrent phase's ends a prefill that cannot finish (a lock
   // that is never released, a search that never ends) in a hang report; with
   // whole-chunk reads and one team the scheduler changes nothing it does.
-  out.prefill = model::prefill_operations(w);
+  out.prefill = script ? script->prefill : model::prefill_operations(w);
   if (extras.before_prefill) extras.before_prefill(s.words(), s.word_count());
   {
     std::size_t done = 0;
@@ -156,7 +179,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
     if (mode == host_mode::threads) teams.back()->set_abandon_flag(&abandon);
     algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable, V>>(*teams[t], s.view(), threshold, extras.mut));
-    if (keep_records) per_team[t].reserve(team_first_op(w, t + 1) - team_first_op(w, t));
+    if (keep_records) per_team[t].reserve(first[t + 1] - first[t]);
   }
   if (live) {
     live->started = std::make_unique<std::atomic<std::size_t>[]>(w.teams);
@@ -169,7 +192,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   // reads them as the run goes); a sequential run's are put back in
   // execution order at the end.
   auto step = [&](std::uint32_t t, std::uint64_t j) {
-    const model::operation op = model::operation_at(w, j);
+    const model::operation op = op_at(j);
     auto& into = per_team[t];
     std::size_t slot = 0;
     if (keep_records) {
@@ -208,7 +231,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   // A team's whole share of the concurrent phase; it stops at its first error
   // (the error word then stops the others at their next operation).
   auto team_body = [&](std::uint32_t t) {
-    for (std::uint64_t j = team_first_op(w, t); j < team_first_op(w, t + 1); ++j) {
+    for (std::uint64_t j = first[t]; j < first[t + 1]; ++j) {
       in_op[t].store(j, std::memory_order_relaxed);
       if (step(t, j).st != status::ok) break;
       completed_ops[t].fetch_add(1, std::memory_order_relaxed);
@@ -229,8 +252,8 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       // Teams take turns, one operation each, until all are done.
       std::vector<std::uint64_t> next(w.teams), end(w.teams);
       for (std::uint32_t t = 0; t < w.teams; ++t) {
-        next[t] = team_first_op(w, t);
-        end[t] = team_first_op(w, t + 1);
+        next[t] = first[t];
+        end[t] = first[t + 1];
       }
       bool stop = false, more = true;
       while (more && !stop) {
@@ -288,7 +311,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
             char secs[32];
             std::snprintf(secs, sizeof secs, "%g", extras.hang_seconds);
             out.hang_report = "team " + std::to_string(t) + " completed no operation for " + secs + " s, in " +
-                              model::describe(model::operation_at(w, j)) + " (operation " + std::to_string(j) +
+                              model::describe(op_at(j)) + " (operation " + std::to_string(j) +
                               "): every team stopped where it was, operations in flight pending";
             abandon.store(true);
           }

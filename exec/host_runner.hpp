@@ -14,6 +14,7 @@
 #include "../model/final_state.hpp"
 #include "../core/events.hpp"
 #include "../invariants/snapshot.hpp"
+#include "../model/script.hpp"
 #include "../model/workload.hpp"
 #include "../core/mutants.hpp"
 #include "sched/scheduler.hpp"
@@ -95,6 +96,10 @@ struct run_extras {
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
   live_history* live = nullptr;  // runs with records: where they go as they are made
+  // The prefill and each team's operations, listed (model/script.hpp)
+  // instead of drawn from the workload's seed; its team count must be the
+  // workload's (model::fit_workload).
+  const model::script* script = nullptr;
   // threads: a team that completes no operation for this long is hung; the
   // run is stopped and says which team, in which operation (hang_report).
   double hang_seconds = 30.0;

@@ -84,6 +84,7 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
     run_extras plain;
     plain.mut = c.mut;
     plain.var = c.var;
+    plain.script = c.script ? &*c.script : nullptr;
     const scheduled_run d = run_scheduled(c.w, dry, 0, false, plain);
     c.so.pct_steps = std::max<std::uint64_t>(1, d.outcome.steps);
     if (c.so.strat == sched::strategy::fair_pct && c.so.fair_after == 0) c.so.fair_after = c.so.pct_steps / 2;
@@ -93,6 +94,7 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
   ex.var = c.var;
   ex.events = true;
   ex.check_every = c.backend == "host" ? c.check_every : 0;
+  ex.script = c.script ? &*c.script : nullptr;
   if (c.backend == "host") {
     scheduled_run s = run_scheduled(c.w, c.so, 0, true, ex);
     j.run = std::move(s.run);
@@ -107,6 +109,10 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
     if (!j.run.hang_report.empty()) j.found.push_back({"hang", j.run.hang_report, false, 0, "concurrent phase"});
   } else {
 #if defined(GFSL_HAVE_CUDA)
+    if (c.script) {
+      j.found.push_back({"run-error", "a scripted workload runs on the host backends only"});
+      return j;
+    }
     device_options d;
     d.hang_seconds = o.device_hang_seconds;
     d.mut = c.mut;

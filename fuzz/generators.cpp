@@ -14,6 +14,7 @@ std::string run_config::describe() const {
   }
   if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
   s << " variant=" << variant_name(var);
+  if (script) s << " script: " << script->describe();
   return s.str();
 }
 

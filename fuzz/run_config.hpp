@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/mutants.hpp"
 #include "exec/sched/scheduler.hpp"
+#include "model/script.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::fuzz {
@@ -19,6 +21,9 @@ struct run_config {
   mutant mut = mutant::none;
   variant var = default_variant; // the algorithm under test (core/types.hpp)
   std::uint64_t check_every = 0; // mid-run snapshot checks (host)
+  // Shrinking's last pass lists the operations one by one (model/script.hpp);
+  // w's teams and ops then match it (model::fit_workload).
+  std::optional<model::script> script;
 
   std::uint64_t size() const { return w.ops; }
   std::string describe() const;

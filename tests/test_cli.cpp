@@ -81,6 +81,44 @@ TEST(Cli, ReplayJudgesLinearizabilityAndExits1OnALinearizabilityOnlyFailure) {
   EXPECT_EQ(fixed.code, 0) << fixed.out;
 }
 
+// A listed workload (--team-ops): the published algorithm's torn read in
+// three operations, as the campaign shrinks it (docs/FINDINGS.md). Team 1
+// inserts 6 and then does not find it, because team 0's insert of 3 shifts
+// 6 one lane right while team 1 reads the chunk lane by lane. The replay
+// line carries the list; gfsl replay judges it and exits 1; robust passes.
+TEST(Cli, AListedWorkloadRunsReplaysAndIsJudged) {
+  const std::string args =
+      "run --variant thesis --team-ops i3/i6,c6 --chunk 32 --p-chunk 0.25 --seed 391555573 --sched random --granularity lane "
+      "--sched-seed 844565173 --events on --check-every 61";
+  const result first = run(args);
+  ASSERT_EQ(first.code, 0) << first.out;
+  EXPECT_NE(first.out.find("contains           1  (true 0, false 1)"), std::string::npos) << first.out;
+  const std::string line = replay_string(first.out);
+  EXPECT_NE(line.find(":prefill-keys=:team-ops=i3/i6,c6:"), std::string::npos) << line;
+  EXPECT_NE(line.find(":teams=2:ops=3:"), std::string::npos) << line;
+  const result again = run("replay " + line);
+  EXPECT_EQ(again.code, 1) << again.out;
+  EXPECT_NE(again.out.find("check:    FAILED: linearizability: key 6 "), std::string::npos) << again.out;
+  std::string robust = line;
+  robust.replace(robust.find(":variant=thesis"), 15, ":variant=robust");
+  const result fixed = run("replay " + robust);
+  EXPECT_EQ(fixed.code, 0) << fixed.out;
+  // The list decides the teams and the operation count: a line that says
+  // otherwise is refused, and so is a malformed list.
+  std::string wrong = line;
+  wrong.replace(wrong.find(":teams=2:"), 9, ":teams=3:");
+  const result refused = run("replay " + wrong);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("field 'team-ops' lists 3 operations on 2 teams where 'teams' and 'ops' say 3 on 3"), std::string::npos)
+      << refused.out;
+  for (const char* bad : {"--team-ops i3/x6", "--team-ops i0", "--team-ops c1 --prefill-keys 4,4", "--prefill-keys 1,2",
+                          "--team-ops i3 --backend cuda"}) {
+    const result r = run(std::string("run ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << ":\n" << r.out;
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line for " << bad << ":\n" << r.out;
+  }
+}
+
 TEST(Cli, EventsAndMidRunChecksAreReported) {
   const result r = run("run --teams 4 --ops 3000 --mix 40,40,20 --range 200 --chunk 16 --events on --check-every 200");
   EXPECT_EQ(r.code, 0) << r.out;

@@ -10,6 +10,7 @@
 
 #include "fuzz/campaign.hpp"
 #include "fuzz/detectors.hpp"
+#include "model/script.hpp"
 
 namespace {
 
@@ -84,11 +85,84 @@ TEST(FuzzCampaign, AMutantIsFoundShrunkAndWrittenOut) {
   for (const char* f : {"history.jsonl", "timeline.txt", "counterexample.html", "report.txt", "replay.txt"}) {
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(r.found->dir) / f)) << f;
   }
+  // The last shrinking pass lists the operations and takes out all it can:
+  // an insert of a key already there and the second insert that duplicates it.
+  ASSERT_TRUE(r.found->shrunk.script.has_value());
+  EXPECT_LE(r.found->shrunk.script->size(), 3u) << r.found->shrunk.describe();
+  EXPECT_EQ(r.found->shrunk.w.ops, r.found->shrunk.script->ops());
+  EXPECT_EQ(r.found->shrunk.w.teams, r.found->shrunk.script->team_ops.size());
+  const auto again = gfsl::fuzz::execute_and_judge(r.found->shrunk);
+  ASSERT_TRUE(again.failed());
+  EXPECT_EQ(gfsl::fuzz::signature(again.found), r.found->signature);
   std::ifstream replay(std::filesystem::path(r.found->dir) / "replay.txt");
   std::string line;
   std::getline(replay, line);
   EXPECT_NE(line.find("mutant=insert-without-duplicate-check"), std::string::npos) << line;
   std::filesystem::remove_all(dir);
+}
+
+// A workload listed as a script (model/script.hpp) runs the operations the
+// seed draws, on the same teams, to the same answers and the same final keys:
+// only the inserts' values are renumbered.
+TEST(FuzzScript, AGeneratedWorkloadListedRunsTheSameOperations) {
+  gfsl::model::workload w;
+  w.teams = 5;
+  w.ops = 700;
+  w.insert_pct = 40;
+  w.delete_pct = 30;
+  w.contains_pct = 30;
+  w.range = 300;
+  w.prefill = 0.3;
+  w.chunk = 16;
+  w.seed = 77;
+  gfsl::sched::options so;
+  so.gran = gfsl::sched::granularity::line;
+  so.seed = 5;
+  const auto plain = gfsl::run_scheduled(w, so);
+  const gfsl::model::script listed = gfsl::model::script_of(w);
+  EXPECT_EQ(listed.ops(), w.ops);
+  EXPECT_EQ(listed.prefill.size(), 90u);
+  gfsl::model::workload fitted = w;
+  gfsl::model::fit_workload(listed, fitted);
+  EXPECT_EQ(fitted.teams, w.teams);
+  EXPECT_EQ(fitted.ops, w.ops);
+  gfsl::run_extras ex;
+  ex.script = &listed;
+  const auto scripted = gfsl::run_scheduled(fitted, so, 0, true, ex);
+  EXPECT_EQ(plain.outcome.steps, scripted.outcome.steps);
+  ASSERT_EQ(plain.run.records.size(), scripted.run.records.size());
+  for (std::size_t i = 0; i < plain.run.records.size(); ++i) {
+    const auto &a = plain.run.records[i], &b = scripted.run.records[i];
+    ASSERT_TRUE(a.team == b.team && a.op.kind == b.op.kind && a.op.key == b.op.key && a.ok == b.ok && a.call == b.call) << i;
+  }
+  ASSERT_EQ(plain.run.final_entries.size(), scripted.run.final_entries.size());
+  for (std::size_t i = 0; i < plain.run.final_entries.size(); ++i) {
+    EXPECT_EQ(plain.run.final_entries[i].first, scripted.run.final_entries[i].first);
+  }
+}
+
+TEST(FuzzScript, TheTextFormRoundTripsAndNamesABadItem) {
+  std::string error;
+  const auto s = gfsl::model::parse_script("5,9,12", "i5,d9,c12//c4294967294", error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->prefill.size(), 3u);
+  ASSERT_EQ(s->team_ops.size(), 3u);
+  EXPECT_TRUE(s->team_ops[1].empty());
+  EXPECT_EQ(s->team_ops[0][1].kind, gfsl::op_kind::remove);
+  EXPECT_EQ(s->team_ops[2][0].key, gfsl::max_user_key);
+  // Values: the i-th insert of the script inserts i (prefill first).
+  EXPECT_EQ(s->prefill[2].value, 3u);
+  EXPECT_EQ(s->team_ops[0][0].value, 4u);
+  EXPECT_EQ(s->encode_prefill(), "5,9,12");
+  EXPECT_EQ(s->encode_team_ops(), "i5,d9,c12//c4294967294");
+  EXPECT_EQ(s->describe(), "prefill {5, 9, 12} | team 0: insert(5, 4), delete(9), contains(12) | team 1: | team 2: contains(4294967294)");
+  const std::pair<const char*, const char*> bad[] = {{"", "i5,x9"}, {"", "i5,,c3"}, {"", "c0"}, {"", "i4294967295"},
+                                                     {"3,x", "c1"},  {"3,3", "c1"}, {"", "c-1"}, {"", "i 5"}};
+  for (const auto& [keys, ops] : bad) {
+    error.clear();
+    EXPECT_FALSE(gfsl::model::parse_script(keys, ops, error)) << keys << " / " << ops;
+    EXPECT_FALSE(error.empty()) << keys << " / " << ops;
+  }
 }
 
 TEST(FuzzCampaign, ShardsExploreDifferentRunsAndTheSameShardRepeatsItself) {
