@@ -602,7 +602,7 @@ command add_run_command(CLI::App& root) {
   run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
       ->capture_default_str();
-  run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys)");
+  run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys); P,K,spread: K keys scattered over the range");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
   run->add_option("--trace-format", o.trace_format,
@@ -651,13 +651,10 @@ command add_run_command(CLI::App& root) {
               o.mut = m->id;
             }
             if (!st->hot.empty()) {
-              unsigned keys = 0;
-              char extra = 0;
-              if (std::sscanf(st->hot.c_str(), "%d,%u%c", &o.w.hot_pct, &keys, &extra) != 2) {
-                std::fprintf(stderr, "gfsl run: --hot %s: expected P,K such as 90,10\n", st->hot.c_str());
+              if (!parse_hot(st->hot, o.w)) {
+                std::fprintf(stderr, "gfsl run: --hot %s: expected P,K or P,K,spread such as 90,10\n", st->hot.c_str());
                 return exit_usage;
               }
-              o.w.hot_keys = keys;
             }
             if (!st->team_ops.empty()) {
               std::string bad;

@@ -18,6 +18,19 @@ bool parse_mix(const std::string& text, model::workload& w) {
   return true;
 }
 
+bool parse_hot(const std::string& text, model::workload& w) {
+  int pct = -1;
+  unsigned keys = 0;
+  int used = -1;
+  if (std::sscanf(text.c_str(), "%d,%u%n", &pct, &keys, &used) != 2 || used < 0) return false;
+  const std::string rest = text.substr(static_cast<std::size_t>(used));
+  if (!rest.empty() && rest != ",spread") return false;
+  w.hot_pct = pct;
+  w.hot_keys = keys;
+  w.hot_spread = !rest.empty();
+  return true;
+}
+
 void resolve_defaults(run_options& o) {
   if (!o.sched_seed_given) o.so.seed = o.w.seed;
   if (o.so.pct_steps == 0) {
@@ -45,7 +58,7 @@ std::string encode_replay(const run_options& o) {
     << o.w.delete_pct << "," << o.w.contains_pct << ":range=" << o.w.range << ":prefill=" << fmt_double(o.w.prefill)
     << ":chunk=" << o.w.chunk << ":p-chunk=" << fmt_double(o.w.p_chunk) << ":seed=" << o.w.seed << ":pool=" << o.pool;
   if (o.backend == "cuda") s << ":clock=" << o.clock;
-  if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys;
+  if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys << (o.w.hot_spread ? ",spread" : "");
   if (o.events) s << ":events=on";
   if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
   s << ":variant=" << variant_name(o.var);
@@ -104,14 +117,7 @@ std::string decode_replay(const std::string& text, run_options& o) {
     fields.erase(it);
   }
   if (const auto it = fields.find("hot"); it != fields.end()) {
-    int pct = -1;
-    unsigned keys = 0;
-    char extra = 0;
-    if (std::sscanf(it->second.c_str(), "%d,%u%c", &pct, &keys, &extra) != 2) {
-      return "replay string: field 'hot' has a bad value '" + it->second + "'";
-    }
-    r.w.hot_pct = pct;
-    r.w.hot_keys = keys;
+    if (!parse_hot(it->second, r.w)) return "replay string: field 'hot' has a bad value '" + it->second + "'";
     fields.erase(it);
   }
   if (const auto it = fields.find("mutant"); it != fields.end()) {

@@ -55,5 +55,7 @@ int execute(run_options& o);
 
 // Parses "I,D,C" into the workload's mix; false when malformed.
 bool parse_mix(const std::string& text, model::workload& w);
+// Parses "P,K" or "P,K,spread" into the workload's hot keys; false when malformed.
+bool parse_hot(const std::string& text, model::workload& w);
 
 }  // namespace gfsl::cli

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/layout.hpp"
+#include "fuzz/scenarios.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
 
@@ -395,9 +396,13 @@ void worker(const campaign_options& o, shared_state& s) {
     }
     // Coverage feedback: a fifth of a batch on the batch's kept runs that
     // reached the paths it hit least, each under a new schedule
-    // (tournament of four).
+    // (tournament of four). On the scheduled host backend the first of
+    // them is a directed run (fuzz/scenarios.hpp) for the paths random
+    // workloads do not reach.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    for (int i = 0; i < o.runs_per_batch / 5 && !corpus.empty() && !cut_short; ++i) {
+    for (int i = 0; i < o.runs_per_batch / 5 && !cut_short; ++i) {
+      const bool directed = i == 0 && o.backend == "host";
+      if (!directed && corpus.empty()) break;
       if (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds) {
         cut_short = true;
         break;
@@ -407,11 +412,11 @@ void worker(const campaign_options& o, shared_state& s) {
         if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) break;
       }
       const corpus_entry* best = nullptr;
-      for (int k = 0; k < 4; ++k) {
+      for (int k = 0; !directed && k < 4; ++k) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
         if (!best || rarity(e.mask, batch_paths) > rarity(best->mask, batch_paths)) best = &e;
       }
-      judgement j = execute_and_judge(reschedule(*best, o, rng), o.judge);
+      judgement j = execute_and_judge(directed ? directed_run(o.limits, o.mut, o.var, rng) : reschedule(*best, o, rng), o.judge);
       if (o.on_run) o.on_run(b, case_index++, j.config, j);
       bool new_signature = false;
       {

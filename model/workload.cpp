@@ -12,7 +12,7 @@ std::string workload::describe() const {
   s << "ops=" << ops << " mix=" << insert_pct << "," << delete_pct << "," << contains_pct << " range=" << range
     << " prefill=" << prefill << " teams=" << teams << " chunk=" << chunk << " p_chunk=" << p_chunk
     << " seed=" << seed;
-  if (hot_keys) s << " hot=" << hot_pct << "%:" << hot_keys;
+  if (hot_keys) s << " hot=" << hot_pct << "%:" << hot_keys << (hot_spread ? " spread" : "");
   return s.str();
 }
 

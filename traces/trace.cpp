@@ -183,6 +183,13 @@ std::vector<extra_field> header_fields(const trace_header& h) {
       number("hot_pct", static_cast<std::uint64_t>(w.hot_pct)),
       text("replay", h.replay),
   };
+  if (w.hot_spread) {
+    extra_field f;
+    f.name = "hot_spread";
+    f.kind = extra_field::type::boolean;
+    f.b = true;
+    out.push_back(f);
+  }
   if (h.delete_value) {
     extra_field f;
     f.name = "delete_value";
@@ -234,6 +241,11 @@ std::string apply_field(trace_header& h, const extra_field& f) {
   if (f.name == "seed") return want_unsigned(w.seed, UINT64_MAX);
   if (f.name == "hot_keys") return want_unsigned(w.hot_keys, UINT32_MAX);
   if (f.name == "hot_pct") return want_unsigned(w.hot_pct, INT_MAX);
+  if (f.name == "hot_spread") {
+    if (f.kind != t::boolean) return "expected true or false for \"hot_spread\"";
+    w.hot_spread = f.b;
+    return {};
+  }
   if (f.name == "delete_value") {
     if (f.kind != t::boolean) return "expected true or false for \"delete_value\"";
     h.delete_value = f.b;

@@ -115,6 +115,7 @@ struct scheduler::impl {
   std::uint64_t since_completion = 0;
   std::uint64_t completed_total = 0;           // operations completed by all teams
   std::vector<std::uint64_t> parked_until;     // park: the team waits until completed_total reaches this
+  std::vector<std::uint64_t> parked_as;       // park: the number of the team's latest park, for the release order
   std::uint64_t parks = 0;
   std::uint64_t latest_park_until = 0;         // the largest parked_until set: nobody is parked once completions reach it
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
@@ -187,11 +188,20 @@ struct scheduler::impl {
       if (enabled(t)) enabled_scratch.push_back(t);
     }
     if (enabled_scratch.empty() && opt.strat == strategy::park) {
-      // Nobody else can complete an operation: the parked teams go on.
-      std::fill(parked_until.begin(), parked_until.end(), 0);
-      latest_park_until = 0;
-      for (team_id t : unfinished) {
-        if (enabled(t)) enabled_scratch.push_back(t);
+      // Nobody can complete an operation: the team parked last goes on. It
+      // is inside the operation the teams parked before it are waiting for
+      // (they parked to let whole operations of others complete), so
+      // letting it finish keeps their parks' meaning; releasing them all
+      // would send them on before the operation they were parked across.
+      // One that waits on a lock as well cannot go on: the next one then.
+      while (enabled_scratch.empty()) {
+        team_id last = no_team;
+        for (team_id t : unfinished) {
+          if (parked_until[t] > completed_total && (last == no_team || parked_as[t] > parked_as[last])) last = t;
+        }
+        if (last == no_team) break;
+        parked_until[last] = 0;
+        if (enabled(last)) enabled_scratch.push_back(last);
       }
     }
     if (enabled_scratch.empty()) return no_team;
@@ -328,7 +338,7 @@ void scheduler::before(const access& a) {
   if (s.opt.strat == strategy::park && s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
     s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
     s.latest_park_until = std::max(s.latest_park_until, s.parked_until[a.team]);
-    ++s.parks;
+    s.parked_as[a.team] = ++s.parks;
   }
   s.step();
   // The write epoch a read starts from: what a lock wait after it compares
@@ -388,6 +398,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.boundaries.assign(s.n, 1u);
   s.last_access.assign(s.n, {});
   s.parked_until.assign(s.n, 0);
+  s.parked_as.assign(s.n, 0);
   s.completed_total = 0;
   s.parks = 0;
   s.latest_park_until = 0;
