@@ -7,9 +7,15 @@ namespace gfsl::fuzz {
 
 // Keys 1..400 inserted in ascending order on 16-entry chunks, every split
 // raising: level 1 holds every 7th key from 14 and level 2 every 49th from
-// 105 (tests/test_fuzz.cpp checks this against the structure, both variants).
-const key_type restart_level2_keys[] = {105, 154, 203, 252, 301, 350};
+// 105, and 399 (tests/test_fuzz.cpp checks this against the structure, both
+// variants). 399 is left out: it points into the level-1 chunk that begins
+// at 350, which still encloses the keys above 399 once it is deleted.
+namespace {
+const key_type level2_keys[] = {105, 154, 203, 252, 301, 350};
 constexpr key_type restart_prefill_keys = 400;
+}  // namespace
+
+std::span<const key_type> restart_level2_keys() { return level2_keys; }
 
 run_config directed_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
   run_config c;
@@ -25,7 +31,7 @@ run_config directed_run(const generator_limits& lim, mutant m, variant v, team_r
   // The reader looks up keys just above j (they step down at j); the deleter
   // first does one short operation, so that the reader's park can fall on
   // either side of the delete.
-  const key_type j = restart_level2_keys[rng.next() % std::size(restart_level2_keys)];
+  const key_type j = level2_keys[rng.next() % std::size(level2_keys)];
   s.team_ops.resize(2);
   for (key_type k = j + 1; k <= j + 4; ++k) s.team_ops[0].push_back({op_kind::contains, k, 0});
   s.team_ops[1].push_back({op_kind::contains, 1, 0});

@@ -18,6 +18,8 @@
 // after reads: about one run in six reaches it.
 #pragma once
 
+#include <span>
+
 #include "core/team.hpp"
 #include "fuzz/generators.hpp"
 
@@ -26,5 +28,8 @@ namespace gfsl::fuzz {
 // A directed run for the campaign (host backend: the park strategy and the
 // listed workload are the scheduled backend's), drawn with `rng`.
 run_config directed_run(const generator_limits& lim, mutant m, variant v, team_rng& rng);
+
+// The level-2 keys of the restart run's structure, which its deletes aim at.
+std::span<const key_type> restart_level2_keys();
 
 }  // namespace gfsl::fuzz

@@ -10,6 +10,7 @@
 
 #include "fuzz/campaign.hpp"
 #include "fuzz/detectors.hpp"
+#include "fuzz/scenarios.hpp"
 #include "model/script.hpp"
 
 namespace {
@@ -162,6 +163,49 @@ TEST(FuzzScript, TheTextFormRoundTripsAndNamesABadItem) {
     error.clear();
     EXPECT_FALSE(gfsl::model::parse_script(keys, ops, error)) << keys << " / " << ops;
     EXPECT_FALSE(error.empty()) << keys << " / " << ops;
+  }
+}
+
+// The directed run for the restart path (fuzz/scenarios.hpp): its structure
+// has the level-2 keys it aims its deletes at, in both variants, and about
+// one run in six reaches the path; every run passes.
+TEST(FuzzScenarios, TheDirectedRunReachesTheRestartPath) {
+  for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
+    gfsl::team_rng rng(1);
+    const gfsl::fuzz::run_config first = gfsl::fuzz::directed_run({}, gfsl::mutant::none, v, rng);
+    ASSERT_TRUE(first.script);
+    gfsl::run_extras ex;
+    ex.var = v;
+    gfsl::model::script prefill_only = *first.script;
+    for (auto& ops : prefill_only.team_ops) ops.clear();
+    ex.script = &prefill_only;
+    gfsl::model::workload w = first.w;
+    gfsl::model::fit_workload(prefill_only, w);
+    const auto built = gfsl::run_on_host(w, gfsl::host_mode::sequential, 0, true, ex);
+    const auto& words = built.final_snapshot.words;
+    std::vector<gfsl::key_type> level2;
+    for (std::uint64_t c = words[gfsl::header_offsets::heads + 2]; c != gfsl::no_chunk;) {
+      const std::uint64_t* chunk = &words[gfsl::header_offsets::pool + c * 16];
+      for (int lane = 0; lane < gfsl::chunk_shape<16>::dsize; ++lane) {
+        const gfsl::key_type k = gfsl::entry_key(chunk[lane]);
+        if (gfsl::is_user_key(k)) level2.push_back(k);
+      }
+      c = gfsl::entry_value(chunk[gfsl::chunk_shape<16>::next_lane]);
+    }
+    // Level 2 also holds 399, raised by the last split of level 1 into the
+    // level-1 chunk that begins at 350: deleting it leaves 350, so no search
+    // finds that chunk above its key.
+    std::vector<gfsl::key_type> aimed(gfsl::fuzz::restart_level2_keys().begin(), gfsl::fuzz::restart_level2_keys().end());
+    aimed.push_back(399);
+    EXPECT_EQ(level2, aimed) << gfsl::variant_name(v);
+
+    int reached = 0;
+    for (int i = 0; i < 40; ++i) {
+      const auto j = gfsl::fuzz::execute_and_judge(gfsl::fuzz::directed_run({}, gfsl::mutant::none, v, rng));
+      EXPECT_FALSE(j.failed()) << j.config.describe() << ": " << j.found.front().detail;
+      reached += j.run.report.paths.restarts > 0;
+    }
+    EXPECT_GE(reached, 2) << gfsl::variant_name(v);
   }
 }
 

@@ -319,6 +319,47 @@ TEST(SchedulerLivelock, StepsWithoutACompletedOperationStopTheRun) {
   EXPECT_GE(out.steps, 5000u);
 }
 
+// Park: when every team is parked, nobody can complete the operations they
+// wait for; the team parked last goes on, since it is inside the operation
+// the others parked across. Its operation completes before any other team
+// moves (releasing every parked team let the first one run on before the
+// operation it was parked to let through).
+TEST(SchedulerPark, WhenEveryTeamIsParkedTheOneParkedLastGoesOnFirst) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    options o;
+    o.strat = strategy::park;
+    o.park_at = gfsl::sched::park_point::lock_cas;
+    o.park_every = 1;
+    o.park_ops = 1;
+    o.seed = seed;
+    gfsl::sched::scheduler sch(o);
+    std::vector<int> arrived, completed;
+    std::vector<std::function<void()>> bodies;
+    for (int t = 0; t < 3; ++t) {
+      bodies.emplace_back([&, t] {
+        sch.point();
+        gfsl::access cas;
+        cas.team = static_cast<gfsl::team_id>(t);
+        cas.kind = gfsl::access_kind::cas;
+        arrived.push_back(t);
+        sch.before(cas);  // parks: every lock CAS is a park point here
+        sch.after(cas, 0);
+        completed.push_back(t);
+        sch.completed_operation();
+      });
+    }
+    const auto out = sch.run(std::move(bodies));
+    ASSERT_EQ(out.reason, stop_reason::completed) << out.report;
+    ASSERT_EQ(arrived.size(), 3u);
+    ASSERT_EQ(completed.size(), 3u);
+    EXPECT_EQ(out.parks, 3u);
+    // All three park (no one can complete before reaching its CAS); the one
+    // parked last completes first, and its completion is the one operation
+    // the other two waited for.
+    EXPECT_EQ(completed.front(), arrived.back()) << "seed " << seed;
+  }
+}
+
 // A team that read a chunk lane by lane may see its lock taken although the
 // holder released it while the read was still going on; the wait must then
 // end at once, not at the next write (which may never come): no run of the
