@@ -547,6 +547,7 @@ command add_run_command(CLI::App& root) {
     std::string variant = "robust";
     std::string park_at = "lock-cas";
     std::string prefill_keys, team_ops;
+    std::string keys = "uniform";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -602,6 +603,9 @@ command add_run_command(CLI::App& root) {
   run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
       ->capture_default_str();
+  run->add_option("--keys", st->keys, "uniform, or sequential: operation j uses key 1 + j mod range (each team walks its keys upwards)")
+      ->check(CLI::IsMember({"uniform", "sequential"}))
+      ->capture_default_str();
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys); P,K,spread: K keys scattered over the range");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
@@ -656,6 +660,7 @@ command add_run_command(CLI::App& root) {
                 return exit_usage;
               }
             }
+            o.w.sequential_keys = st->keys == "sequential";
             if (!st->team_ops.empty()) {
               std::string bad;
               o.script = gfsl::model::parse_script(st->prefill_keys, st->team_ops, bad);

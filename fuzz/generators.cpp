@@ -1,6 +1,7 @@
 #include "fuzz/generators.hpp"
 
 #include <algorithm>
+#include <array>
 #include <sstream>
 
 namespace gfsl::fuzz {
@@ -32,36 +33,73 @@ rc::Gen<std::uint32_t> gen_range(std::uint32_t max_range) {
 }
 }  // namespace
 
+namespace {
+
+// Swarm testing (Groce et al., ISSTA 2012): each run enables a random subset
+// of the operation kinds and one key shape. A run without contains, or
+// without inserts, or on hot or sequential keys, makes interleavings (and
+// structures) a run with everything mixed in makes too rarely: inserts only
+// keep splitting, deletes only keep merging, one hot key keeps every team on
+// one chunk.
+enum class key_shape : int { uniform, hot_low, hot_spread, sequential };
+
+// Percentages from the enabled kinds' weights (bit 0 insert, 1 delete, 2
+// contains); an enabled kind keeps at least 1%.
+std::array<int, 3> mix_of(int kinds, std::array<int, 3> weight) {
+  std::array<int, 3> pct{};
+  int total = 0;
+  for (int k = 0; k < 3; ++k) total += (kinds >> k & 1) ? weight[k] : 0;
+  int left = 100, last = -1;
+  for (int k = 0; k < 3; ++k) {
+    if (!(kinds >> k & 1)) continue;
+    pct[k] = std::max(1, weight[k] * 100 / total);
+    left -= pct[k];
+    last = k;
+  }
+  pct[last] += left;
+  return pct;
+}
+
+}  // namespace
+
 rc::Gen<model::workload> gen_workload(const generator_limits& lim) {
   using namespace rc;
-  return gen::mapcat(gen_range(lim.max_range), [lim](std::uint32_t range) {
+  // Kinds: all three in half the runs, each other subset in the rest.
+  const auto kinds = gen::weightedOneOf<int>({{6, gen::just(7)}, {1, gen::element(1, 2, 3, 4, 5, 6)}});
+  const auto weights = gen::apply([](int i, int d, int c) { return std::array<int, 3>{i, d, c}; }, gen::inRange(1, 61),
+                                  gen::inRange(1, 61), gen::inRange(1, 61));
+  const auto shape = gen::weightedOneOf<key_shape>({{4, gen::just(key_shape::uniform)},
+                                                    {1, gen::element(key_shape::hot_low, key_shape::hot_spread, key_shape::sequential)}});
+  return gen::mapcat(gen_range(lim.max_range), [lim, kinds, weights, shape](std::uint32_t range) {
     return gen::apply(
-        [range](std::uint64_t ops, std::uint32_t teams, int ins, int del, double prefill, int chunk, double p_chunk,
-                std::uint64_t seed, std::pair<int, std::uint32_t> hot) {
+        [range](std::uint64_t ops, std::uint32_t teams, int enabled, std::array<int, 3> weight, double prefill, int chunk,
+                double p_chunk, std::uint64_t seed, key_shape keys, std::pair<int, std::uint32_t> hot) {
           model::workload w;
           w.ops = ops;
           w.teams = teams;
           w.range = range;
-          w.insert_pct = ins;
-          w.delete_pct = std::min(del, 100 - ins);
-          w.contains_pct = 100 - w.insert_pct - w.delete_pct;
+          const std::array<int, 3> pct = mix_of(enabled, weight);
+          w.insert_pct = pct[0];
+          w.delete_pct = pct[1];
+          w.contains_pct = pct[2];
           // A prefill of a huge range would dwarf the run: at most 2,000 keys.
           w.prefill = prefill * range > 2000.0 ? 2000.0 / range : prefill;
           w.chunk = chunk;
           w.p_chunk = p_chunk;
           w.seed = seed;
-          w.hot_pct = hot.first;
-          w.hot_keys = std::min(hot.second, range);
-          if (w.hot_keys == 0) w.hot_pct = 0;
+          if (keys == key_shape::hot_low || keys == key_shape::hot_spread) {
+            w.hot_pct = hot.first;
+            w.hot_keys = std::min(hot.second, range);
+            w.hot_spread = keys == key_shape::hot_spread;
+          }
+          w.sequential_keys = keys == key_shape::sequential;
           return w;
         },
-        gen::inRange<std::uint64_t>(4, lim.max_ops + 1), gen::inRange<std::uint32_t>(2, lim.max_teams + 1),
-        gen::inRange(0, 61), gen::inRange(0, 61), gen::element(0.0, 0.5, 0.25, 0.9), gen::element(16, 32),
-        gen::element(1.0, 0.5, 0.25), gen::inRange<std::uint64_t>(1, 1000000000),
-        gen::weightedOneOf<std::pair<int, std::uint32_t>>(
-            {{3, gen::just(std::pair<int, std::uint32_t>{0, 0})},
-             {1, gen::apply([](int pct, std::uint32_t keys) { return std::pair<int, std::uint32_t>{pct, keys}; },
-                            gen::inRange(50, 96), gen::inRange<std::uint32_t>(1, 9))}}));
+        gen::inRange<std::uint64_t>(4, lim.max_ops + 1), gen::inRange<std::uint32_t>(2, lim.max_teams + 1), kinds, weights,
+        gen::element(0.0, 0.5, 0.25, 0.9), gen::element(16, 32), gen::element(1.0, 0.5, 0.25),
+        gen::inRange<std::uint64_t>(1, 1000000000), shape,
+        gen::apply([](int pct, std::uint32_t keys) { return std::pair<int, std::uint32_t>{pct, keys}; }, gen::inRange(50, 96),
+                   gen::inRange<std::uint32_t>(1, 9)));
   });
 }
 

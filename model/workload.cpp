@@ -13,6 +13,7 @@ std::string workload::describe() const {
     << " prefill=" << prefill << " teams=" << teams << " chunk=" << chunk << " p_chunk=" << p_chunk
     << " seed=" << seed;
   if (hot_keys) s << " hot=" << hot_pct << "%:" << hot_keys << (hot_spread ? " spread" : "");
+  if (sequential_keys) s << " keys=sequential";
   return s.str();
 }
 

@@ -33,6 +33,11 @@ struct workload {
   // [1, hot_keys]: keys low in the range sit in the first chunks and are
   // never raised, scattered ones land anywhere, upper levels included.
   bool hot_spread = false;
+  // Sequential keys: operation j that is not hot uses key 1 + j mod range, so
+  // each team walks the keys upwards from where its share of the operations
+  // starts (ascending inserts split the last chunk of a run of keys over and
+  // over, a shape uniform keys never make).
+  bool sequential_keys = false;
 
   // One line naming every field, e.g. for a replay string.
   std::string describe() const;
@@ -56,7 +61,7 @@ GFSL_FN operation operation_at(const workload& w, std::uint64_t j) {
   const int pct = static_cast<int>(h1 % 100);
   op.kind = pct < w.insert_pct ? op_kind::insert : pct < w.insert_pct + w.delete_pct ? op_kind::remove : op_kind::contains;
   const bool hot = w.hot_keys != 0 && static_cast<int>((h2 >> 40) % 100) < w.hot_pct;
-  const std::uint64_t pick = (h1 >> 8) % (hot ? w.hot_keys : w.range);
+  const std::uint64_t pick = hot ? (h1 >> 8) % w.hot_keys : w.sequential_keys ? j % w.range : (h1 >> 8) % w.range;
   op.key = static_cast<key_type>(hot && w.hot_spread ? 1 + mix64(w.seed ^ (0xD1B54A32D192ED03ull * (pick + 1))) % w.range
                                                      : 1 + pick);
   op.value = op.kind == op_kind::insert ? static_cast<value_type>(h2) : 0;
