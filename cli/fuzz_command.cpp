@@ -201,6 +201,7 @@ command add_mutants_command(CLI::App& root) {
   struct state {
     std::string backend = "host";
     double budget = 20;
+    double equivalent_budget = 0;  // 0: the budget
     bool json = false, list = false;
     std::string junit, only, variant = "robust", granularity = "chunk";
     std::uint64_t seed = 1;
@@ -210,6 +211,11 @@ command add_mutants_command(CLI::App& root) {
   CLI::App* mu = root.add_subcommand("mutants", "the kill matrix: every seeded bug against every detector");
   mu->add_option("--backend", st->backend, "host or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
   mu->add_option("--budget", st->budget, "seconds per mutant")->check(CLI::PositiveNumber)->capture_default_str();
+  mu->add_option("--equivalent-budget", st->equivalent_budget,
+                 "seconds for each mutant marked equivalent for this variant and granularity (0: --budget); they are run "
+                 "to test that claim, and a kill is reported")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   mu->add_option("--seed", st->seed, "campaign seed (fixed: the matrix is reproducible)")->capture_default_str();
   mu->add_option("--only", st->only, "one mutant by name");
   mu->add_option("--variant", st->variant, "the algorithm the bugs are planted in: robust, thesis")
@@ -254,6 +260,11 @@ command add_mutants_command(CLI::App& root) {
               fuzz::campaign_options o;
               o.backend = st->backend;
               o.seconds = st->budget;
+              if (const mutant_info* info = m == mutant::none ? nullptr : find_mutant(mutant_name(m));
+                  info && st->equivalent_budget > 0 &&
+                  !equivalence_of(*info, *parse_variant(st->variant), st->granularity == "chunk" || st->backend == "cuda").empty()) {
+                o.seconds = st->equivalent_budget;
+              }
               o.mut = m;
               o.seed = st->seed;
               o.progress = false;
@@ -448,6 +459,14 @@ command add_mutants_command(CLI::App& root) {
                 r = done[k++];
                 r.m = m;
                 if (!r.killed && !equivalent(m)) rc = exit_violation;
+                // A kill refutes an equivalence claim: the argument in
+                // core/mutants.hpp is wrong and must go.
+                if (r.killed && equivalent(m)) {
+                  std::fprintf(stderr, "gfsl mutants: %s is marked equivalent here (core/mutants.hpp) but was killed by %s: "
+                                       "the equivalence argument is wrong; gfsl replay %s\n",
+                               std::string(m->name).c_str(), r.detector.c_str(), r.replay.c_str());
+                  rc = exit_violation;
+                }
               }
             }
             std::size_t counted = 0, killed = 0;
@@ -478,7 +497,11 @@ command add_mutants_command(CLI::App& root) {
               for (const row& r : rows) {
                 std::string all;
                 for (const std::string& d : r.detectors) all += (all.empty() ? "" : ",") + d;
-                const char* state = !r.applicable ? "n/a" : r.killed ? "yes" : !equivalent(r.m) ? "NO" : "equiv.";
+                const char* state = !r.applicable                     ? "n/a"
+                                    : r.killed && equivalent(r.m)      ? "EQUIV?"
+                                    : r.killed                         ? "yes"
+                                    : !equivalent(r.m)                 ? "NO"
+                                                                       : "equiv.";
                 std::printf("%-32s %-8s %-34s %8.2f %6llu %7llu  %s\n", std::string(r.m->name).c_str(), state, r.detector.c_str(),
                             r.seconds, (unsigned long long)r.ops, (unsigned long long)r.prefill, all.c_str());
               }
@@ -507,12 +530,16 @@ command add_mutants_command(CLI::App& root) {
             if (!st->junit.empty()) {
               std::ofstream x(st->junit);
               x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gfsl-mutants-" << st->backend << "\" tests=\""
-                << rows.size() + 1 << "\" failures=\"" << (counted - killed) + (control.killed ? 1 : 0) << "\">\n";
+                << rows.size() + 1 << "\" failures=\""
+                << (counted - killed) + (control.killed ? 1 : 0) +
+                       std::count_if(rows.begin(), rows.end(), [&](const row& r) { return r.applicable && r.killed && equivalent(r.m); })
+                << "\">\n";
               x << "  <testcase classname=\"control\" name=\"correct-core\">"
                 << (control.killed ? "<failure message=\"the correct core failed\"/>" : "") << "</testcase>\n";
               for (const row& r : rows) {
                 x << "  <testcase classname=\"mutants\" name=\"" << r.m->name << "\" time=\"" << r.seconds << "\">";
-                if (!r.applicable || equivalent(r.m)) x << "<skipped/>";
+                if (r.applicable && equivalent(r.m) && r.killed) x << "<failure message=\"marked equivalent, but killed\"/>";
+                else if (!r.applicable || equivalent(r.m)) x << "<skipped/>";
                 else if (!r.killed) x << "<failure message=\"survived its budget\"/>";
                 x << "</testcase>\n";
               }

@@ -430,6 +430,10 @@ int execute(run_options& o) {
     std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only (gfsl mutants --backend cuda runs them on the GPU)\n");
     return exit_usage;
   }
+  if (o.w.chunk == 8 && o.backend == "cuda") {
+    std::fprintf(stderr, "gfsl run: --chunk 8 runs on the host backends only (a GPU team is 16 or 32 lanes)\n");
+    return exit_usage;
+  }
   if (o.script && o.backend == "cuda") {
     std::fprintf(stderr, "gfsl run: --team-ops (a listed workload) runs on the host backends only\n");
     return exit_usage;
@@ -563,7 +567,9 @@ command add_run_command(CLI::App& root) {
   run->add_option("--prefill", o.w.prefill, "fraction of the range inserted before the concurrent phase")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  run->add_option("--chunk", o.w.chunk, "entries per chunk (N)")->check(CLI::IsMember({16, 32}))->capture_default_str();
+  run->add_option("--chunk", o.w.chunk, "entries per chunk (N): 16 or 32; 8 on the host backends")
+      ->check(CLI::IsMember({8, 16, 32}))
+      ->capture_default_str();
   run->add_option("--p-chunk", o.w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   run->add_option("--seed", o.w.seed, "workload seed (and the scheduler's, unless --sched-seed)")->capture_default_str();
   run->add_option("--sched", o.sched,

@@ -202,6 +202,7 @@ class host_team {
 };
 
 #if !defined(__CUDACC__)
+static_assert(team<host_team<8>>);
 static_assert(team<host_team<16>>);
 static_assert(team<host_team<32>>);
 #endif

@@ -144,10 +144,10 @@ inline constexpr mutant_info mutant_catalog[] = {
      "with the deleted key becomes live again"},
     {mutant::lowest_lane_precedence, "lowest-lane-precedence", "host,cuda",
      "ballots give precedence to the lowest voting lane, not the highest: transient duplicates and stale entries win "
-     "over the NEXT lane (4.2.1: precedence to higher tIds)",
-     "with whole-chunk reads the lowest voting lane is a key <= k, whose down pointer is as legal as the highest one's "
-     "(only slower), and an equality vote is unique or a same-valued duplicate; precedence matters only for "
-     "partially seen writes"},
+     "over the NEXT lane (4.2.1: precedence to higher tIds). Not equivalent even with whole-chunk reads: removing a "
+     "chunk's max key lowers the max field first (4.2.3), so a read between those two writes sees the key in a DATA "
+     "lane and NEXT voting to go on; with the DATA lane winning, another team's delete and then insert of that key "
+     "both answered false (docs/FINDINGS.md)"},
     {mutant::max_after_removal, "max-after-removal", "host,cuda",
      "removal lowers the max field after the max key is gone, not before (4.2.3: so that searches never see a max "
      "that is not in the chunk)",

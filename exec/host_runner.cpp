@@ -349,6 +349,10 @@ host_run dispatch(const model::workload& w, host_mode mode, std::uint32_t pool, 
   const bool mutated = extras.mut != mutant::none;
   return with_variant(extras.var, [&](auto v) {
     constexpr variant V = decltype(v)::value;
+    if (w.chunk == 8) {
+      return mutated ? run<8, true, V>(w, mode, pool, keep_records, so, outcome, extras)
+                     : run<8, false, V>(w, mode, pool, keep_records, so, outcome, extras);
+    }
     if (w.chunk == 16) {
       return mutated ? run<16, true, V>(w, mode, pool, keep_records, so, outcome, extras)
                      : run<16, false, V>(w, mode, pool, keep_records, so, outcome, extras);

@@ -135,29 +135,41 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     model::fit_workload(*n.script, n.w);
     return n;
   };
-  // Half-size chunks with half the prefill: a chunk of 16 splits and merges
-  // with half the keys one of 32 needs, which single removals never reach
-  // (a run on 32-entry chunks with a key fewer does not split at all). The
-  // halves by key order: the smaller, the larger, every other key.
-  if (f.shrunk.w.chunk == 32 && !f.shrunk.script->prefill.empty()) {
+  // Half-size chunks, with the same list or half the prefill: a chunk of 16
+  // splits and merges with half the keys one of 32 needs, which single
+  // removals never reach (a run on 32-entry chunks with a key fewer does not
+  // split at all). The halves by key order: the smaller, the larger, every
+  // other key. Down to 8 entries, tried before every round of removals, since
+  // a shorter list may fit smaller chunks.
+  const auto halve_chunks = [&] {
+    if (f.shrunk.w.chunk <= 8) return false;
+    run_config same = f.shrunk;
+    same.w.chunk /= 2;
+    if (try_smaller_any_schedule(f, same, o)) return true;
+    if (f.shrunk.script->prefill.empty()) return false;
+    const int before = f.shrunk.w.chunk;
     std::vector<model::operation> sorted = f.shrunk.script->prefill;
     std::sort(sorted.begin(), sorted.end(), [](const model::operation& a, const model::operation& b) { return a.key < b.key; });
-    for (int half = 0; half < 3 && s.elapsed() < until; ++half) {
+    // Each half in the list's order, then ascending (which splits the last
+    // chunk each time, the fewest keys to a given shape).
+    for (int half = 0; half < 6 && s.elapsed() < until; ++half) {
       std::set<key_type> kept;
       for (std::size_t i = 0; i < sorted.size(); ++i) {
         const bool lower = i < sorted.size() / 2;
-        if (half == 0 ? lower : half == 1 ? !lower : i % 2 == 0) kept.insert(sorted[i].key);
+        if (half % 3 == 0 ? lower : half % 3 == 1 ? !lower : i % 2 == 0) kept.insert(sorted[i].key);
       }
       run_config n = without(f.shrunk, [&](model::script& sc) {
+        if (half >= 3) sc.prefill = sorted;
         std::erase_if(sc.prefill, [&](const model::operation& op) { return !kept.count(op.key); });
       });
-      n.w.chunk = 16;
-      if (try_smaller_any_schedule(f, n, o)) break;
+      n.w.chunk = before / 2;
+      if (try_smaller_any_schedule(f, n, o)) return true;
     }
-  }
+    return false;
+  };
   bool progress = true;
   while (progress && s.elapsed() < until && !s.cancelled()) {
-    progress = false;
+    progress = halve_chunks();
     for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until;) {
       if (try_smaller_any_schedule(f, without(f.shrunk, [t](model::script& sc) { sc.team_ops.erase(sc.team_ops.begin() + t); }), o)) {
         progress = true;
@@ -224,8 +236,9 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
       with([](run_config& n) { n.w.teams /= 2; n.w.teams = std::max(n.w.teams, 2u); });
       with([](run_config& n) { --n.w.teams; });
     }
-    // Half-size chunks fill, split and merge after half the operations.
-    if (c.w.chunk == 32) with([](run_config& n) { n.w.chunk = 16; });
+    // Half-size chunks fill, split and merge after half the operations
+    // (down to 8 entries, which the host backends run: core/layout.hpp).
+    if (c.w.chunk > 8) with([](run_config& n) { n.w.chunk /= 2; });
     if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
     for (const run_config& candidate : candidates) {
       if (s.elapsed() >= until) break;
@@ -496,9 +509,13 @@ std::string describe_word(std::uint64_t word, int lane, int chunk_words) {
 // The failing run as an interleaving of chunk accesses around the failing
 // key: the run repeated (host runs repeat bit for bit) with its accesses
 // recorded, and every access to a chunk that some access saw holding the key,
-// in the order they happened. A team-wide read is one line until another
-// team's access to those chunks lands between its loads.
-void write_interleaving(const std::filesystem::path& file, const failure& f, key_type key, const campaign_options& o) {
+// in the order they happened. A team-wide read is one line while no other
+// team writes that chunk during it. A read that writes land in the middle of
+// (at line or lane granularity) is shown in pieces: the lanes it had loaded
+// when each write landed, with what they held, then the writes, then the
+// lanes it loaded after; its last line gives the whole chunk as the team saw
+// it, marked TORN. That is the reading a person checks the answer against.
+std::string interleaving_of(const failure& f, key_type key, const campaign_options& o) {
   run_config c = f.shrunk;
   c.so.record_accesses = true;
   const judgement j = execute_and_judge(c, o.judge);
@@ -513,18 +530,29 @@ void write_interleaving(const std::filesystem::path& file, const failure& f, key
     if (ch == no_chunk || lane_of(l.a.word) >= words - 1) continue;
     if (entry_key(l.result) == key || (l.a.kind != access_kind::load && entry_key(l.a.value) == key)) around.insert(ch);
   }
-  std::ofstream out(file);
+  std::ostringstream out;
   out << "key " << key << ": accesses to the chunks that held it (";
   for (chunk_index ch : around) out << (ch == *around.begin() ? "" : ", ") << ch;
   out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
-  // A team-wide read is printed when its last load lands, with the words it
-  // saw (data lanes holding keys, then NEXT and LOCK), and marked torn when
-  // writes to the chunk landed between its first and last load: those
-  // writes are the lines printed between.
   struct pending_read {
     chunk_index chunk = no_chunk;
-    std::map<int, std::uint64_t> seen;  // lane -> word
+    std::map<int, std::uint64_t> seen;       // lane -> word, the whole read so far
+    std::map<int, std::uint64_t> unshown;    // lanes loaded since the last piece printed
     std::uint64_t writes_at_start = 0;
+  };
+  // "lanes 1-3, 7: 5 - 9" : which lanes, and what each held (a data lane's
+  // key, "-" when empty; NEXT and LOCK spelled out).
+  const auto lanes_and_words = [&](const std::map<int, std::uint64_t>& lanes) {
+    std::string ids, held;
+    for (auto it = lanes.begin(); it != lanes.end();) {
+      auto run_end = it;
+      while (std::next(run_end) != lanes.end() && std::next(run_end)->first == run_end->first + 1) ++run_end;
+      ids += (ids.empty() ? "" : ", ") + std::to_string(it->first) +
+             (run_end != it ? "-" + std::to_string(run_end->first) : std::string());
+      it = std::next(run_end);
+    }
+    for (const auto& [lane, word] : lanes) held += (held.empty() ? "" : " ") + describe_word(word, lane, words);
+    return "lane" + std::string(lanes.size() > 1 ? "s " : " ") + ids + ": " + held;
   };
   std::map<team_id, pending_read> reads;
   std::map<chunk_index, std::uint64_t> writes;  // writes landed so far, per chunk
@@ -536,22 +564,36 @@ void write_interleaving(const std::filesystem::path& file, const failure& f, key
     const int lane = lane_of(l.a.word);
     if (l.a.kind == access_kind::load) {
       pending_read& r = reads[l.a.team];
-      if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, writes[ch]};
+      if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, {}, writes[ch]};
       r.seen[lane] = l.result;
+      r.unshown[lane] = l.result;
       if (l.a.group_index + 1 < l.a.group_size) continue;
+      const bool torn = writes[ch] != r.writes_at_start;
+      if (torn) out << "team " << l.a.team << " loads the rest of chunk " << ch << ", " << lanes_and_words(r.unshown) << "\n";
       out << "team " << l.a.team << " read chunk " << ch << ": keys";
       for (const auto& [at, word] : r.seen) {
         if (at < words - 2 && entry_key(word) != key_empty) out << " " << describe_word(word, at, words);
       }
       if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
       if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
-      if (writes[ch] != r.writes_at_start) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
+      if (torn) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
       out << "\n";
-      ++lines;
+      lines += torn ? 2 : 1;
+      r = {};
       continue;
     }
     const bool wrote = l.a.kind != access_kind::cas || l.result == l.a.expected;
-    if (wrote) ++writes[ch];
+    if (wrote) {
+      ++writes[ch];
+      // Reads of this chunk under way: what they have loaded so far, before
+      // this write lands.
+      for (auto& [team, r] : reads) {
+        if (team == l.a.team || r.chunk != ch || r.unshown.empty()) continue;
+        out << "team " << team << " has loaded chunk " << ch << " " << lanes_and_words(r.unshown) << "\n";
+        r.unshown.clear();
+        ++lines;
+      }
+    }
     out << "  team " << l.a.team << " ";
     if (l.a.kind == access_kind::cas) {
       out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words)
@@ -565,6 +607,21 @@ void write_interleaving(const std::filesystem::path& file, const failure& f, key
     ++lines;
   }
   if (lines >= 5000) out << "(cut at 5,000 lines)\n";
+  return out.str();
+}
+
+std::string html_escape(const std::string& in) {
+  std::string out;
+  for (char ch : in) {
+    switch (ch) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -697,7 +754,11 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       t << "\n";
     }
   }
-  if (focus && f.shrunk.backend == "host") write_interleaving(folder / "interleaving.txt", f, *focus, o);
+  std::string interleaving;
+  if (focus && f.shrunk.backend == "host") {
+    interleaving = interleaving_of(f, *focus, o);
+    std::ofstream(folder / "interleaving.txt") << interleaving;
+  }
   {
     // A self-contained page: intervals as bars, one lane per team.
     std::ofstream html(folder / "counterexample.html");
@@ -712,8 +773,9 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     for (const model::op_record& r : shown) lane.emplace(r.team, static_cast<int>(lane.size()));
     html << "<!doctype html><html><head><meta charset=\"utf-8\"><title>gfsl counterexample</title>"
          << "<style>body{font:13px sans-serif}rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}"
-         << "text{font:10px monospace}</style></head><body><h3>" << json_escape(f.shrunk.describe()) << "</h3><p>";
-    for (const detection& d : j.found) html << "<b>" << d.detector << "</b>: " << json_escape(d.detail) << "<br>";
+         << "text{font:10px monospace}pre .torn{background:#fdd}pre .write{color:#a40}</style></head><body><h3>"
+         << html_escape(f.shrunk.describe()) << "</h3><p>";
+    for (const detection& d : j.found) html << "<b>" << html_escape(d.detector) << "</b>: " << html_escape(d.detail) << "<br>";
     html << "</p><svg width=\"" << width + 200 << "\" height=\"" << 40 * lane.size() + 40 << "\">";
     for (const model::op_record& r : shown) {
       const double x = 100 + (r.call - lo) * scale;
@@ -725,7 +787,20 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
            << "<text x=\"" << x << "\" y=\"" << y + 28 << "\">" << model::describe(r.op) << "</text>";
     }
     for (const auto& [team, l] : lane) html << "<text x=\"4\" y=\"" << 32 + 40 * l << "\">team " << team << "</text>";
-    html << "</svg></body></html>\n";
+    html << "</svg>";
+    if (!interleaving.empty()) {
+      // The interleaving of chunk accesses (interleaving.txt): torn reads
+      // shaded, writes coloured.
+      html << "<h4>Chunk accesses around the key, in the order they happened</h4><pre>";
+      std::istringstream lines(interleaving);
+      for (std::string line; std::getline(lines, line);) {
+        const char* cls = line.find("TORN") != std::string::npos ? "torn" : line.rfind("  team ", 0) == 0 ? "write" : nullptr;
+        if (cls) html << "<span class=\"" << cls << "\">" << html_escape(line) << "</span>\n";
+        else html << html_escape(line) << "\n";
+      }
+      html << "</pre>";
+    }
+    html << "</body></html>\n";
   }
   return folder.string();
 }

@@ -519,13 +519,14 @@ class checker {
 snapshot_report check_snapshot(const snapshot& s, bool quiescent,
                                const std::vector<std::pair<key_type, value_type>>* expected_bottom,
                                std::size_t max_violations) {
+  if (s.chunk == 8) return checker<8>(s, quiescent, expected_bottom, max_violations).run();
   if (s.chunk == 16) return checker<16>(s, quiescent, expected_bottom, max_violations).run();
   if (s.chunk == 32) return checker<32>(s, quiescent, expected_bottom, max_violations).run();
   snapshot_report r;
   violation v;
   v.invariant = "level-list";
   v.when = s.stamp;
-  v.detail = "chunk size " + std::to_string(s.chunk) + " is not 16 or 32";
+  v.detail = "chunk size " + std::to_string(s.chunk) + " is not 8, 16 or 32";
   r.violations.push_back(std::move(v));
   return r;
 }

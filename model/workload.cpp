@@ -25,7 +25,7 @@ std::string workload::validate() const {
   if (range < 1 || range > max_user_key) return "range must be in [1, " + std::to_string(max_user_key) + "]";
   if (!(prefill >= 0.0 && prefill <= 1.0)) return "prefill must be a fraction in [0, 1]";
   if (teams < 1 || teams > max_team_id) return "teams must be at least 1";
-  if (chunk != 16 && chunk != 32) return "chunk must be 16 or 32";
+  if (chunk != 8 && chunk != 16 && chunk != 32) return "chunk must be 16 or 32 (or 8 on the host backends)";
   if (!(p_chunk >= 0.0 && p_chunk <= 1.0)) return "p-chunk must be a probability in [0, 1]";
   if (hot_pct < 0 || hot_pct > 100) return "hot percentage must be in [0, 100]";
   if (hot_keys > range) return "hot keys must be at most the range";

@@ -112,7 +112,7 @@ TEST(Cli, AListedWorkloadRunsReplaysAndIsJudged) {
   EXPECT_NE(refused.out.find("field 'team-ops' lists 3 operations on 2 teams where 'teams' and 'ops' say 3 on 3"), std::string::npos)
       << refused.out;
   for (const char* bad : {"--team-ops i3/x6", "--team-ops i0", "--team-ops c1 --prefill-keys 4,4", "--prefill-keys 1,2",
-                          "--team-ops i3 --backend cuda"}) {
+                          "--team-ops i3 --backend cuda", "--chunk 8 --backend cuda", "--chunk 64"}) {
     const result r = run(std::string("run ") + bad);
     EXPECT_EQ(r.code, 2) << bad << ":\n" << r.out;
     EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line for " << bad << ":\n" << r.out;

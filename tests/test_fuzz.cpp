@@ -68,6 +68,32 @@ TEST(FuzzDetectors, TheSameRunWithWholeChunkReadsPasses) {
   EXPECT_FALSE(j.undecided);
 }
 
+// 8-entry chunks (host backends, core/layout.hpp): the same algorithm splits,
+// merges, splits chunks above level 0 and passes every detector, at
+// whole-chunk reads and, robust, at lane granularity.
+TEST(FuzzDetectors, EightEntryChunksRunOnTheHostAndPassEveryDetector) {
+  for (const auto& [v, g] : {std::pair{gfsl::variant::robust, gfsl::sched::granularity::lane},
+                             std::pair{gfsl::variant::thesis, gfsl::sched::granularity::chunk}}) {
+    gfsl::fuzz::run_config c = torn_read_counterexample(g, v);
+    c.w.chunk = 8;
+    c.w.teams = 6;
+    c.w.ops = 3000;
+    c.w.insert_pct = 40;
+    c.w.delete_pct = 40;
+    c.w.contains_pct = 20;
+    c.w.range = 300;
+    c.w.prefill = 0.5;
+    c.w.p_chunk = 1;
+    const auto j = gfsl::fuzz::execute_and_judge(c);
+    EXPECT_FALSE(j.failed()) << gfsl::variant_name(v) << ": " << j.found.front().detector << ": " << j.found.front().detail;
+    EXPECT_FALSE(j.undecided);
+    EXPECT_GT(j.run.report.paths.splits, 30u);
+    EXPECT_GT(j.run.report.paths.upper_splits, 0u);
+    EXPECT_GT(j.run.report.paths.merges, 10u);
+    EXPECT_GE(j.run.report.height, 1);
+  }
+}
+
 TEST(FuzzCampaign, AMutantIsFoundShrunkAndWrittenOut) {
   const auto dir = std::filesystem::temp_directory_path() / "gfsl-test-fuzz";
   std::filesystem::remove_all(dir);

@@ -412,6 +412,7 @@ device_run run_on_device(const model::workload& w, const device_options& o) {
     throw std::invalid_argument("threads per block must be a multiple of 32 in [32, " +
                                 std::to_string(device_options::max_threads_per_block) + "]");
   }
+  if (w.chunk != 16 && w.chunk != 32) throw std::invalid_argument("a GPU team is 16 or 32 lanes: chunks of 16 or 32 entries");
   return with_variant(o.var, [&](auto v) {
     constexpr variant V = decltype(v)::value;
     return w.chunk == 16 ? run<16, V>(w, o) : run<32, V>(w, o);
