@@ -79,6 +79,10 @@ command add_fuzz_command(CLI::App& root) {
       ->capture_default_str();
   fz->add_option("--seconds", o.seconds, "time budget")->check(CLI::PositiveNumber)->capture_default_str();
   fz->add_option("--max-runs", o.max_runs, "stop after this many runs (0: time budget only)")->capture_default_str();
+  fz->add_option("--shrink-seconds", o.shrink_seconds,
+                 "shrinking a failure stops after this long, keeping the smallest failing run found so far")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   fz->add_option("--mutant", st->mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants lists them)");
   fz->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
@@ -135,6 +139,7 @@ command add_fuzz_command(CLI::App& root) {
               o.out_dir = st->resume;
               o.backend = h.backend;
               o.seconds = h.seconds;
+              o.shrink_seconds = h.shrink_seconds;
               o.max_runs = h.max_runs;
               o.seed = h.seed;
               o.shard = h.shard;

@@ -181,7 +181,8 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
   // --max-runs is the campaign's: each worker takes its share.
   const std::uint64_t max_runs = o.max_runs ? (o.max_runs + workers - 1) / workers : 0;
   std::vector<std::string> a{"fuzz", "--backend", o.backend, "--variant", std::string(variant_name(o.var)), "--granularity",
-                             s.granularity, "--seconds", std::to_string(o.seconds), "--max-runs", std::to_string(max_runs),
+                             s.granularity, "--seconds", std::to_string(o.seconds), "--shrink-seconds",
+                             std::to_string(o.shrink_seconds), "--max-runs", std::to_string(max_runs),
                              "--seed", std::to_string(o.seed), "--shard",
                              std::to_string(o.shard + o.shards * j) + "/" + std::to_string(o.shards * workers), "--max-ops",
                              std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
@@ -318,6 +319,7 @@ fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_opt
   h.mutant = mutant_name(o.mut);
   h.granularity = s.granularity;
   h.seconds = o.seconds;
+  h.shrink_seconds = o.shrink_seconds;
   h.max_runs = o.max_runs;
   h.seed = o.seed;
   h.max_ops = o.limits.max_ops;

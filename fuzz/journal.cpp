@@ -65,7 +65,7 @@ std::string header_line(const campaign_header& h) {
   std::ostringstream j;
   j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant)
     << ",\"mutant\":" << quoted(h.mutant) << ",\"granularity\":" << quoted(h.granularity) << ",\"seconds\":" << real(h.seconds)
-    << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
+    << ",\"shrink_seconds\":" << real(h.shrink_seconds) << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
     << ",\"max_range\":" << h.max_range << ",\"shard\":" << h.shard << ",\"shards\":" << h.shards << ",\"workers\":" << h.workers
     << ",\"devices\":" << quoted(h.devices) << ",\"device\":" << quoted(h.device) << ",\"shard_source\":" << quoted(h.shard_source)
     << "}";
@@ -166,6 +166,8 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       h.mutant = str("mutant");
       h.granularity = str("granularity");
       h.seconds = dbl("seconds");
+      // Journals written before the option existed shrank for 60 s.
+      h.shrink_seconds = f.count("shrink_seconds") ? dbl("shrink_seconds") : 60.0;
       h.max_runs = num("max_runs");
       h.seed = num("seed");
       h.max_ops = num("max_ops");

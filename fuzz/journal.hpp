@@ -35,6 +35,7 @@ inline constexpr const char* report_file = "report.json";
 struct campaign_header {
   std::string backend = "host", variant = "robust", mutant = "none", granularity = "any";
   double seconds = 60;
+  double shrink_seconds = 60;     // shrinking each failure stops after this long
   std::uint64_t max_runs = 0, seed = 1;
   std::uint64_t max_ops = 0, max_teams = 0, max_range = 0;
   unsigned shard = 0, shards = 1;
