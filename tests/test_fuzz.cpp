@@ -235,6 +235,52 @@ TEST(FuzzScenarios, TheDirectedRunReachesTheRestartPath) {
   }
 }
 
+// A failure's folder shows a torn read lane by lane: the three-operation
+// counterexample of the published algorithm (team 1 inserts 6, then misses
+// it while team 0's insert of 3 shifts it one lane right) prints the lanes
+// team 1 had loaded when each write landed, and the HTML page carries the
+// same interleaving.
+TEST(FuzzCampaign, ATornReadIsShownLaneByLaneInTheFailuresFolder) {
+  gfsl::fuzz::run_config c;
+  c.var = gfsl::variant::thesis;
+  c.check_every = 61;
+  c.w.chunk = 32;
+  c.w.p_chunk = 0.25;
+  c.w.seed = 391555573;
+  std::string error;
+  c.script = gfsl::model::parse_script("", "i3/i6,c6", error);
+  ASSERT_TRUE(c.script) << error;
+  gfsl::model::fit_workload(*c.script, c.w);
+  c.so.strat = gfsl::sched::strategy::random;
+  c.so.depth = 1;
+  c.so.gran = gfsl::sched::granularity::lane;
+  c.so.seed = 844565173;
+  c.so.pct_steps = 9800;
+  gfsl::fuzz::failure f;
+  f.first = f.shrunk = c;
+  f.verdict = gfsl::fuzz::execute_and_judge(c);
+  ASSERT_TRUE(f.verdict.failed());
+  f.signature = gfsl::fuzz::signature(f.verdict.found);
+  EXPECT_EQ(f.signature, "linearizability @ contains->false");
+  const auto dir = std::filesystem::temp_directory_path() / "gfsl-test-interleaving";
+  std::filesystem::remove_all(dir);
+  const std::filesystem::path folder = gfsl::fuzz::write_failure(dir.string(), f, {});
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string text = slurp(folder / "interleaving.txt");
+  EXPECT_NE(text.find("key 6: accesses to the chunks that held it (0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("team 1 has loaded chunk 0 lane"), std::string::npos) << text;
+  EXPECT_NE(text.find("team 1 loads the rest of chunk 0, lane"), std::string::npos) << text;
+  EXPECT_NE(text.find("TORN"), std::string::npos) << text;
+  const std::string html = slurp(folder / "counterexample.html");
+  EXPECT_NE(html.find("<h4>Chunk accesses around the key, in the order they happened</h4><pre>"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"torn\">"), std::string::npos);
+  EXPECT_NE(html.find("team 1 has loaded chunk 0 lane"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(FuzzCampaign, ShardsExploreDifferentRunsAndTheSameShardRepeatsItself) {
   auto campaign = [](unsigned shard) {
     gfsl::fuzz::campaign_options o;
