@@ -20,6 +20,7 @@
 
 #include "core/layout.hpp"
 #include "fuzz/scenarios.hpp"
+#include "linearizability/report.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
 
@@ -610,20 +611,6 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
   return out.str();
 }
 
-std::string html_escape(const std::string& in) {
-  std::string out;
-  for (char ch : in) {
-    switch (ch) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 campaign_result run_campaign(const campaign_options& o) {
@@ -774,8 +761,8 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     html << "<!doctype html><html><head><meta charset=\"utf-8\"><title>gfsl counterexample</title>"
          << "<style>body{font:13px sans-serif}rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}"
          << "text{font:10px monospace}pre .torn{background:#fdd}pre .write{color:#a40}</style></head><body><h3>"
-         << html_escape(f.shrunk.describe()) << "</h3><p>";
-    for (const detection& d : j.found) html << "<b>" << html_escape(d.detector) << "</b>: " << html_escape(d.detail) << "<br>";
+         << lin::html_escape(f.shrunk.describe()) << "</h3><p>";
+    for (const detection& d : j.found) html << "<b>" << lin::html_escape(d.detector) << "</b>: " << lin::html_escape(d.detail) << "<br>";
     html << "</p><svg width=\"" << width + 200 << "\" height=\"" << 40 * lane.size() + 40 << "\">";
     for (const model::op_record& r : shown) {
       const double x = 100 + (r.call - lo) * scale;
@@ -795,8 +782,8 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       std::istringstream lines(interleaving);
       for (std::string line; std::getline(lines, line);) {
         const char* cls = line.find("TORN") != std::string::npos ? "torn" : line.rfind("  team ", 0) == 0 ? "write" : nullptr;
-        if (cls) html << "<span class=\"" << cls << "\">" << html_escape(line) << "</span>\n";
-        else html << html_escape(line) << "\n";
+        if (cls) html << "<span class=\"" << cls << "\">" << lin::html_escape(line) << "</span>\n";
+        else html << lin::html_escape(line) << "\n";
       }
       html << "</pre>";
     }

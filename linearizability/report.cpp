@@ -39,6 +39,23 @@ std::string printable(std::string_view s) {
 }
 
 
+// Text for an element or an attribute value (either quote): markup
+// characters as entities, control characters shown as printable() shows them.
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : printable(s)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 std::string fmt(const char* f, double x) {
@@ -85,23 +102,6 @@ struct axis {
     return ticks.size() <= 1 ? 0.0 : rank / static_cast<double>(ticks.size() - 1);
   }
 };
-
-// Text for an element or an attribute value (either quote): markup
-// characters as entities, control characters shown as printable() shows them.
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : printable(s)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string describe_record(const std::vector<model::op_record>& h, std::uint32_t i, const std::vector<std::uint32_t>& unrecorded) {
   return describe(h[i].op.key, to_key_op(h[i], i, value_known(unrecorded, i)));

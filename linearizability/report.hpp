@@ -59,6 +59,9 @@ struct report_context {
 // names, header strings, error excerpts) goes through it, so that a trace
 // cannot move the cursor, recolour the screen or start a line of its own.
 std::string printable(std::string_view s);
+// Text for an HTML element or attribute value (either quote): markup
+// characters as entities, control characters as printable() shows them.
+std::string html_escape(const std::string& s);
 
 // A row per team, each operation an interval numbered 1.. in call order,
 // then one line per operation with its answer and stamps. `ops`: indices into
