@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "traces/json.hpp"
+#include "traces/trace.hpp"
 
 namespace gfsl::fuzz {
 
@@ -240,7 +241,7 @@ std::string read_journal(const std::string& path, journal_summary& out) {
 
 std::string write_file_atomically(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
-  const fs::path target(path);
+  const fs::path target(traces::replaced_file(path));
   const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return path + ": cannot write: " + std::strerror(errno);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "traces/json.hpp"
@@ -114,6 +115,19 @@ std::string merge_campaigns(const std::vector<std::string>& dirs, merged_campaig
     } else {
       leaves.push_back(d);
     }
+  }
+  // A folder given twice (or as itself and through its parent's workers) is
+  // one campaign: counted once.
+  {
+    std::set<std::string> seen;
+    std::vector<std::string> once;
+    for (const std::string& d : leaves) {
+      std::error_code ec;
+      const fs::path real = fs::weakly_canonical(fs::path(d), ec);
+      if (seen.insert(ec ? d : real.string()).second) once.push_back(d);
+      else out.notes.push_back(d + ": given more than once, counted once");
+    }
+    leaves = std::move(once);
   }
   std::map<std::string, failure_group> groups;
   for (const std::string& d : leaves) {

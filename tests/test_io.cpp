@@ -467,6 +467,23 @@ TEST(Resources, AnOutputIsReplacedWholeOrNotAtAll) {
   EXPECT_EQ(ls.out, "0\n");
 }
 
+// An output named through a symbolic link (a chain of two here) stays a
+// link: the file it names gets the new bytes, for the traces of gfsl run and
+// for the files gfsl fuzz merge writes.
+TEST(Resources, AnOutputThroughASymbolicLinkReplacesTheFileItNames) {
+  const std::string target = temp_path("linked_target.trace"), link = temp_path("linked.trace"),
+                    link2 = temp_path("linked2.trace");
+  shell("rm -f " + target + " " + link + " " + link2);
+  spit(target, "earlier contents");
+  ASSERT_EQ(shell("ln -s " + target + " " + link + " && ln -s " + link + " " + link2).code, 0);
+  const result r = run("run --backend host --teams 4 --ops 500 --range 40 --trace " + link2);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(shell("test -L " + link2 + " && test -L " + link + " && test -f " + target + " && echo links").out, "links\n");
+  EXPECT_EQ(gfsl::traces::read_trace(target).history.size(), 520u);
+  EXPECT_EQ(gfsl::traces::replaced_file(link2), target);
+  EXPECT_EQ(gfsl::traces::replaced_file(target), target);
+}
+
 }  // namespace
 
 namespace {

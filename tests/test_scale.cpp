@@ -128,6 +128,13 @@ TEST(Journal, CountsCompleteBatchesAndEveryRun) {
   EXPECT_EQ(j.end_reason, "");
   EXPECT_EQ(j.seconds, 1.5);
   EXPECT_TRUE(j.torn_tail.empty());
+  // Written before --shrink-seconds existed: those campaigns shrank for 60 s.
+  EXPECT_EQ(j.header.shrink_seconds, 60.0);
+  // One folder named twice (once with a trailing slash) is one campaign.
+  const auto m = merged({dir, dir + "/"});
+  EXPECT_EQ(m.totals.runs, 3u);
+  EXPECT_EQ(m.shards.size(), 1u);
+  EXPECT_NE(merged_text(m).find("given more than once, counted once"), std::string::npos) << merged_text(m);
 }
 
 TEST(Journal, IgnoresATornLastLineAndSaysSo) {

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <cstring>
 #include <algorithm>
 #include <memory>
@@ -353,10 +354,24 @@ trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read
   return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read);
 }
 
+std::string replaced_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  // A bounded walk: a link cycle ends as the path itself, which the write
+  // then reports (ELOOP) like any other path it cannot open.
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return path;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return fs::is_symlink(fs::symlink_status(p, ec)) ? path : p.string();
+}
+
 output_file::output_file(const std::string& path) : path_(path) {
   struct stat st {};
   const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-  if (!special) temp_ = path + ".tmp-" + std::to_string(::getpid());
+  if (!special) temp_ = replaced_file(path) + ".tmp-" + std::to_string(::getpid());
   f_ = std::fopen((special ? path : temp_).c_str(), "wb");
   if (!f_) throw trace_error(path + ": cannot write: " + detail::errno_text());
 }
@@ -385,7 +400,7 @@ void output_file::commit() {
     if (!temp_.empty()) std::remove(temp_.c_str());
     throw trace_error(path_ + ": cannot write: " + why);
   }
-  if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) {
+  if (!temp_.empty() && std::rename(temp_.c_str(), replaced_file(path_).c_str()) != 0) {
     const std::string why = detail::errno_text();
     std::remove(temp_.c_str());
     throw trace_error(path_ + ": cannot write: " + why);

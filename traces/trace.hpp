@@ -107,13 +107,19 @@ void write_trace_json(const std::string& path, const trace_header& header, const
                       const std::vector<std::uint32_t>& unrecorded_values = {});
 void write_trace(const std::string& path, const trace& t, trace_format as);
 
+// The file a whole-file write to `path` replaces: `path` itself, or, when it
+// is a symbolic link (a chain of them), the file it finally names, so that
+// the link stays a link and its target gets the new bytes.
+std::string replaced_file(const std::string& path);
+
 // A file written whole or not at all: the bytes go to a temporary file
 // beside `path` (PATH.tmp-PID), which commit() flushes, syncs and renames over
 // `path`; without commit() (an error, an exception) the temporary is removed
-// and whatever `path` held before is left as it was. A path that names no
-// regular file or directory entry that can be replaced (a device such as
-// /dev/stdout or /dev/full, a FIFO) is written directly. Errors throw
-// trace_error: "PATH: cannot write: REASON".
+// and whatever `path` held before is left as it was. A symbolic link is
+// followed (replaced_file). A path that names no regular file or directory
+// entry that can be replaced (a device such as /dev/stdout or /dev/full, a
+// FIFO) is written directly. Errors throw trace_error: "PATH: cannot write:
+// REASON".
 class output_file {
  public:
   explicit output_file(const std::string& path);
