@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/gfsl_binary.hpp"
+#include "tests/files.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,17 +28,9 @@ std::string temp_path(const std::string& name) {
   return testing::TempDir() + "gfsl_check_cli_" + std::to_string(::getpid()) + "_" + name;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gfsl::testing_files::slurp;
 
-void spit(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using gfsl::testing_files::spit;
 
 std::vector<gfsl::model::op_record> synthetic(std::uint64_t ops) {
   gfsl::lin::synthetic_options o;

@@ -12,6 +12,7 @@
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"
 #include "model/script.hpp"
+#include "tests/files.hpp"
 
 namespace {
 
@@ -265,16 +266,13 @@ TEST(FuzzCampaign, ATornReadIsShownLaneByLaneInTheFailuresFolder) {
   const auto dir = std::filesystem::temp_directory_path() / "gfsl-test-interleaving";
   std::filesystem::remove_all(dir);
   const std::filesystem::path folder = gfsl::fuzz::write_failure(dir.string(), f, {});
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const std::string text = slurp(folder / "interleaving.txt");
+  using gfsl::testing_files::slurp;
+  const std::string text = slurp((folder / "interleaving.txt").string());
   EXPECT_NE(text.find("key 6: accesses to the chunks that held it (0)"), std::string::npos) << text;
   EXPECT_NE(text.find("team 1 has loaded chunk 0 lane"), std::string::npos) << text;
   EXPECT_NE(text.find("team 1 loads the rest of chunk 0, lane"), std::string::npos) << text;
   EXPECT_NE(text.find("TORN"), std::string::npos) << text;
-  const std::string html = slurp(folder / "counterexample.html");
+  const std::string html = slurp((folder / "counterexample.html").string());
   EXPECT_NE(html.find("<h4>Chunk accesses around the key, in the order they happened</h4><pre>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"torn\">"), std::string::npos);
   EXPECT_NE(html.find("team 1 has loaded chunk 0 lane"), std::string::npos);

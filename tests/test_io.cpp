@@ -19,6 +19,7 @@
 
 #include "linearizability/synthetic.hpp"
 #include "tests/gfsl_binary.hpp"
+#include "tests/files.hpp"
 #include "traces/internal.hpp"
 #include "traces/trace.hpp"
 
@@ -29,17 +30,9 @@ using gfsl::testing_cli::run;
 
 std::string temp_path(const std::string& name) { return testing::TempDir() + "gfsl_io_" + std::to_string(::getpid()) + "_" + name; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gfsl::testing_files::slurp;
 
-void spit(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using gfsl::testing_files::spit;
 
 // The same command with the input named differently: the file's name and
 // the checker's elapsed time are the only things allowed to differ.

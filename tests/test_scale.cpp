@@ -22,6 +22,7 @@
 #include "fuzz/journal.hpp"
 #include "fuzz/merge.hpp"
 #include "tests/gfsl_binary.hpp"
+#include "tests/files.hpp"
 
 namespace {
 
@@ -35,12 +36,7 @@ std::string temp_dir(const std::string& name) {
   return d;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gfsl::testing_files::slurp;
 
 // gfsl with variables added to its environment ("A=1 B=2").
 result run_env(const std::string& env, const std::string& args) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/gfsl_binary.hpp"
+#include "tests/files.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -41,10 +42,7 @@ recorded record(const std::string& name) {
   return r;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using gfsl::testing_files::slurp;
 
 int run_gfsl(const std::string& args, std::string* out = nullptr) {
   const gfsl::testing_cli::result r = gfsl::testing_cli::run(args);

@@ -4,6 +4,8 @@
 // byte flips anywhere in it, without crashing and without allocating what a
 // corrupt length asks for.
 #include <gtest/gtest.h>
+
+#include "tests/files.hpp"
 #include <unistd.h>
 
 #include <cstdint>
@@ -29,17 +31,9 @@ std::string temp_path(const std::string& name) {
   return testing::TempDir() + "gfsl_traces_" + std::to_string(::getpid()) + "_" + name;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gfsl::testing_files::slurp;
 
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using gfsl::testing_files::spit;
 
 gfsl::traces::trace_header sample_header() {
   gfsl::model::workload w;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/gfsl_binary.hpp"
+#include "tests/files.hpp"
 #include "traces/trace.hpp"
 
 namespace {
@@ -23,12 +24,7 @@ std::string temp_path(const std::string& name) {
   return testing::TempDir() + "gfsl_writers_" + std::to_string(::getpid()) + "_" + name;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gfsl::testing_files::slurp;
 
 // gfsl check exits 0 on the file and names its form and clock.
 void expect_checks(const std::string& path, const std::string& form) {
