@@ -140,6 +140,7 @@ command add_fuzz_command(CLI::App& root) {
               o.backend = h.backend;
               o.seconds = h.seconds;
               o.shrink_seconds = h.shrink_seconds;
+              o.keep_going = h.keep_going;
               o.max_runs = h.max_runs;
               o.seed = h.seed;
               o.shard = h.shard;

@@ -320,6 +320,7 @@ fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_opt
   h.granularity = s.granularity;
   h.seconds = o.seconds;
   h.shrink_seconds = o.shrink_seconds;
+  h.keep_going = o.keep_going;
   h.max_runs = o.max_runs;
   h.seed = o.seed;
   h.max_ops = o.limits.max_ops;

@@ -66,7 +66,8 @@ std::string header_line(const campaign_header& h) {
   std::ostringstream j;
   j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant)
     << ",\"mutant\":" << quoted(h.mutant) << ",\"granularity\":" << quoted(h.granularity) << ",\"seconds\":" << real(h.seconds)
-    << ",\"shrink_seconds\":" << real(h.shrink_seconds) << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
+    << ",\"shrink_seconds\":" << real(h.shrink_seconds) << ",\"keep_going\":" << (h.keep_going ? "true" : "false")
+    << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
     << ",\"max_range\":" << h.max_range << ",\"shard\":" << h.shard << ",\"shards\":" << h.shards << ",\"workers\":" << h.workers
     << ",\"devices\":" << quoted(h.devices) << ",\"device\":" << quoted(h.device) << ",\"shard_source\":" << quoted(h.shard_source)
     << "}";
@@ -169,6 +170,7 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       h.seconds = dbl("seconds");
       // Journals written before the option existed shrank for 60 s.
       h.shrink_seconds = f.count("shrink_seconds") ? dbl("shrink_seconds") : 60.0;
+      h.keep_going = f.count("keep_going") && f["keep_going"].b;
       h.max_runs = num("max_runs");
       h.seed = num("seed");
       h.max_ops = num("max_ops");

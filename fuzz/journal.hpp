@@ -36,6 +36,7 @@ struct campaign_header {
   std::string backend = "host", variant = "robust", mutant = "none", granularity = "any";
   double seconds = 60;
   double shrink_seconds = 60;     // shrinking each failure stops after this long
+  bool keep_going = false;        // --keep-going: failures grouped by signature, the campaign goes on
   std::uint64_t max_runs = 0, seed = 1;
   std::uint64_t max_ops = 0, max_teams = 0, max_range = 0;
   unsigned shard = 0, shards = 1;

@@ -180,6 +180,22 @@ TEST(Journal, RefusesWhatIsNotAJournal) {
   EXPECT_NE(missing.out.find("nowhere: no journal.jsonl (not a gfsl fuzz campaign folder)"), std::string::npos) << missing.out;
 }
 
+// The options --resume takes from the journal include how failures are
+// handled: --keep-going and --shrink-seconds.
+TEST(Journal, RecordsKeepGoingAndTheShrinkingBound) {
+  const std::string dir = temp_dir("journal_keep_going");
+  fs::remove_all(dir);
+  const result r = run("fuzz --keep-going --shrink-seconds 7 --max-runs 5 --max-ops 50 --no-progress --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = journal_of(dir);
+  EXPECT_TRUE(j.header.keep_going);
+  EXPECT_EQ(j.header.shrink_seconds, 7.0);
+  fs::remove_all(dir);
+  ASSERT_EQ(run("fuzz --max-runs 5 --max-ops 50 --no-progress --out " + dir).code, 0);
+  EXPECT_FALSE(journal_of(dir).header.keep_going);
+  EXPECT_EQ(journal_of(dir).header.shrink_seconds, 60.0);
+}
+
 TEST(Journal, ResumeLineDropsTheUnfinishedBatch) {
   const std::string dir = temp_dir("journal_resume");
   fs::create_directories(dir);
