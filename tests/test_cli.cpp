@@ -44,6 +44,12 @@ std::string without_linearizability(const std::string& out) {
   return without_line(without_line(out, "check:    answers of concurrent operations"), "check:    the history is linearizable");
 }
 
+// The same replay line with the robust variant in place of thesis.
+result replay_as_robust(std::string line) {
+  line.replace(line.find(":variant=thesis"), 15, ":variant=robust");
+  return run("replay " + line);
+}
+
 TEST(Cli, ScheduledRunReplaysFromItsOneLine) {
   for (const char* sched : {"random --granularity lane", "pct --depth 3 --granularity line", "fair-pct --granularity chunk",
                             "park --park-at after-read --park-ops 2 --park-every 5 --granularity lane"}) {
@@ -75,9 +81,7 @@ TEST(Cli, ReplayJudgesLinearizabilityAndExits1OnALinearizabilityOnlyFailure) {
   EXPECT_EQ(again.code, 1) << again.out;
   EXPECT_NE(again.out.find("check:    FAILED: linearizability: key 2 "), std::string::npos) << again.out;
   // The robust variant passes the same run at the same granularity.
-  std::string robust = line;
-  robust.replace(robust.find(":variant=thesis"), 15, ":variant=robust");
-  const result fixed = run("replay " + robust);
+  const result fixed = replay_as_robust(line);
   EXPECT_EQ(fixed.code, 0) << fixed.out;
 }
 
@@ -99,9 +103,7 @@ TEST(Cli, AListedWorkloadRunsReplaysAndIsJudged) {
   const result again = run("replay " + line);
   EXPECT_EQ(again.code, 1) << again.out;
   EXPECT_NE(again.out.find("check:    FAILED: linearizability: key 6 "), std::string::npos) << again.out;
-  std::string robust = line;
-  robust.replace(robust.find(":variant=thesis"), 15, ":variant=robust");
-  const result fixed = run("replay " + robust);
+  const result fixed = replay_as_robust(line);
   EXPECT_EQ(fixed.code, 0) << fixed.out;
   // The list decides the teams and the operation count: a line that says
   // otherwise is refused, and so is a malformed list.

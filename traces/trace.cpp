@@ -371,7 +371,10 @@ std::string replaced_file(const std::string& path) {
 output_file::output_file(const std::string& path) : path_(path) {
   struct stat st {};
   const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-  if (!special) temp_ = replaced_file(path) + ".tmp-" + std::to_string(::getpid());
+  if (!special) {
+    target_ = replaced_file(path);
+    temp_ = target_ + ".tmp-" + std::to_string(::getpid());
+  }
   f_ = std::fopen((special ? path : temp_).c_str(), "wb");
   if (!f_) throw trace_error(path + ": cannot write: " + detail::errno_text());
 }
@@ -400,7 +403,7 @@ void output_file::commit() {
     if (!temp_.empty()) std::remove(temp_.c_str());
     throw trace_error(path_ + ": cannot write: " + why);
   }
-  if (!temp_.empty() && std::rename(temp_.c_str(), replaced_file(path_).c_str()) != 0) {
+  if (!temp_.empty() && std::rename(temp_.c_str(), target_.c_str()) != 0) {
     const std::string why = detail::errno_text();
     std::remove(temp_.c_str());
     throw trace_error(path_ + ": cannot write: " + why);

@@ -130,7 +130,7 @@ class output_file {
   void commit();
 
  private:
-  std::string path_, temp_;
+  std::string path_, target_, temp_;  // target_: the file replaced (replaced_file(path_))
   FILE* f_ = nullptr;
 };
 
