@@ -246,8 +246,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
                   gfsl::sched::name(schedule->reason));
       if (o.so.strat == gfsl::sched::strategy::park) {
-        std::printf("park:     at %s, for %u operations of others, one in %u such points: %llu parks\n",
-                    gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every, (unsigned long long)schedule->parks);
+        std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
+                    gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
+                    o.so.park_teams == 0 ? "" : (", teams below " + std::to_string(o.so.park_teams) + " only").c_str(),
+                    (unsigned long long)schedule->parks);
       } else if (o.so.strat != gfsl::sched::strategy::random) {
         std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
                     (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
@@ -590,14 +592,16 @@ command add_run_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--park-at", st->park_at, "park: lock-cas (before a CAS), after-read (after a chunk read), before-write "
-                                            "(between a read and the write it decides)")
-      ->check(CLI::IsMember({"lock-cas", "after-read", "before-write"}))
+                                            "(between a read and the write it decides), mid-read (inside a chunk read: line or lane granularity)")
+      ->check(CLI::IsMember({"lock-cas", "after-read", "before-write", "mid-read"}))
       ->capture_default_str();
   run->add_option("--park-ops", o.so.park_ops, "park: whole operations of other teams a parked team waits for")
       ->check(CLI::Range(1u, 1000000u))
       ->capture_default_str();
   run->add_option("--park-every", o.so.park_every, "park: a team parks at one in this many such points, on average")
       ->check(CLI::Range(1u, 1000000000u))
+      ->capture_default_str();
+  run->add_option("--park-teams", o.so.park_teams, "park: only teams 0 to this number - 1 park (0: every team)")
       ->capture_default_str();
   CLI::Option* team_ops = run->add_option("--team-ops", st->team_ops,
                   "host: each team's operations listed, teams separated by '/', e.g. i5,c7/d5 (team 0 inserts 5 then "
@@ -675,6 +679,10 @@ command add_run_command(CLI::App& root) {
                 return exit_usage;
               }
               gfsl::model::fit_workload(*o.script, o.w);
+            }
+            if (o.so.park_teams > o.w.teams) {
+              std::fprintf(stderr, "gfsl run: --park-teams %u: the run has %u teams\n", o.so.park_teams, static_cast<unsigned>(o.w.teams));
+              return exit_usage;
             }
             try {
               return execute(o);

@@ -73,6 +73,7 @@ std::string encode_replay(const run_options& o) {
         << ":max-steps=" << o.so.max_steps;
       if (o.so.strat == sched::strategy::park) {
         s << ":park-at=" << sched::name(o.so.park_at) << ":park-ops=" << o.so.park_ops << ":park-every=" << o.so.park_every;
+        if (o.so.park_teams) s << ":park-teams=" << o.so.park_teams;
       }
     }
   }
@@ -179,6 +180,12 @@ std::string decode_replay(const std::string& text, run_options& o) {
           if (!e.empty()) return e;
         }
         if (!sched::parse(at, r.so.park_at)) return "replay string: field 'park-at' has a bad value '" + at + "'";
+        if (fields.count("park-teams")) {
+          if (std::string e = take("park-teams", r.so.park_teams); !e.empty()) return e;
+          if (r.so.park_teams > r.w.teams) {
+            return "replay string: field 'park-teams' is " + std::to_string(r.so.park_teams) + " in a run of " + std::to_string(r.w.teams) + " teams";
+          }
+        }
       }
       r.sched_seed_given = true;
     }

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <unistd.h>
@@ -37,6 +38,7 @@ struct shared_state {
   campaign_result result;
   std::map<std::string, std::uint64_t> signature_runs;  // failing runs by signature
   std::set<std::uint32_t> combinations;                 // sets of rare paths reached together in one run
+  std::vector<failure> pending;                         // keep-going: found, written, not yet shrunk
   steady::time_point start = steady::now();
   const std::atomic<bool>* cancel = nullptr;
   bool cancelled() const { return cancel && cancel->load(); }
@@ -112,6 +114,14 @@ bool try_smaller_any_schedule(failure& f, const run_config& candidate, const cam
   return false;
 }
 
+// Takes team t out of a listed run. The park strategy's victims are teams
+// 0 .. park_teams-1: one fewer when a victim goes, and a run left without
+// any is scheduled at random (park_teams 0 would make every team a victim).
+void remove_team(run_config& c, std::size_t t) {
+  c.script->team_ops.erase(c.script->team_ops.begin() + static_cast<std::ptrdiff_t>(t));
+  if (c.so.park_teams != 0 && t < c.so.park_teams && --c.so.park_teams == 0) c.so.strat = sched::strategy::random;
+}
+
 // The last pass: the counterexample's operations listed one by one
 // (model/script.hpp), then taken out while the run still fails with the same
 // signature: whole teams first, then runs of operations of each list (the
@@ -131,7 +141,8 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   }
   const auto without = [](const run_config& c, auto change) {
     run_config n = c;
-    change(*n.script);
+    if constexpr (std::is_invocable_v<decltype(change), model::script&>) change(*n.script);
+    else change(n);
     n.script->number_values();
     model::fit_workload(*n.script, n.w);
     return n;
@@ -172,7 +183,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   while (progress && s.elapsed() < until && !s.cancelled()) {
     progress = halve_chunks();
     for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until;) {
-      if (try_smaller_any_schedule(f, without(f.shrunk, [t](model::script& sc) { sc.team_ops.erase(sc.team_ops.begin() + t); }), o)) {
+      if (try_smaller_any_schedule(f, without(f.shrunk, [t](run_config& n) { remove_team(n, t); }), o)) {
         progress = true;
       }
       else ++t;
@@ -201,8 +212,14 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   const auto idle = [](const model::operation_list& ops) { return ops.empty(); };
   const auto& teams = f.shrunk.script->team_ops;
   if (teams.size() > 1 && std::any_of(teams.begin(), teams.end(), idle) && !std::all_of(teams.begin(), teams.end(), idle)) {
-    try_smaller_any_schedule(f, without(f.shrunk, [&](model::script& sc) { std::erase_if(sc.team_ops, idle); }), o,
-                             8 * schedules_per_candidate);
+    try_smaller_any_schedule(f,
+                             without(f.shrunk,
+                                     [&](run_config& n) {
+                                       for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
+                                         if (idle(n.script->team_ops[t])) remove_team(n, t);
+                                       }
+                                     }),
+                             o, 8 * schedules_per_candidate);
   }
 }
 
@@ -223,6 +240,7 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     auto with = [&](auto change) {
       run_config n = c;
       change(n);
+      n.so.park_teams = std::min(n.so.park_teams, n.w.teams);
       candidates.push_back(n);
     };
     if (c.w.prefill > 0) {
@@ -315,24 +333,60 @@ run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng
   return c;
 }
 
+// A failure's folder, written aside and renamed into place: an interrupted
+// campaign leaves it whole or not at all, and a shrunk failure replaces the
+// folder its first run wrote. Empty when it cannot be written (a full disk,
+// a removed folder): the failure is still reported, without its folder.
+std::string write_failure_whole(const campaign_options& o, const failure& f) {
+  namespace fs = std::filesystem;
+  const fs::path staging = fs::path(o.out_dir) / (".staging-" + std::to_string(getpid()));
+  try {
+    fs::remove_all(staging);
+    const fs::path written = write_failure(staging.string(), f, o);
+    const fs::path final_dir = fs::path(o.out_dir) / written.filename();
+    fs::remove_all(final_dir);
+    fs::rename(written, final_dir);
+    fs::remove_all(staging);
+    return final_dir.string();
+  } catch (const fs::filesystem_error& e) {
+    std::fprintf(stderr, "gfsl fuzz: %s: cannot write the failure's folder: %s\n", o.out_dir.c_str(), e.code().message().c_str());
+    return {};
+  }
+}
+
+// Records a failure found and shrunk: stops the campaign unless it goes on.
+void record(const campaign_options& o, shared_state& s, failure f) {
+  // The scheduled host backend repeats a run bit for bit; threads and the
+  // GPU interleave freely, so whether the shrunk run fails again is news.
+  if (f.shrunk.backend != "host") {
+    const judgement again = execute_and_judge(f.shrunk, o.judge);
+    f.reproduced = again.failed() && signature(again.found) == f.signature;
+  }
+  if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure_whole(o, f);
+  std::lock_guard<std::mutex> g(s.lock);
+  if (!s.result.found) s.result.found = std::move(f);
+  else if (o.keep_going) s.result.further.push_back(std::move(f));
+  if (!o.keep_going) s.stop = true;
+}
+
+// The first failure of a new signature. A campaign that stops at it shrinks
+// it now. One that goes on writes it at once, as found (nothing is lost if
+// it is stopped later), and shrinks it after the exploration (run_campaign):
+// shrinking for up to --shrink-seconds here would stop the search for the
+// other signatures for as long, and --seconds bounds the search.
+void found_new(const campaign_options& o, shared_state& s, failure f) {
+  if (!o.keep_going) {
+    shrink_further(f, o, f.seconds_to_first + o.shrink_seconds, s);
+    record(o, s, std::move(f));
+    return;
+  }
+  if (!o.out_dir.empty()) f.dir = write_failure_whole(o, f);
+  std::lock_guard<std::mutex> g(s.lock);
+  s.pending.push_back(std::move(f));
+}
+
 void worker(const campaign_options& o, shared_state& s) {
   const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
-  // Records a failure found and shrunk: stops the campaign unless it goes on.
-  const auto record = [&](failure f) {
-    // The scheduled host backend repeats a run bit for bit; threads and the
-    // GPU interleave freely, so whether the shrunk run fails again is news.
-    if (f.shrunk.backend != "host") {
-      const judgement again = execute_and_judge(f.shrunk, o.judge);
-      f.reproduced = again.failed() && signature(again.found) == f.signature;
-    }
-    // A campaign that goes on writes each failure as it is found: nothing
-    // is lost if it is stopped later.
-    if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure(o.out_dir, f, o);
-    std::lock_guard<std::mutex> g(s.lock);
-    if (!s.result.found) s.result.found = std::move(f);
-    else if (o.keep_going) s.result.further.push_back(std::move(f));
-    if (!o.keep_going) s.stop = true;
-  };
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
@@ -377,6 +431,16 @@ void worker(const campaign_options& o, shared_state& s) {
       // A signature already found is counted, not shrunk again; while
       // shrinking, a candidate that fails otherwise is another bug's.
       if (in_shrink ? sig != log.signature : !new_signature) return;
+      if (!in_shrink && o.keep_going) {
+        failure f;
+        f.first = f.shrunk = j.config;
+        f.first_found = j.found;
+        f.seconds_to_first = s.elapsed();
+        f.signature = sig;
+        f.verdict = std::move(j);
+        found_new(o, s, std::move(f));
+        return;  // no RapidCheck shrinking: the campaign goes on
+      }
       if (!in_shrink) {
         log.first_failure = j.config;
         log.first_found = j.found;
@@ -403,19 +467,22 @@ void worker(const campaign_options& o, shared_state& s) {
       f.signature = log.signature;
       f.verdict = std::move(*log.last_judgement);
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
-      record(std::move(f));
+      record(o, s, std::move(f));
       // A batch that failed is not complete until its failure is written
       // (the caller records that): interrupted before, it is run again.
       if (!o.keep_going) return;
     }
     // Coverage feedback: a fifth of a batch on the batch's kept runs that
     // reached the paths it hit least, each under a new schedule
-    // (tournament of four). On the scheduled host backend the first of
-    // them is a directed run (fuzz/scenarios.hpp) for the paths random
-    // workloads do not reach.
+    // (tournament of four). On the scheduled host backend, directed runs
+    // (fuzz/scenarios.hpp) come first, for the paths and interleavings
+    // random workloads do not reach, in place of one of the fifth.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    for (int i = 0; i < o.runs_per_batch / 5 && !cut_short; ++i) {
-      const bool directed = i == 0 && o.backend == "host";
+    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits) : std::vector<scenario>{};
+    const int directed_runs = static_cast<int>(directed_kinds.size());
+    const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
+    for (int i = 0; i < directed_runs + feedback_runs && !cut_short; ++i) {
+      const bool directed = i < directed_runs;
       if (!directed && corpus.empty()) break;
       if (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds) {
         cut_short = true;
@@ -430,7 +497,9 @@ void worker(const campaign_options& o, shared_state& s) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
         if (!best || rarity(e.mask, batch_paths) > rarity(best->mask, batch_paths)) best = &e;
       }
-      judgement j = execute_and_judge(directed ? directed_run(o.limits, o.mut, o.var, rng) : reschedule(*best, o, rng), o.judge);
+      judgement j = execute_and_judge(directed ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
+                                               : reschedule(*best, o, rng),
+                                      o.judge);
       if (o.on_run) o.on_run(b, case_index++, j.config, j);
       bool new_signature = false;
       {
@@ -446,8 +515,7 @@ void worker(const campaign_options& o, shared_state& s) {
       f.seconds_to_first = s.elapsed();
       f.signature = signature(j.found);
       f.verdict = std::move(j);
-      shrink_further(f, o, f.seconds_to_first + o.shrink_seconds, s);
-      record(std::move(f));
+      found_new(o, s, std::move(f));
       if (!o.keep_going) return;
     }
     // Complete: every run of the batch ran and is journalled, and any
@@ -635,6 +703,12 @@ campaign_result run_campaign(const campaign_options& o) {
     });
   }
   worker(o, s);
+  // keep-going: each signature's first failure, shrunk now, in the order found.
+  for (failure& f : s.pending) {
+    if (!s.cancelled()) shrink_further(f, o, s.elapsed() + o.shrink_seconds, s);
+    record(o, s, std::move(f));
+  }
+  s.pending.clear();
   done = true;
   if (progress.joinable()) progress.join();
   s.result.seconds = s.elapsed();
@@ -644,26 +718,7 @@ campaign_result run_campaign(const campaign_options& o) {
   }
   if (s.result.found) s.result.found->runs = s.signature_runs[s.result.found->signature];
   for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
-  if (s.result.found && !o.keep_going && !o.out_dir.empty()) {
-    // Written aside and renamed into place: an interrupted campaign leaves
-    // a failure's folder whole or not at all.
-    namespace fs = std::filesystem;
-    const fs::path staging = fs::path(o.out_dir) / (".staging-" + std::to_string(getpid()));
-    try {
-      fs::remove_all(staging);
-      const fs::path written = write_failure(staging.string(), *s.result.found, o);
-      const fs::path final_dir = fs::path(o.out_dir) / written.filename();
-      fs::remove_all(final_dir);
-      fs::rename(written, final_dir);
-      fs::remove_all(staging);
-      s.result.found->dir = final_dir.string();
-    } catch (const fs::filesystem_error& e) {
-      // A full disk or a removed folder: the failure is still reported
-      // (replay line, detectors), without its folder.
-      std::fprintf(stderr, "gfsl fuzz: %s: cannot write the failure's folder: %s\n", o.out_dir.c_str(), e.code().message().c_str());
-      s.result.found->dir.clear();
-    }
-  }
+  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure_whole(o, *s.result.found);
   return s.result;
 }
 
@@ -687,8 +742,12 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   fs::create_directories(folder);
   const std::vector<model::op_record> history = model::full_history(j.run.prefill, j.run.records);
   std::optional<key_type> focus;
+  std::string focus_reason;
   for (const detection& d : j.found) {
-    if (d.has_key && !focus) focus = d.key;
+    if (d.has_key && !focus) {
+      focus = d.key;
+      focus_reason = d.detector == "linearizability" ? "not linearizable" : "named by " + d.detector;
+    }
   }
   std::vector<model::op_record> shown;
   for (const model::op_record& r : history) {
@@ -725,10 +784,10 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   }
   {
     // Timeline: one row per team, operations in call order with their
-    // intervals; only the key found not linearizable, when there is one
+    // intervals; only the key the failure is about, when there is one
     // (history.jsonl has everything).
     std::ofstream t(folder / "timeline.txt");
-    if (focus) t << "key " << *focus << " (not linearizable):\n";
+    if (focus) t << "key " << *focus << " (" << focus_reason << "):\n";
     std::map<team_id, std::vector<const model::op_record*>> rows;
     for (const model::op_record& r : shown) rows[r.team].push_back(&r);
     for (auto& [team, ops] : rows) {

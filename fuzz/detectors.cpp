@@ -41,6 +41,17 @@ bool judge_linearizability(const std::vector<model::op_record>& history, double 
 
 namespace {
 
+// An invariant's violation; the key it names, if any, is what the failure's
+// timeline and interleaving focus on.
+detection invariant_detection(const invariants::violation& v) {
+  detection d{"invariant:" + v.invariant, v.describe()};
+  if (v.key) {
+    d.has_key = true;
+    d.key = *v.key;
+  }
+  return d;
+}
+
 void judge_structure(const host_run& r, bool quiescent, judgement& j) {
   // A stopped run leaves operations in flight: its structure is a mid-run
   // state, judged by the invariants that hold at every step.
@@ -49,20 +60,20 @@ void judge_structure(const host_run& r, bool quiescent, judgement& j) {
   for (const auto& v : snap.violations) {
     if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
     seen.push_back(v.invariant);
-    j.found.push_back({"invariant:" + v.invariant, v.describe()});
+    j.found.push_back(invariant_detection(v));
   }
   if (!r.initial_snapshot.words.empty()) {
     const auto temporal = invariants::check_events(r.initial_snapshot, r.events);
     for (const auto& v : temporal.violations) {
       if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
       seen.push_back(v.invariant);
-      j.found.push_back({"invariant:" + v.invariant, v.describe()});
+      j.found.push_back(invariant_detection(v));
     }
   }
   for (const auto& v : r.mid_run_violations) {
     if (std::find(seen.begin(), seen.end(), v.invariant) != seen.end()) continue;
     seen.push_back(v.invariant);
-    j.found.push_back({"invariant:" + v.invariant, v.describe()});
+    j.found.push_back(invariant_detection(v));
   }
   const auto implied = model::check_implied_final_state(r.prefill, r.records, r.final_entries, 1);
   if (!implied.empty()) j.found.push_back({"final-state", implied.front()});

@@ -16,7 +16,7 @@ namespace gfsl::fuzz {
 struct detection {
   std::string detector;  // "hang", "run-error", "linearizability", "invariant:<name>", "final-state"
   std::string detail;    // one line
-  bool has_key = false;  // linearizability: the key found not linearizable
+  bool has_key = false;  // the key it is about: linearizability's key found not linearizable, or the key an invariant names
   key_type key = 0;
   // What a failure signature groups by beyond the detector: the kind and
   // answer of the operation linearizability got stuck at, the phase a hang

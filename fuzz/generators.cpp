@@ -12,6 +12,7 @@ std::string run_config::describe() const {
     << " granularity=" << sched::name(so.gran) << " sched-seed=" << so.seed;
   if (so.strat == sched::strategy::park) {
     s << " park-at=" << sched::name(so.park_at) << " park-ops=" << so.park_ops << " park-every=" << so.park_every;
+    if (so.park_teams) s << " park-teams=" << so.park_teams;
   }
   if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
   s << " variant=" << variant_name(var);

@@ -2,22 +2,53 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 namespace gfsl::fuzz {
+
+namespace {
 
 // Keys 1..400 inserted in ascending order on 16-entry chunks, every split
 // raising: level 1 holds every 7th key from 14 and level 2 every 49th from
 // 105, and 399 (tests/test_fuzz.cpp checks this against the structure, both
 // variants). 399 is left out: it points into the level-1 chunk that begins
 // at 350, which still encloses the keys above 399 once it is deleted.
-namespace {
 const key_type level2_keys[] = {105, 154, 203, 252, 301, 350};
 constexpr key_type restart_prefill_keys = 400;
-}  // namespace
 
-std::span<const key_type> restart_level2_keys() { return level2_keys; }
+// zombie_next: 10, 20, .., 350 ascending. Level 0 is then the head chunk
+// (-inf, 10..60) and chunks of seven keys 70..130, 140..200, 210..270, ...;
+// region r (1..3) is the chunk of the keys 70r .. 70r + 60 (checked by
+// tests/test_fuzz.cpp).
+constexpr int zombie_regions = 3;
+constexpr int victims_per_region = 3;
+constexpr key_type region_step = 70;
+constexpr key_type zombie_prefill_top = 350;
 
-run_config directed_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+// stale_upper_key: 1..1200 ascending. Its level-2 chunks, without the two
+// keys that are also in level 3 (742 and 1085; tests/test_fuzz.cpp checks
+// the layout).
+const std::vector<std::vector<key_type>> stale_level2_chunks = {
+    {105, 154, 203, 252, 301, 350},
+    {399, 448, 497, 546, 595, 644, 693},
+    {791, 840, 889, 938, 987, 1036, 1134, 1183},
+};
+constexpr key_type stale_prefill_keys = 1200;
+constexpr int stale_victims = 3;
+
+template <class T>
+void shuffle(std::vector<T>& v, team_rng& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.next() % i]);
+}
+
+template <class T, std::size_t K>
+T pick(const T (&from)[K], team_rng& rng) {
+  return from[rng.next() % K];
+}
+
+model::operation op(op_kind k, key_type key) { return {k, key, 0}; }
+
+run_config base_run(const generator_limits& lim, mutant m, variant v, team_rng& rng, bool torn_reads) {
   run_config c;
   c.backend = "host";
   c.mut = m;
@@ -26,35 +57,154 @@ run_config directed_run(const generator_limits& lim, mutant m, variant v, team_r
   c.w.chunk = 16;
   c.w.p_chunk = 1.0;
   c.w.seed = 1 + rng.next() % 1000000000;
-  model::script s;
-  for (key_type k = 1; k <= restart_prefill_keys; ++k) s.prefill.push_back({op_kind::insert, k, 0});
-  // The reader looks up keys just above j (they step down at j); the deleter
-  // first does one short operation, so that the reader's park can fall on
-  // either side of the delete.
-  const key_type j = level2_keys[rng.next() % std::size(level2_keys)];
-  s.team_ops.resize(2);
-  for (key_type k = j + 1; k <= j + 4; ++k) s.team_ops[0].push_back({op_kind::contains, k, 0});
-  s.team_ops[1].push_back({op_kind::contains, 1, 0});
-  s.team_ops[1].push_back({op_kind::remove, j, 0});
+  c.so.strat = sched::strategy::park;
+  c.so.depth = 1;
+  c.so.seed = 1 + rng.next() % 1000000000;
+  static constexpr sched::granularity grans[] = {sched::granularity::chunk, sched::granularity::line, sched::granularity::lane};
+  c.so.gran = !lim.vary_granularity ? lim.granularity : torn_reads ? sched::granularity::lane : pick(grans, rng);
+  c.so.pct_steps = 1;
+  c.so.livelock_steps = 500000;
+  c.so.max_steps = 50000000;
+  return c;
+}
+
+void finish(run_config& c, model::script s, key_type range) {
   s.number_values();
-  c.w.range = restart_prefill_keys;
+  c.w.range = range;
   c.w.insert_pct = 0;
   c.w.delete_pct = 10;
   c.w.contains_pct = 90;
   model::fit_workload(s, c.w);
   c.script = std::move(s);
-  c.so.strat = sched::strategy::park;
+}
+
+run_config restart_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, false);
+  model::script s;
+  for (key_type k = 1; k <= restart_prefill_keys; ++k) s.prefill.push_back(op(op_kind::insert, k));
+  // The reader looks up keys just above j (they step down at j); the deleter
+  // first does one short operation, so that the reader's park can fall on
+  // either side of the delete.
+  const key_type j = pick(level2_keys, rng);
+  s.team_ops.resize(2);
+  for (key_type k = j + 1; k <= j + 4; ++k) s.team_ops[0].push_back(op(op_kind::contains, k));
+  s.team_ops[1].push_back(op(op_kind::contains, 1));
+  s.team_ops[1].push_back(op(op_kind::remove, j));
   c.so.park_at = sched::park_point::after_read;
   c.so.park_ops = 1;
   c.so.park_every = 2 + static_cast<std::uint32_t>(rng.next() % 3);
-  c.so.depth = 1;
-  c.so.seed = 1 + rng.next() % 1000000000;
-  static constexpr sched::granularity grans[] = {sched::granularity::chunk, sched::granularity::line, sched::granularity::lane};
-  c.so.gran = lim.vary_granularity ? grans[rng.next() % 3] : lim.granularity;
-  c.so.pct_steps = 1;
-  c.so.livelock_steps = 500000;
-  c.so.max_steps = 50000000;
+  finish(c, std::move(s), restart_prefill_keys);
   return c;
+}
+
+run_config zombie_next_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, true);
+  model::script s;
+  for (key_type k = 10; k <= zombie_prefill_top; k += 10) s.prefill.push_back(op(op_kind::insert, k));
+  std::vector<model::operation_list> victims, churn;
+  for (int r = 1; r <= zombie_regions; ++r) {
+    const key_type b = region_step * static_cast<key_type>(r);  // the chunk holds b, b+10, .., b+60
+    // Seven inserts fill the chunk (14 keys), the eighth splits it: the
+    // upper seven (b+30 .. b+60) move to a new chunk F, eight stay. Five
+    // deletes of the lower keys then leave four, and the fifth merges the
+    // chunk into F.
+    model::operation_list fill;
+    for (key_type d : {1, 11, 21, 31, 41, 51, 5}) fill.push_back(op(op_kind::insert, b + d));
+    shuffle(fill, rng);
+    fill.push_back(op(op_kind::insert, b + 15));
+    for (key_type d : {0, 1, 5, 10, 11}) fill.push_back(op(op_kind::remove, b + d));
+    churn.push_back(std::move(fill));
+    // The victims insert keys of F's range, which they reach through the
+    // chunk that splits and merges.
+    std::vector<key_type> keys;
+    for (key_type d = 32; d < 60; ++d) {
+      if (d % 10 != 0 && d % 10 != 1 && d % 10 != 5) keys.push_back(b + d);
+    }
+    shuffle(keys, rng);
+    for (int i = 0; i < victims_per_region; ++i) victims.push_back({op(op_kind::insert, keys[static_cast<std::size_t>(i)])});
+  }
+  shuffle(victims, rng);
+  s.team_ops = victims;
+  s.team_ops.insert(s.team_ops.end(), churn.begin(), churn.end());
+  // A victim parks in one of its reads, about the fourth or fifth; for as
+  // long as the other teams take to do everything, so that a chunk it was
+  // reading can split and merge meanwhile.
+  static constexpr std::uint32_t every[] = {30, 45, 60};
+  c.so.park_at = sched::park_point::mid_read;
+  c.so.park_teams = static_cast<std::uint32_t>(victims.size());
+  c.so.park_ops = static_cast<std::uint32_t>(churn.size() * churn.front().size());
+  c.so.park_every = pick(every, rng);
+  finish(c, std::move(s), zombie_prefill_top + region_step);
+  return c;
+}
+
+run_config stale_upper_key_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, true);
+  model::script s;
+  for (key_type k = 1; k <= stale_prefill_keys; ++k) s.prefill.push_back(op(op_kind::insert, k));
+  std::vector<key_type> aimed;
+  model::operation_list lookups;
+  std::vector<model::operation_list> shifters;
+  for (const auto& chunk : stale_level2_chunks) {
+    shifters.push_back({op(op_kind::remove, chunk[0]), op(op_kind::remove, chunk[1])});
+    aimed.insert(aimed.end(), chunk.begin() + 2, chunk.end());
+  }
+  for (key_type j : aimed) lookups.push_back(op(op_kind::contains, j + 1));
+  shuffle(aimed, rng);
+  // Each victim deletes its share of the aimed keys, then looks up the key
+  // above every aimed one: the lookup that meets a key left stale at level 2
+  // never returns.
+  for (int t = 0; t < stale_victims; ++t) {
+    model::operation_list ops;
+    for (std::size_t i = static_cast<std::size_t>(t); i < aimed.size(); i += stale_victims) ops.push_back(op(op_kind::remove, aimed[i]));
+    ops.insert(ops.end(), lookups.begin(), lookups.end());
+    s.team_ops.push_back(std::move(ops));
+  }
+  s.team_ops.insert(s.team_ops.end(), shifters.begin(), shifters.end());
+  static constexpr std::uint32_t every[] = {40, 60, 90};
+  c.so.park_at = sched::park_point::mid_read;
+  c.so.park_teams = stale_victims;
+  c.so.park_ops = 1 + static_cast<std::uint32_t>(rng.next() % 3);
+  c.so.park_every = pick(every, rng);
+  // A search's restarts complete nothing: 100,000 points without a
+  // completed operation is a hang here (an operation takes about 2,000).
+  c.so.livelock_steps = 100000;
+  finish(c, std::move(s), stale_prefill_keys);
+  return c;
+}
+
+}  // namespace
+
+const char* name(scenario s) {
+  switch (s) {
+    case scenario::restart: return "restart";
+    case scenario::zombie_next: return "zombie-next";
+    case scenario::stale_upper_key: return "stale-upper-key";
+  }
+  return "?";
+}
+
+std::vector<scenario> directed_runs_of(const generator_limits& lim) {
+  std::vector<scenario> kinds = {scenario::restart};
+  if (lim.vary_granularity || lim.granularity == sched::granularity::lane) {
+    for (int twice = 0; twice < 2; ++twice) {
+      kinds.push_back(scenario::zombie_next);
+      kinds.push_back(scenario::stale_upper_key);
+    }
+  }
+  return kinds;
+}
+
+std::span<const key_type> restart_level2_keys() { return level2_keys; }
+std::span<const std::vector<key_type>> stale_upper_level2_chunks() { return stale_level2_chunks; }
+
+run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  switch (s) {
+    case scenario::restart: return restart_run(lim, m, v, rng);
+    case scenario::zombie_next: return zombie_next_run(lim, m, v, rng);
+    case scenario::stale_upper_key: return stale_upper_key_run(lim, m, v, rng);
+  }
+  return restart_run(lim, m, v, rng);
 }
 
 }  // namespace gfsl::fuzz

@@ -1,35 +1,69 @@
-// Directed runs: workloads written to reach the algorithm's rarest paths,
-// which random workloads almost never reach, given to the campaign as a
-// coverage-guided fuzzer is given a seed corpus. Each is a listed workload
-// (model/script.hpp) run under a fresh schedule, judged like any other run.
+// Directed runs: workloads written to reach interleavings that random
+// workloads almost never make, given to the campaign as a coverage-guided
+// fuzzer is given a seed corpus. Each is a listed workload (model/script.hpp)
+// on a structure built from ascending keys, whose layout is therefore known,
+// run under the park strategy with a fresh schedule and judged like any
+// other run. Every kind passes on the robust variant; the last two are
+// torn-read interleavings of the published one (docs/FINDINGS.md).
 //
 // restart (searchDown's backtrack with no previous chunk, thesis 4.2.1; in
 // robust the fall back to the level's head): a search reads a level-2 chunk,
 // decides to step down at key j, and before it reads the level-1 chunk that
 // j points to, another team deletes j from every level. The level-1 chunk
 // then holds only keys above the one sought, and there is no chunk of that
-// level to go back to. It needs a structure of height 2 (about 150 keys on
-// 16-entry chunks) and a delete of one of its few level-2 keys while a
-// search for a key just above it is parked between exactly those two reads:
-// 2 of 1,000 random runs of the most favourable generated shape reached it
-// (300 keys, 90% full, 16-entry chunks, p_chunk 1, parked after reads), and
-// no campaign did. The directed run builds the structure from ascending
-// keys, where the level-2 keys are known (105, 154, 203, ...), and parks
-// after reads: about one run in six reaches it.
+// level to go back to. 2 of 1,000 random runs of the most favourable
+// generated shape reached it, and no campaign did; about one directed run
+// in six does.
+//
+// zombie_next (mechanism 1 of the robust-variant review): a team loads a
+// chunk X's NEXT (= S) lane, is parked inside that read, and meanwhile
+// another team splits X (X -> F -> S) and merges X into F; the parked team
+// then loads X's LOCK lane, sees a zombie, and follows the stale NEXT past
+// the live chunk F. Three regions of level 0, each with one team that
+// fills its chunk until it splits and empties the lower half until it
+// merges, and three teams that insert keys of the half that moves, parked
+// inside reads (only they park, so the others' operations run while they
+// sleep). About one run in five breaks `lateral-order` on the published
+// algorithm at lane granularity.
+//
+// stale_upper_key (mechanisms 2 and 3): delete's unlocked check of an upper
+// level (Alg. 4.11 l.15-16) reads the level-2 chunk lane by lane while
+// another delete removes a smaller key of that chunk and shifts the larger
+// ones left: the check misses k, k stays at level 2 after it left level 0
+// (`level-subset`), and a later search for the key above k steps down at k
+// into keys that are all larger and restarts from the top for ever (a hang:
+// livelock). Three parked teams delete level-2 keys and then look up the
+// key above each; three others delete the two smallest keys of each level-2
+// chunk. About one run in ten hangs on the published algorithm.
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "core/team.hpp"
 #include "fuzz/generators.hpp"
 
 namespace gfsl::fuzz {
 
-// A directed run for the campaign (host backend: the park strategy and the
-// listed workload are the scheduled backend's), drawn with `rng`.
-run_config directed_run(const generator_limits& lim, mutant m, variant v, team_rng& rng);
+enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key };
+const char* name(scenario s);
+
+// A directed run of kind `s` for the campaign (host backend: the park
+// strategy and the listed workload are the scheduled backend's), drawn with
+// `rng`. At a fixed granularity (lim.vary_granularity false) it keeps that
+// granularity: a campaign at chunk granularity makes no torn reads, directed
+// or not. Otherwise the torn-read kinds run at lane granularity.
+run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng);
+
+// The directed runs of one batch: restart once; the torn-read kinds twice
+// each (a few milliseconds a run), where the campaign reads lane by lane
+// (lane granularity, or varied): at chunk or line granularity no read of a
+// 16-entry chunk is torn, and they would only be costly random runs.
+std::vector<scenario> directed_runs_of(const generator_limits& lim);
 
 // The level-2 keys of the restart run's structure, which its deletes aim at.
 std::span<const key_type> restart_level2_keys();
+// The stale_upper_key run's level-2 chunks, less the keys also in level 3.
+std::span<const std::vector<key_type>> stale_upper_level2_chunks();
 
 }  // namespace gfsl::fuzz

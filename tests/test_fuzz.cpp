@@ -193,32 +193,46 @@ TEST(FuzzScript, TheTextFormRoundTripsAndNamesABadItem) {
   }
 }
 
+namespace {
+
+// The user keys of each chunk of `level` in the structure a directed run's
+// prefill builds (16-entry chunks), chunk by chunk in list order.
+std::vector<std::vector<gfsl::key_type>> chunks_after_prefill(const gfsl::fuzz::run_config& run, int level) {
+  gfsl::run_extras ex;
+  ex.var = run.var;
+  gfsl::model::script prefill_only = *run.script;
+  for (auto& ops : prefill_only.team_ops) ops.clear();
+  ex.script = &prefill_only;
+  gfsl::model::workload w = run.w;
+  gfsl::model::fit_workload(prefill_only, w);
+  const auto built = gfsl::run_on_host(w, gfsl::host_mode::sequential, 0, true, ex);
+  const auto& words = built.final_snapshot.words;
+  std::vector<std::vector<gfsl::key_type>> out;
+  for (std::uint64_t c = words[gfsl::header_offsets::heads + static_cast<std::size_t>(level)]; c != gfsl::no_chunk;) {
+    const std::uint64_t* chunk = &words[gfsl::header_offsets::pool + c * 16];
+    out.emplace_back();
+    for (int lane = 0; lane < gfsl::chunk_shape<16>::dsize; ++lane) {
+      const gfsl::key_type k = gfsl::entry_key(chunk[lane]);
+      if (gfsl::is_user_key(k)) out.back().push_back(k);
+    }
+    c = gfsl::entry_value(chunk[gfsl::chunk_shape<16>::next_lane]);
+  }
+  return out;
+}
+
+}  // namespace
+
 // The directed run for the restart path (fuzz/scenarios.hpp): its structure
 // has the level-2 keys it aims its deletes at, in both variants, and about
 // one run in six reaches the path; every run passes.
 TEST(FuzzScenarios, TheDirectedRunReachesTheRestartPath) {
+  using gfsl::fuzz::scenario;
   for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
     gfsl::team_rng rng(1);
-    const gfsl::fuzz::run_config first = gfsl::fuzz::directed_run({}, gfsl::mutant::none, v, rng);
+    const gfsl::fuzz::run_config first = gfsl::fuzz::directed_run(scenario::restart, {}, gfsl::mutant::none, v, rng);
     ASSERT_TRUE(first.script);
-    gfsl::run_extras ex;
-    ex.var = v;
-    gfsl::model::script prefill_only = *first.script;
-    for (auto& ops : prefill_only.team_ops) ops.clear();
-    ex.script = &prefill_only;
-    gfsl::model::workload w = first.w;
-    gfsl::model::fit_workload(prefill_only, w);
-    const auto built = gfsl::run_on_host(w, gfsl::host_mode::sequential, 0, true, ex);
-    const auto& words = built.final_snapshot.words;
     std::vector<gfsl::key_type> level2;
-    for (std::uint64_t c = words[gfsl::header_offsets::heads + 2]; c != gfsl::no_chunk;) {
-      const std::uint64_t* chunk = &words[gfsl::header_offsets::pool + c * 16];
-      for (int lane = 0; lane < gfsl::chunk_shape<16>::dsize; ++lane) {
-        const gfsl::key_type k = gfsl::entry_key(chunk[lane]);
-        if (gfsl::is_user_key(k)) level2.push_back(k);
-      }
-      c = gfsl::entry_value(chunk[gfsl::chunk_shape<16>::next_lane]);
-    }
+    for (const auto& chunk : chunks_after_prefill(first, 2)) level2.insert(level2.end(), chunk.begin(), chunk.end());
     // Level 2 also holds 399, raised by the last split of level 1 into the
     // level-1 chunk that begins at 350: deleting it leaves 350, so no search
     // finds that chunk above its key.
@@ -228,11 +242,75 @@ TEST(FuzzScenarios, TheDirectedRunReachesTheRestartPath) {
 
     int reached = 0;
     for (int i = 0; i < 40; ++i) {
-      const auto j = gfsl::fuzz::execute_and_judge(gfsl::fuzz::directed_run({}, gfsl::mutant::none, v, rng));
+      const auto j = gfsl::fuzz::execute_and_judge(gfsl::fuzz::directed_run(scenario::restart, {}, gfsl::mutant::none, v, rng));
       EXPECT_FALSE(j.failed()) << j.config.describe() << ": " << j.found.front().detail;
       reached += j.run.report.paths.restarts > 0;
     }
     EXPECT_GE(reached, 2) << gfsl::variant_name(v);
+  }
+}
+
+// The torn-read directed runs (fuzz/scenarios.hpp) on the layouts they
+// assume: the published algorithm fails each under the detector of its
+// mechanism at lane granularity, the robust variant passes every run.
+// (About one zombie-next run in five and one stale-upper-key run in ten
+// fail on thesis; the seeds are fixed, so the counts below are exact.)
+TEST(FuzzScenarios, TheZombieNextRunBreaksOnlyThePublishedAlgorithm) {
+  using gfsl::fuzz::scenario;
+  gfsl::team_rng layout_rng(1);
+  const auto first = gfsl::fuzz::directed_run(scenario::zombie_next, {}, gfsl::mutant::none, gfsl::variant::thesis, layout_rng);
+  EXPECT_EQ(first.so.gran, gfsl::sched::granularity::lane);
+  EXPECT_EQ(first.so.park_at, gfsl::sched::park_point::mid_read);
+  EXPECT_EQ(first.so.park_teams, 9u);
+  const auto level0 = chunks_after_prefill(first, 0);
+  ASSERT_GE(level0.size(), 4u);
+  for (gfsl::key_type r = 1; r <= 3; ++r) {
+    const std::vector<gfsl::key_type> want = {70 * r, 70 * r + 10, 70 * r + 20, 70 * r + 30, 70 * r + 40, 70 * r + 50, 70 * r + 60};
+    EXPECT_EQ(level0[r], want) << "region " << r;
+  }
+  for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
+    gfsl::team_rng rng(7);
+    int caught = 0;
+    for (int i = 0; i < 30; ++i) {
+      const auto j = gfsl::fuzz::execute_and_judge(gfsl::fuzz::directed_run(scenario::zombie_next, {}, gfsl::mutant::none, v, rng));
+      if (v == gfsl::variant::robust) {
+        EXPECT_FALSE(j.failed()) << j.config.describe() << ": " << j.found.front().detail;
+      } else if (j.failed()) {
+        ++caught;
+        bool lateral = false;
+        for (const auto& d : j.found) lateral |= d.detector == "invariant:lateral-order";
+        EXPECT_TRUE(lateral || j.found.front().detector.rfind("invariant:", 0) == 0) << j.found.front().detector;
+      }
+    }
+    if (v == gfsl::variant::thesis) {
+      EXPECT_GE(caught, 2);
+    }
+  }
+}
+
+TEST(FuzzScenarios, TheStaleUpperKeyRunHangsOnlyThePublishedAlgorithm) {
+  using gfsl::fuzz::scenario;
+  gfsl::team_rng layout_rng(1);
+  const auto first = gfsl::fuzz::directed_run(scenario::stale_upper_key, {}, gfsl::mutant::none, gfsl::variant::thesis, layout_rng);
+  std::vector<std::vector<gfsl::key_type>> level2 = chunks_after_prefill(first, 2);
+  // 742 and 1085 are level-3 keys too: the run does not aim at them.
+  for (auto& chunk : level2) std::erase_if(chunk, [](gfsl::key_type k) { return k == 742 || k == 1085; });
+  const auto aimed = gfsl::fuzz::stale_upper_level2_chunks();
+  EXPECT_EQ(level2, std::vector<std::vector<gfsl::key_type>>(aimed.begin(), aimed.end()));
+  for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
+    gfsl::team_rng rng(7);
+    int hangs = 0;
+    for (int i = 0; i < 40; ++i) {
+      const auto j = gfsl::fuzz::execute_and_judge(gfsl::fuzz::directed_run(scenario::stale_upper_key, {}, gfsl::mutant::none, v, rng));
+      if (v == gfsl::variant::robust) {
+        EXPECT_FALSE(j.failed()) << j.config.describe() << ": " << j.found.front().detail;
+      } else {
+        hangs += j.failed() && j.found.front().detector == "hang";
+      }
+    }
+    if (v == gfsl::variant::thesis) {
+      EXPECT_GE(hangs, 1);
+    }
   }
 }
 

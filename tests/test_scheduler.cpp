@@ -360,6 +360,67 @@ TEST(SchedulerPark, WhenEveryTeamIsParkedTheOneParkedLastGoesOnFirst) {
   }
 }
 
+// Park inside a read: a victim (park_teams 1) that has loaded some lanes of
+// a team-wide read sleeps there until the other team has completed
+// park_ops whole operations, so that every one of them lands between two
+// lanes of that one read. The other team reads lane by lane too and never
+// parks: only victims do.
+TEST(SchedulerPark, AVictimParkedInsideAReadSleepsThroughTheOthersOperations) {
+  int all_three = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    options o;
+    o.strat = strategy::park;
+    o.gran = granularity::lane;
+    o.park_at = gfsl::sched::park_point::mid_read;
+    o.park_every = 1;
+    o.park_ops = 3;
+    o.park_teams = 1;
+    o.seed = seed;
+    gfsl::sched::scheduler sch(o);
+    std::vector<std::string> events;
+    auto read_lanes = [&](gfsl::team_id t, const std::string& who) {
+      std::array<std::uint8_t, 4> order{0, 1, 2, 3};
+      sch.lane_order(t, 4, order.data());
+      for (int i = 0; i < 4; ++i) {
+        gfsl::access a;
+        a.team = t;
+        a.kind = gfsl::access_kind::load;
+        a.lane = order[static_cast<std::size_t>(i)];
+        a.group_index = static_cast<std::uint8_t>(i);
+        a.group_size = 4;
+        sch.before(a);
+        sch.after(a, 0);
+        events.push_back(who + std::to_string(i));
+      }
+    };
+    std::vector<std::function<void()>> bodies;
+    bodies.emplace_back([&] { read_lanes(0, "victim"); sch.completed_operation(); });
+    bodies.emplace_back([&] {
+      for (int op = 0; op < 3; ++op) {
+        read_lanes(1, "other");
+        events.push_back("done");
+        sch.completed_operation();
+      }
+    });
+    const auto out = sch.run(std::move(bodies));
+    ASSERT_EQ(out.reason, stop_reason::completed) << out.report;
+    // The victim parks at each of its three points inside the read (the
+    // later two find nobody left to wait for); the other team's nine never.
+    EXPECT_EQ(out.parks, 3u) << "seed " << seed;
+    // The victim loaded one lane, then the other team did every operation
+    // it had left (all three when the victim read first), then the victim
+    // loaded the rest.
+    const auto first = std::find(events.begin(), events.end(), "victim0");
+    const auto second = std::find(events.begin(), events.end(), "victim1");
+    ASSERT_NE(first, events.end());
+    ASSERT_NE(second, events.end());
+    const auto inside = std::count(first, second, std::string("done"));
+    EXPECT_EQ(inside, std::count(first, events.end(), std::string("done"))) << "seed " << seed;
+    all_three += inside == 3;
+  }
+  EXPECT_GE(all_three, 5);
+}
+
 // A team that read a chunk lane by lane may see its lock taken although the
 // holder released it while the read was still going on; the wait must then
 // end at once, not at the next write (which may never come): no run of the

@@ -112,22 +112,35 @@ TEST(Writers, FuzzFailureHistoryChecks) {
 }
 
 // Every artifact a campaign writes is read back by the tool: with
-// --keep-going, each signature's history.jsonl by gfsl check (the torn reads
-// of the published algorithm at lane granularity are linearizability
-// failures, exit 1), each replay.txt by gfsl replay, which fails the same way
-// (exit 1), and report.json by gfsl fuzz merge, which lists every signature.
+// --keep-going, each signature's history.jsonl by gfsl check, each
+// replay.txt by gfsl replay, which fails the same way (exit 1), and
+// report.json by gfsl fuzz merge, which lists every signature. The torn
+// reads of the published algorithm at lane granularity give linearizability
+// failures (gfsl check exits 1 on the history), structural ones (the history
+// may be linearizable: the damage is in the structure, which replay judges)
+// and hangs.
 TEST(Writers, EveryArtifactOfAKeepGoingCampaignIsReadBack) {
   const std::string dir = temp_path("keep-going");
   fs::remove_all(dir);
-  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seconds 6 --no-progress --out " + dir);
+  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seconds 6 --shrink-seconds 3 --no-progress --out " + dir);
   ASSERT_EQ(f.code, 1) << f.out;
   std::size_t folders = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (!e.is_directory()) continue;
     ++folders;
     const fs::path history = e.path() / "history.jsonl";
+    const std::string report = slurp((e.path() / "report.txt").string());
+    const auto at = report.find("signature: ");
+    ASSERT_NE(at, std::string::npos) << report;
+    const std::string sig = report.substr(at + 11, report.find('\n', at) - at - 11);
+    const bool linearizability = sig.rfind("linearizability @ ", 0) == 0;
+    ASSERT_TRUE(linearizability || sig.rfind("invariant:", 0) == 0 || sig == "hang @ concurrent phase") << sig;
     const result c = run("check " + history.string());
-    EXPECT_EQ(c.code, 1) << history << "\n" << c.out;
+    if (linearizability) {
+      EXPECT_EQ(c.code, 1) << history << "\n" << c.out;
+    } else {
+      EXPECT_TRUE(c.code == 0 || c.code == 1) << history << "\n" << c.out;
+    }
     EXPECT_NE(c.out.find("(JSON lines v1, backend host, clock global_counter)"), std::string::npos) << c.out;
     std::string replay = slurp((e.path() / "replay.txt").string());
     ASSERT_EQ(replay.rfind("gfsl replay ", 0), 0u) << replay;
@@ -135,11 +148,22 @@ TEST(Writers, EveryArtifactOfAKeepGoingCampaignIsReadBack) {
     EXPECT_EQ(gfsl::traces::read_trace(history.string()).header.replay, replay);
     const result again = run("replay " + replay);
     EXPECT_EQ(again.code, 1) << again.out;
-    EXPECT_NE(again.out.find("FAILED: linearizability"), std::string::npos) << again.out;
-    EXPECT_NE(slurp((e.path() / "report.txt").string()).find("signature: linearizability @ "), std::string::npos);
-    // The counterexample as chunk accesses around the key that failed.
-    const std::string interleaving = slurp((e.path() / "interleaving.txt").string());
-    EXPECT_NE(interleaving.find(" read chunk "), std::string::npos) << interleaving.substr(0, 2000);
+    if (linearizability) {
+      EXPECT_NE(again.out.find("FAILED: linearizability"), std::string::npos) << again.out;
+    } else if (sig == "hang @ concurrent phase") {
+      EXPECT_NE(again.out.find("stopped:  livelock"), std::string::npos) << again.out;
+    } else {
+      EXPECT_NE(again.out.find("FAILED: "), std::string::npos) << again.out;
+      EXPECT_NE(again.out.find(sig.substr(10) + ":"), std::string::npos) << sig << "\n" << again.out;
+    }
+    // The counterexample as chunk accesses around the key that failed, when
+    // a detector names one.
+    if (fs::exists(e.path() / "interleaving.txt")) {
+      const std::string interleaving = slurp((e.path() / "interleaving.txt").string());
+      EXPECT_NE(interleaving.find(" read chunk "), std::string::npos) << interleaving.substr(0, 2000);
+    } else {
+      EXPECT_FALSE(linearizability) << sig;
+    }
   }
   EXPECT_GE(folders, 1u) << f.out;
   const std::string merged = dir + ".merged.json";

@@ -36,11 +36,12 @@ const char* name(park_point p) {
     case park_point::lock_cas: return "lock-cas";
     case park_point::after_read: return "after-read";
     case park_point::before_write: return "before-write";
+    case park_point::mid_read: return "mid-read";
   }
   return "?";
 }
 bool parse(const std::string& text, park_point& out) {
-  for (park_point p : {park_point::lock_cas, park_point::after_read, park_point::before_write}) {
+  for (park_point p : {park_point::lock_cas, park_point::after_read, park_point::before_write, park_point::mid_read}) {
     if (text == name(p)) {
       out = p;
       return true;
@@ -141,6 +142,9 @@ struct scheduler::impl {
       case park_point::lock_cas: return a.kind == access_kind::cas;
       case park_point::after_read: return after_load && last_access[a.team].group_size > 1 && a.group_index == 0;
       case park_point::before_write: return after_load && a.kind != access_kind::load;
+      // The scheduling points inside a read are its group boundaries (every
+      // lane at lane granularity, the second line at line granularity).
+      case park_point::mid_read: return a.kind == access_kind::load && a.group_size > 1 && a.group_index > 0;
     }
     return false;
   }
@@ -335,7 +339,8 @@ void scheduler::wrote() { ++p_->write_epoch; }
 void scheduler::before(const access& a) {
   impl& s = *p_;
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
-  if (s.opt.strat == strategy::park && s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
+  if (s.opt.strat == strategy::park && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) &&
+      s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
     s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
     s.latest_park_until = std::max(s.latest_park_until, s.parked_until[a.team]);
     s.parked_as[a.team] = ++s.parks;

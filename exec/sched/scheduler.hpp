@@ -37,6 +37,7 @@ enum class park_point : std::uint8_t {
   lock_cas,      // just before a CAS (taking a lock, unlinking a zombie)
   after_read,    // just after a team-wide chunk read
   before_write,  // between a read and the write it decided
+  mid_read,      // inside a team-wide read, some lanes loaded and the rest not (a torn read held open)
 };
 enum class granularity : std::uint8_t {
   chunk,  // a team-wide read is one step (the thesis' idealised view)
@@ -63,6 +64,10 @@ struct options {
   park_point park_at = park_point::lock_cas;  // park: where teams are parked
   std::uint32_t park_ops = 1;         // park: whole operations of other teams a parked team waits for
   std::uint32_t park_every = 20;      // park: a team parks at one in this many such points, on average
+  // park: only teams 0 .. park_teams-1 park (0: every team). Chosen victims
+  // sleep through the other teams' operations without those teams' own
+  // parks handing the turn back to them.
+  std::uint32_t park_teams = 0;
   bool record_accesses = false;       // keep every access (tests)
   // Called every `check_every` scheduling points, between two accesses (no
   // team is inside one): where mid-run checks of shared memory go.
