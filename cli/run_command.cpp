@@ -248,7 +248,9 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
       if (o.so.strat == gfsl::sched::strategy::park) {
         std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
                     gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
-                    o.so.park_teams == 0 ? "" : (", teams below " + std::to_string(o.so.park_teams) + " only").c_str(),
+                    o.so.park_teams == 0   ? ""
+                    : o.so.park_teams == 1 ? ", team 0 only"
+                                           : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
                     (unsigned long long)schedule->parks);
       } else if (o.so.strat != gfsl::sched::strategy::random) {
         std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,

@@ -82,6 +82,7 @@ void print_progress(const campaign_options& o, shared_state& s, bool tty) {
 std::uint64_t size_of(const judgement& j) { return j.run.records.size() + j.run.prefill.size(); }
 
 constexpr std::uint64_t schedules_per_candidate = 32;
+constexpr std::uint64_t generated_schedules_per_candidate = 4;
 
 // Takes `candidate` as the counterexample when it fails with the same
 // signature and is smaller: fewer operations, or as many on fewer teams, or
@@ -259,9 +260,13 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     // (down to 8 entries, which the host backends run: core/layout.hpp).
     if (c.w.chunk > 8) with([](run_config& n) { n.w.chunk /= 2; });
     if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
+    // A few schedules per candidate: a smaller generated run interleaves
+    // differently under the same seed (RapidCheck, which shrinks the
+    // schedule's seed too, has usually done this part already; a
+    // keep-going campaign leaves it all to this pass).
     for (const run_config& candidate : candidates) {
       if (s.elapsed() >= until) break;
-      if (!try_smaller(f, candidate, o)) continue;
+      if (!try_smaller_any_schedule(f, candidate, o, generated_schedules_per_candidate)) continue;
       progress = true;
       break;
     }

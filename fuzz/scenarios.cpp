@@ -151,13 +151,16 @@ run_config stale_upper_key_run(const generator_limits& lim, mutant m, variant v,
   }
   for (key_type j : aimed) lookups.push_back(op(op_kind::contains, j + 1));
   shuffle(aimed, rng);
-  // Each victim deletes its share of the aimed keys, then looks up the key
-  // above every aimed one: the lookup that meets a key left stale at level 2
-  // never returns.
+  // Each victim deletes its share of the aimed keys, then, in half the runs,
+  // looks up the key above every aimed one: the lookup that meets a key left
+  // stale at level 2 never returns (mechanism 3, a hang). Without the
+  // lookups the stale key is what the run leaves (mechanism 2,
+  // level-subset).
+  const bool look_up = rng.next() % 2 == 0;
   for (int t = 0; t < stale_victims; ++t) {
     model::operation_list ops;
     for (std::size_t i = static_cast<std::size_t>(t); i < aimed.size(); i += stale_victims) ops.push_back(op(op_kind::remove, aimed[i]));
-    ops.insert(ops.end(), lookups.begin(), lookups.end());
+    if (look_up) ops.insert(ops.end(), lookups.begin(), lookups.end());
     s.team_ops.push_back(std::move(ops));
   }
   s.team_ops.insert(s.team_ops.end(), shifters.begin(), shifters.end());

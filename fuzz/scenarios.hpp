@@ -23,8 +23,9 @@
 // fills its chunk until it splits and empties the lower half until it
 // merges, and three teams that insert keys of the half that moves, parked
 // inside reads (only they park, so the others' operations run while they
-// sleep). About one run in five breaks `lateral-order` on the published
-// algorithm at lane granularity.
+// sleep). 98 of 400 runs broke the published algorithm at lane
+// granularity (`lateral-order`, or `level-counters` when the chunk is the
+// level's head), none of 400 the robust one.
 //
 // stale_upper_key (mechanisms 2 and 3): delete's unlocked check of an upper
 // level (Alg. 4.11 l.15-16) reads the level-2 chunk lane by lane while
@@ -32,9 +33,10 @@
 // ones left: the check misses k, k stays at level 2 after it left level 0
 // (`level-subset`), and a later search for the key above k steps down at k
 // into keys that are all larger and restarts from the top for ever (a hang:
-// livelock). Three parked teams delete level-2 keys and then look up the
-// key above each; three others delete the two smallest keys of each level-2
-// chunk. About one run in ten hangs on the published algorithm.
+// livelock). Three parked teams delete level-2 keys and then, in half the
+// runs, look up the key above each; three others delete the two smallest
+// keys of each level-2 chunk. Of 400 runs on the published algorithm, 13
+// hung and 13 left a stale key; none of 400 on the robust one failed.
 #pragma once
 
 #include <span>

@@ -121,6 +121,43 @@ TEST(Cli, AListedWorkloadRunsReplaysAndIsJudged) {
   }
 }
 
+// Mechanism 1 of the published algorithm (docs/FINDINGS.md) as the campaign
+// shrinks it: team 0, the only team that parks (--park-teams 1), is parked
+// inside a chunk read after its NEXT lane and before its LOCK lane while
+// team 1 splits that chunk and merges it into its new successor; team 0
+// then follows the stale NEXT past the live chunk and inserts 188 where
+// another chunk encloses it. The replay line carries the park fields; robust
+// passes; a line or option naming more parking teams than the run has is
+// refused with one line.
+TEST(Cli, AVictimParkedInsideAReadFollowsAZombiesStaleNext) {
+  const std::string args =
+      "run --variant thesis --chunk 8 --p-chunk 1 --prefill-keys 310,320,330,340,350 --team-ops i188/i81,i121,i75,i85,d75,d81 "
+      "--seed 153612028 --sched park --park-at mid-read --park-ops 39 --park-every 30 --park-teams 1 --granularity lane "
+      "--sched-seed 871796328 --events on --check-every 61";
+  const result first = run(args);
+  EXPECT_EQ(first.code, 1) << first.out;
+  EXPECT_NE(first.out.find("first: lateral-order: max 320 not below the next live chunk's smallest key 188"), std::string::npos)
+      << first.out;
+  EXPECT_NE(first.out.find("park:     at mid-read, for 39 operations of others, one in 30 such points, team 0 only: 1 parks"),
+            std::string::npos)
+      << first.out;
+  const std::string line = replay_string(first.out);
+  EXPECT_NE(line.find(":park-at=mid-read:park-ops=39:park-every=30:park-teams=1"), std::string::npos) << line;
+  const result again = run("replay " + line);
+  EXPECT_EQ(again.code, 1) << again.out;
+  EXPECT_EQ(without_linearizability(without_timing(first.out)), without_linearizability(without_timing(again.out)));
+  const result fixed = replay_as_robust(line);
+  EXPECT_EQ(fixed.code, 0) << fixed.out;
+  std::string wrong = line;
+  wrong.replace(wrong.find(":park-teams=1"), 13, ":park-teams=3");
+  const result refused = run("replay " + wrong);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("field 'park-teams' is 3 in a run of 2 teams"), std::string::npos) << refused.out;
+  const result too_many = run("run --team-ops i1/i2 --sched park --park-teams 3");
+  EXPECT_EQ(too_many.code, 2) << too_many.out;
+  EXPECT_EQ(too_many.out, "gfsl run: --park-teams 3: the run has 2 teams\n");
+}
+
 TEST(Cli, EventsAndMidRunChecksAreReported) {
   const result r = run("run --teams 4 --ops 3000 --mix 40,40,20 --range 200 --chunk 16 --events on --check-every 200");
   EXPECT_EQ(r.code, 0) << r.out;

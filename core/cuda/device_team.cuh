@@ -118,21 +118,41 @@ class device_team {
   };
 
   __device__ device_team(team_id id, std::uint64_t seed, const run_controls& controls = {})
-      : id_(id), controls_(controls), rng_(team_seed(seed, id)) {
-    const unsigned warp_lane = threadIdx.x % 32u;
-    lane_ = static_cast<int>(warp_lane % N);
-    shift_ = warp_lane - static_cast<unsigned>(lane_);
-    mask_ = N == 32 ? 0xFFFFFFFFu : (0xFFFFu << shift_);
-  }
+      : id_(id), controls_(controls), rng_(team_seed(seed, id)) {}
 
+ private:
+  // Where this lane sits, computed where it is used rather than kept in the
+  // team object: the object lives in local memory when the algorithm holds
+  // it by reference, and a mask loaded from there is a run-time value, for
+  // which the compiler wraps every shuffle, ballot and barrier in
+  // convergence tests. For N = 32 the mask is the constant full warp; for
+  // N = 16 it is one of the two halves, from the thread index.
+  __host__ __device__ static int my_lane() {
+#if defined(__CUDA_ARCH__)
+    return static_cast<int>(threadIdx.x % static_cast<unsigned>(N));
+#else
+    return 0;
+#endif
+  }
+  __host__ __device__ static unsigned half_shift() {
+#if defined(__CUDA_ARCH__)
+    return N == 32 ? 0u : (threadIdx.x & 16u);
+#else
+    return 0;
+#endif
+  }
+  __host__ __device__ static constexpr unsigned full_mask() { return N == 32 ? 0xFFFFFFFFu : 0xFFFFu; }
+  __host__ __device__ static unsigned warp_mask() { return N == 32 ? full_mask() : (full_mask() << half_shift()); }
+
+ public:
   __host__ __device__ team_id id() const { return id_; }
   __host__ __device__ basic_path_stats<std::uint32_t>& stats() { return stats_; }
-  __device__ int lane() const { return lane_; }
+  __device__ int lane() const { return my_lane(); }
 
   __host__ __device__ lanes load_lanes(const std::uint64_t* p) {
 #if defined(__CUDA_ARCH__)
-    lanes out{ref(p + lane_).load(cuda::std::memory_order_acquire)};
-    __syncwarp(mask_);
+    lanes out{ref(p + my_lane()).load(cuda::std::memory_order_acquire)};
+    __syncwarp(warp_mask());
     return out;
 #else
     return lanes{*p};
@@ -142,8 +162,8 @@ class device_team {
   __host__ __device__ lanes load_lanes(const std::uint64_t* p, mem_order o) {
 #if defined(__CUDA_ARCH__)
     if (o != mem_order::relaxed) return load_lanes(p);
-    lanes out{ref(p + lane_).load(cuda::std::memory_order_relaxed)};
-    __syncwarp(mask_);
+    lanes out{ref(p + my_lane()).load(cuda::std::memory_order_relaxed)};
+    __syncwarp(warp_mask());
     return out;
 #else
     (void)o;
@@ -154,32 +174,32 @@ class device_team {
   template <class Pred>
   __host__ __device__ std::uint32_t ballot(const lanes& x, Pred&& pred) const {
 #if defined(__CUDA_ARCH__)
-    const std::uint32_t bits = __ballot_sync(mask_, pred(lane_, x.v));
-    return N == 32 ? bits : (bits >> shift_) & 0xFFFFu;
+    const std::uint32_t bits = __ballot_sync(warp_mask(), pred(my_lane(), x.v));
+    return N == 32 ? bits : (bits >> half_shift()) & 0xFFFFu;
 #else
     return pred(0, x.v) ? 1u : 0u;
 #endif
   }
   __host__ __device__ std::uint64_t shfl(const lanes& x, int src) const {
 #if defined(__CUDA_ARCH__)
-    return __shfl_sync(mask_, static_cast<unsigned long long>(x.v), src, N);
+    return __shfl_sync(warp_mask(), static_cast<unsigned long long>(x.v), src, N);
 #else
     (void)src;
     return x.v;
 #endif
   }
   __host__ __device__ void set_lane(lanes& x, int lane, std::uint64_t v) const {
-    if (lane_ == lane) x.v = v;
+    if (my_lane() == lane) x.v = v;
   }
 
   __host__ __device__ std::uint64_t load(const std::uint64_t* p, int lane) {
 #if defined(__CUDA_ARCH__)
     unsigned long long v = 0;
-    if (lane_ == lane) v = ref(p).load(cuda::std::memory_order_acquire);
-    v = __shfl_sync(mask_, v, lane, N);
+    if (my_lane() == lane) v = ref(p).load(cuda::std::memory_order_acquire);
+    v = __shfl_sync(warp_mask(), v, lane, N);
     // As in load_lanes: the barrier orders the other lanes' later loads (the
     // head chunk a loaded head index names) after this acquire.
-    __syncwarp(mask_);
+    __syncwarp(warp_mask());
     return v;
 #else
     (void)lane;
@@ -188,11 +208,11 @@ class device_team {
   }
   __host__ __device__ void store(std::uint64_t* p, int lane, std::uint64_t v, mem_order o) {
 #if defined(__CUDA_ARCH__)
-    if (lane_ == lane) {
+    if (my_lane() == lane) {
       if (controls_.events) log_write(p, invariants::event_kind::store, v);  // numbered before it is made
       ref(p).store(v, to_cuda(o));
     }
-    __syncwarp(mask_);
+    __syncwarp(warp_mask());
 #else
     (void)lane, (void)o;
     *p = v;
@@ -202,7 +222,7 @@ class device_team {
 #if defined(__CUDA_ARCH__)
     int ok = 0;
     unsigned long long found = 0;
-    if (lane_ == lane) {
+    if (my_lane() == lane) {
       std::uint64_t e = expected;
       ok = ref(p).compare_exchange_strong(e, desired, cuda::std::memory_order_acq_rel,
                                           cuda::std::memory_order_acquire)
@@ -211,9 +231,9 @@ class device_team {
       found = e;
       if (ok && controls_.events) log_write(p, invariants::event_kind::cas, desired);  // numbered after it is made
     }
-    ok = __shfl_sync(mask_, ok, lane, N);
-    expected = __shfl_sync(mask_, found, lane, N);
-    __syncwarp(mask_);
+    ok = __shfl_sync(warp_mask(), ok, lane, N);
+    expected = __shfl_sync(warp_mask(), found, lane, N);
+    __syncwarp(warp_mask());
     return ok != 0;
 #else
     (void)lane;
@@ -226,12 +246,12 @@ class device_team {
   __host__ __device__ std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta) {
 #if defined(__CUDA_ARCH__)
     unsigned long long old = 0;
-    if (lane_ == lane) {
+    if (my_lane() == lane) {
       old = ref(p).fetch_add(delta, cuda::std::memory_order_acq_rel);
       if (controls_.events) log_allocation(p, old);
     }
-    old = __shfl_sync(mask_, old, lane, N);
-    __syncwarp(mask_);
+    old = __shfl_sync(warp_mask(), old, lane, N);
+    __syncwarp(warp_mask());
     return old;
 #else
     (void)lane;
@@ -248,7 +268,7 @@ class device_team {
     __nanosleep(64);
     if ((++waits_in_op_ & 63u) != 0 || controls_.abort_flag == nullptr) return;
     int stop = 0;
-    if (lane_ == 0) {
+    if (my_lane() == 0) {
       cuda::atomic_ref<unsigned int, cuda::thread_scope_device> flag(*controls_.abort_flag);
       if (flag.load(cuda::std::memory_order_relaxed) != 0) {
         stop = 1;
@@ -264,7 +284,7 @@ class device_team {
         }
       }
     }
-    if (__shfl_sync(mask_, stop, 0, N)) leave();
+    if (__shfl_sync(warp_mask(), stop, 0, N)) leave();
 #else
     (void)chunk, (void)lock_word;
 #endif
@@ -273,8 +293,8 @@ class device_team {
   // operation in flight keeps the pending record written at its call.
   __device__ void leave() {
 #if defined(__CUDA_ARCH__)
-    if (lane_ == 0 && controls_.stats) add_stats(controls_.stats, stats_);
-    __syncwarp(mask_);
+    if (my_lane() == 0 && controls_.stats) add_stats(controls_.stats, stats_);
+    __syncwarp(warp_mask());
     asm volatile("exit;");
 #endif
   }
@@ -282,11 +302,11 @@ class device_team {
     if (controls_.abort_flag == nullptr) return false;
     int raised = 0;
 #if defined(__CUDA_ARCH__)
-    if (lane_ == 0) {
+    if (my_lane() == 0) {
       raised = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*controls_.abort_flag).load(
                    cuda::std::memory_order_relaxed) != 0;
     }
-    raised = __shfl_sync(mask_, raised, 0, N);
+    raised = __shfl_sync(warp_mask(), raised, 0, N);
 #endif
     return raised != 0;
   }
@@ -344,9 +364,6 @@ class device_team {
   team_id id_;
   run_controls controls_;
   std::uint64_t waits_in_op_ = 0;
-  int lane_ = 0;
-  unsigned shift_ = 0;
-  unsigned mask_ = 0xFFFFFFFFu;
   team_rng rng_;
   basic_path_stats<std::uint32_t> stats_{};  // 32-bit: ten registers fewer than the 64-bit totals
 };
