@@ -81,21 +81,26 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       break;
     }
   }
-  if (team.lane() == 0) {
-    if (duplicates) atomicAdd(&out->prefill_duplicates, duplicates);
-    add_stats(controls.stats, team.stats());
-  }
+  if (team.lane() == 0 && duplicates) atomicAdd(&out->prefill_duplicates, duplicates);
+  team.flush_stats();
 }
 
-// The compiled variants: the block sizes of Table 5.1 with the compiler's free
-// choice of registers, and register caps of 80, 64, 40 and 32 per thread
-// (3, 4, 6 and 8 blocks of 256 threads' worth of warps per SM).
+// The compiled variants. With GFSL_LAUNCH_TABLE (CMake -DGFSL_LAUNCH_TABLE=ON):
+// the block sizes of Table 5.1 with the compiler's free choice of registers,
+// and register caps of 80, 64, 40 and 32 per thread (3, 4, 6 and 8 blocks of
+// 256 threads' worth of warps per SM). Without it, only the tuned 512/4: with
+// every function inlined (core/platform.hpp) each variant takes minutes to
+// compile.
 template <int T, int B>
 struct variant {
   static constexpr int threads = T, blocks = B;
 };
+#if defined(GFSL_LAUNCH_TABLE)
 using variants = std::tuple<variant<128, 1>, variant<256, 1>, variant<512, 1>, variant<256, 3>, variant<256, 4>,
                             variant<512, 2>, variant<1024, 1>, variant<512, 3>, variant<512, 4>>;
+#else
+using variants = std::tuple<variant<512, 4>>;
+#endif
 
 // Calls f.template operator()<Threads, MinBlocks>() for the variant named by lc.
 template <class F, std::size_t... I>

@@ -61,6 +61,15 @@ stats_summary summarize(const std::vector<double>& v) {
   return s;
 }
 
+// A count of the last repeat per operation, two decimals.
+static std::string per_op(std::uint64_t count, std::uint64_t ops) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(2);
+  o << (ops ? static_cast<double>(count) / static_cast<double>(ops) : 0.0);
+  return o.str();
+}
+
 std::string csv_header() {
   return "suite,impl,device,chunk,launch,registers,local_bytes,warps_per_sm,occupancy,teams,workload,insert_pct,"
          "delete_pct,contains_pct,range,prefill,ops,repeats,median_mops,mean_mops,ci95_low,ci95_high,min_mops,max_mops,"
@@ -162,7 +171,8 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
   r.chunks = res.chunks_after_run;
   const path_stats& p = res.paths;
   r.note = "splits " + std::to_string(p.splits) + " merges " + std::to_string(p.merges) + " restarts " +
-           std::to_string(p.restarts) + " lock waits " + std::to_string(p.lock_waits);
+           std::to_string(p.restarts) + " lock waits " + std::to_string(p.lock_waits) + " chunk reads/op " +
+           per_op(p.chunk_reads, ops);
   return r;
 }
 

@@ -159,6 +159,12 @@ command add_bench_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl bench: --workloads: %s\n", error.c_str());
               return exit_usage;
             }
+            if (o.suite == "launch" && gfsl::bench::compiled_launch_configs(32).size() < 2) {
+              std::fprintf(stderr,
+                           "gfsl bench: --suite launch: this build compiles one launch configuration (512/4); "
+                           "configure with -DGFSL_LAUNCH_TABLE=ON for the nine of thesis Table 5.1\n");
+              return exit_usage;
+            }
             if (o.launch != "auto") {
               gfsl::bench::launch_config lc;
               for (int chunk : o.chunks) {

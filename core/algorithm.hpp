@@ -59,8 +59,9 @@ class algorithm {
   // contains (Alg. 4.1): lock-free; returns found and the value stored with k.
   GFSL_FN op_result contains(key_type k) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
-    if (stopped()) return {status::stopped, false, 0};
-    const chunk_index start = search_down(k, 0, nullptr);
+    const lanes header = read_header();
+    if (stopped_in(header)) return {status::stopped, false, 0};
+    const chunk_index start = search_down(k, 0, nullptr, height_in(header));
     const lateral hit = search_lateral(k, start, 0, false, true);
     if (hit.tid == none) return {status::ok, false, 0};
     return {status::ok, true, entry_value(t_.shfl(hit.kv, hit.tid))};
@@ -69,9 +70,10 @@ class algorithm {
   // insert (Alg. 4.5): insert-if-absent. False when k is present.
   GFSL_FN op_result insert(key_type k, value_type v) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
-    if (stopped()) return {status::stopped, false, 0};
+    const lanes header = read_header();
+    if (stopped_in(header)) return {status::stopped, false, 0};
     lanes path;
-    const chunk_index start = search_down(k, 0, &path);
+    const chunk_index start = search_down(k, 0, &path, height_in(header));
     // A "not here" needs no validation: insert_to_level re-checks under the lock.
     const lateral hit = search_lateral(k, start, 0, true, false);
     if (hit.tid != none) return {status::ok, false, 0};
@@ -103,7 +105,7 @@ class algorithm {
       }
       unlock(upper.chunk);
       if (!upper.inserted) break;
-      ++t_.stats().raised_keys;
+      t_.count(path_stat::raised_keys);
       raise = upper.raise;
       up_key = upper.raise_key;
       down = upper.raise_down;
@@ -120,9 +122,10 @@ class algorithm {
   // bottom level, which is the moment it leaves the set.
   GFSL_FN op_result remove(key_type k) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
-    if (stopped()) return {status::stopped, false, 0};
+    const lanes header = read_header();
+    if (stopped_in(header)) return {status::stopped, false, 0};
     lanes path;
-    const chunk_index start = search_down(k, 0, &path);
+    const chunk_index start = search_down(k, 0, &path, height_in(header));
     const lateral hit = search_lateral(k, start, 0, true, true);
     if (hit.tid == none) return {status::ok, false, 0};
 
@@ -223,6 +226,7 @@ class algorithm {
     return kv;
   }
   GFSL_FN lanes load_chunk(chunk_index c) {
+    t_.count(path_stat::chunk_reads);
     if constexpr (Mutable) {
       if (bug(mutant::load_relaxed)) return t_.load_lanes(s_.chunk(c), mem_order::relaxed);
     }
@@ -269,9 +273,26 @@ class algorithm {
   }
 
   // getHeight (4.2.1): lane i reads level i's counter; the highest non-empty
-  // level wins. Level 0 is always searched.
-  GFSL_FN int get_height() {
-    const lanes counts = t_.load_lanes(s_.level_counts());
+  // level wins. Level 0 is always searched, so lane 0 has no counter to
+  // read: an operation's first read gives it the error word instead, and
+  // one round trip answers both "has the structure failed" and the height.
+  GFSL_FN int get_height() { return height_in(t_.load_lanes(s_.level_counts())); }
+  // thesis: the error word and the counters in two reads, as before (its
+  // access sequence is the one the pinned reproductions replay).
+  GFSL_FN lanes read_header() {
+    if constexpr (!robust) {
+      lanes header = t_.splat(t_.load(s_.error_word(), 0));
+      if (stopped_in(header)) return header;
+      header = t_.load_lanes(s_.level_counts());
+      t_.set_lane(header, 0, error_none);
+      return header;
+    }
+    return t_.gather([this](int lane) -> const std::uint64_t* {
+      return lane == 0 ? s_.error_word() : s_.level_counts() + lane;
+    });
+  }
+  GFSL_FN bool stopped_in(const lanes& header) const { return t_.shfl(header, 0) != error_none; }
+  GFSL_FN int height_in(const lanes& counts) const {
     const int h = highest_bit(t_.ballot(counts, [](int lane, std::uint64_t c) {
       return lane > 0 && static_cast<std::int64_t>(c) > 0;
     }));
@@ -280,19 +301,23 @@ class algorithm {
   GFSL_FN chunk_index head_of(int level) {
     return static_cast<chunk_index>(t_.load(s_.heads() + level, 0));
   }
-  GFSL_FN bool stopped() { return t_.load(s_.error_word(), 0) != error_none; }
 
   // ---- Traversal -------------------------------------------------------------
 
   // searchDown (Alg. 4.2) down to `target` level; with `path`, searchSlow
   // (Alg. 4.6): records in lane i the chunk of level i it stepped down from
   // (levels it never visited keep their head chunk) and unlinks zombies.
-  GFSL_FN chunk_index search_down(key_type k, int target, lanes* path) {
+  // `height`: the height the caller read (read_header), or -1 to read it.
+  GFSL_FN chunk_index search_down(key_type k, int target, lanes* path, int height_read = -1) {
     for (;;) {
-      int height = get_height();
+      int height = height_read >= 0 ? height_read : get_height();
+      height_read = -1;  // a restart reads the height again
+      // robust: with a path, one read of the head array gives the path's
+      // initial value and the head to start from.
+      const bool head_in_path = robust && path != nullptr;
       if (path != nullptr) *path = t_.load_lanes(s_.heads());
-      if (height < target) return head_of(target);
-      chunk_index curr = head_of(height);
+      if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl(*path, target)) : head_of(target);
+      chunk_index curr = head_in_path ? static_cast<chunk_index>(t_.shfl(*path, height)) : head_of(height);
       bool have_prev = false;
       chunk_index prev = no_chunk;
       lanes prev_kv{};
@@ -301,7 +326,7 @@ class algorithm {
         const lanes kv = read(curr);
         if (is_zombie(kv)) {
           curr = path != nullptr ? unlink_zombie(height, have_prev, prev, curr, kv) : next_of(kv);
-          ++t_.stats().zombies_skipped;
+          t_.count(path_stat::zombies_skipped);
           continue;
         }
         const int step = next_step(k, kv);
@@ -318,7 +343,7 @@ class algorithm {
         } else {  // every key here is above k: backtrack through the previous chunk
           const int back = have_prev ? down_step_tid(k, prev_kv) : none;
           if (back == none) {  // no previous chunk in this level (4.2.1): restart
-            ++t_.stats().restarts;
+            t_.count(path_stat::restarts);
             if constexpr (robust) {
               // A stale key above (a torn read of delete's upper-level check,
               // or a down pointer read mid-split) can send every attempt to
@@ -333,7 +358,7 @@ class algorithm {
             restart = true;
             break;
           }
-          ++t_.stats().backtracks;
+          t_.count(path_stat::backtracks);
           if (path != nullptr) t_.set_lane(*path, height, prev);
           --height;
           have_prev = false;
@@ -355,7 +380,7 @@ class algorithm {
       lanes kv = read(curr);
       if (is_zombie(kv) && !bug(mutant::zombies_not_skipped)) {
         curr = unlink ? unlink_zombie(level, have_prev, prev, curr, kv) : next_of(kv);
-        ++t_.stats().zombies_skipped;
+        t_.count(path_stat::zombies_skipped);
         continue;
       }
       int tid = equal_or_next(k, kv);
@@ -389,7 +414,7 @@ class algorithm {
     if (lock_in_burst(first)) {
       // At most N stores away: wait as for a lock (the device watchdog and
       // the scheduler see it), never for the lock itself.
-      ++t_.stats().lock_waits;
+      t_.count(path_stat::lock_waits);
       t_.lock_wait(c, first);
       return false;
     }
@@ -421,7 +446,7 @@ class algorithm {
         // at the zombie. max stays, next moves: one 8-byte store.
         if (next_of(pkv) == zombie) {
           store_entry(prev, next_lane, make_entry(max_of(pkv), target));
-          ++t_.stats().zombie_unlinks;
+          t_.count(path_stat::zombie_unlinks);
         }
         unlock(prev);
       }
@@ -429,7 +454,7 @@ class algorithm {
       std::uint64_t expected = zombie;
       // The head array is only ever moved forward past zombies; a CAS from the
       // zombie keeps concurrent unlinkers from moving it backwards.
-      if (t_.cas(s_.heads() + level, 0, expected, target)) ++t_.stats().head_unlinks;
+      if (t_.cas(s_.heads() + level, 0, expected, target)) t_.count(path_stat::head_unlinks);
     }
     return target;
   }
@@ -502,6 +527,19 @@ class algorithm {
     if (known_chunk_ == c) known_word_ = bumped;
     t_.store(s_.chunk(c) + lock_lane, lock_lane, bumped, mem_order::release);
   }
+  // Lanes [first, last) as a ballot mask.
+  GFSL_FN static std::uint32_t lane_range(int first, int last) {
+    if (last <= first) return 0;
+    const std::uint32_t upto = last >= 32 ? 0xFFFFFFFFu : (1u << last) - 1u;
+    return upto & ~((1u << first) - 1u);
+  }
+  // The entries of `mask` in one store instruction; release, as every store
+  // to a reachable chunk: each is ordered after the team's earlier writes
+  // (the version's odd store first of all), none after another.
+  GFSL_FN void store_wave(chunk_index c, const lanes& entries, std::uint32_t mask) {
+    t_.store_lanes(s_.chunk(c), entries, mask,
+                   bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
+  }
   GFSL_FN void store_entry(chunk_index c, int lane, entry_type e) {
     t_.store(s_.chunk(c) + lane, lane, e, bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
   }
@@ -517,8 +555,7 @@ class algorithm {
       }
       const std::uint64_t lock = lock_of(kv);
       if (!lock_is_free(lock)) {
-        ++t_.stats().lock_waits;
-        t_.lock_wait(curr, lock);
+        wait_until_unlocked(curr, lock);
         continue;
       }
       if (!try_lock(curr, lock)) continue;
@@ -533,6 +570,23 @@ class algorithm {
     }
   }
 
+  // The spin of findAndLockEnclosing and lockNextChunk: poll c's LOCK word
+  // alone, one load a spin instead of a whole chunk, until the holder lets
+  // go (or marked it a zombie); the caller then reads the chunk again and
+  // decides afresh, as the thesis' spin does after every read.
+  // thesis: one wait, then the whole chunk again (its access sequence is the
+  // one the pinned reproductions replay).
+  GFSL_FN void wait_until_unlocked(chunk_index c, std::uint64_t lock) {
+    t_.count(path_stat::lock_waits);
+    t_.lock_wait(c, lock);
+    if constexpr (robust) {
+      for (lock = load_lock(c); lock_is_held(lock); lock = load_lock(c)) {
+        t_.count(path_stat::lock_waits);
+        t_.lock_wait(c, lock);
+      }
+    }
+  }
+
   // lockNextChunk (Alg. 4.9 line 17, 4.12 line 9): lock the successor of the
   // locked chunk c, unlinking zombies on the way (we hold c, so the redirect
   // needs no further lock). no_chunk when c is the final chunk.
@@ -544,14 +598,13 @@ class algorithm {
       const lanes nkv = read(next);
       if (is_zombie(nkv)) {
         store_entry(c, next_lane, make_entry(max_of(ckv), next_of(nkv)));
-        ++t_.stats().zombie_unlinks;
+        t_.count(path_stat::zombie_unlinks);
         continue;
       }
       if (for_merge && bug(mutant::merge_into_unlocked)) return next;
       const std::uint64_t lock = lock_of(nkv);
       if (!lock_is_free(lock)) {
-        ++t_.stats().lock_waits;
-        t_.lock_wait(next, lock);
+        wait_until_unlocked(next, lock);
         continue;
       }
       if (try_lock(next, lock)) return next;
@@ -560,8 +613,14 @@ class algorithm {
 
   // ---- Pool and counters -----------------------------------------------------
 
+  // thesis keeps the acq_rel RMWs it was measured with.
+  static constexpr mem_order counter_order = robust ? mem_order::relaxed : mem_order::acq_rel;
+
   GFSL_FN chunk_index allocate() {
-    const std::uint64_t idx = t_.fetch_add(s_.alloc_counter(), 0, 1);
+    // Relaxed: the index is all we take from the counter; the chunk it names
+    // is pristine since before the run and reaches others only through our
+    // later release stores.
+    const std::uint64_t idx = t_.fetch_add(s_.alloc_counter(), 0, 1, counter_order);
     if (idx >= s_.capacity) {
       std::uint64_t expected = error_none;
       t_.cas(s_.error_word(), 0, expected, error_pool_exhausted);  // first error wins
@@ -570,7 +629,10 @@ class algorithm {
     return static_cast<chunk_index>(idx);
   }
   GFSL_FN void add_to_level_count(int level, std::int64_t delta) {
-    t_.fetch_add(s_.level_counts() + level, 0, static_cast<std::uint64_t>(delta));
+    // Relaxed: every update is made under a lock of the level, whose release
+    // orders it for the next holder; a search reading a stale counter only
+    // starts at another level, and every level's head leads down correctly.
+    t_.fetch_add(s_.level_counts() + level, 0, static_cast<std::uint64_t>(delta), counter_order);
   }
   GFSL_FN bool level_is_empty(int level) {
     return static_cast<std::int64_t>(t_.load(s_.level_counts() + level, 0)) <= 0;
@@ -601,18 +663,29 @@ class algorithm {
   // no key is ever absent from the chunk; a key seen twice is harmless because
   // readers take the highest lane. The max field never changes: the chunk
   // encloses k.
+  //
+  // robust: the burst is one wave (every shifted entry and k in one store
+  // instruction), because no answer depends on the order inside a burst
+  // (docs/ALGORITHM.md): a validated "not here" saw no burst, and a positive
+  // answer shows an entry some store wrote whole.
   GFSL_FN void execute_insert(chunk_index c, const lanes& kv, key_type k, value_type v) {
     const int n = count_keys(kv);
     const int idx = popcount32(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       return lane < dsize && entry_key(e) < k;
     }));
     begin_burst(c);
-    if (bug(mutant::insert_left_to_right)) {
-      for (int i = idx + 1; i <= n; ++i) store_entry(c, i, t_.shfl(kv, i - 1));
+    if (robust && !bug(mutant::insert_left_to_right)) {
+      lanes shifted = t_.shfl_from(kv, [](int lane) { return lane > 0 ? lane - 1 : 0; });
+      t_.set_lane(shifted, idx, make_entry(k, v));
+      store_wave(c, shifted, lane_range(idx, n + 1));
     } else {
-      for (int i = n; i > idx; --i) store_entry(c, i, t_.shfl(kv, i - 1));
+      if (bug(mutant::insert_left_to_right)) {
+        for (int i = idx + 1; i <= n; ++i) store_entry(c, i, t_.shfl(kv, i - 1));
+      } else {
+        for (int i = n; i > idx; --i) store_entry(c, i, t_.shfl(kv, i - 1));
+      }
+      store_entry(c, idx, make_entry(k, v));
     }
-    store_entry(c, idx, make_entry(k, v));
     end_burst(c);
   }
 
@@ -643,11 +716,22 @@ class algorithm {
     // initialisation may be relaxed: the release store of c's NEXT below
     // publishes all of it. It takes over c's max (4.3) and points at c's
     // successor.
+    // Its LOCK entry first (the chunk is ours before anything is written in
+    // it), then its NEXT entry and the moved keys; robust makes those one wave (the thesis' copyToNewChunk, Alg. 4.9
+    // lines 27-28, is one parallel write too; the thesis variant keeps the
+    // entry-by-entry stores its pinned reproductions replay).
     t_.store(s_.chunk(fresh) + lock_lane, lock_lane, lock_word_of(t_.id()), mem_order::relaxed);
     remember_lock(fresh, lock_word_of(t_.id()));
-    t_.store(s_.chunk(fresh) + next_lane, next_lane, make_entry(max_of(kv), next), mem_order::relaxed);
-    for (int j = 0; j < r.moved; ++j) {
-      t_.store(s_.chunk(fresh) + j, j, t_.shfl(kv, r.moved_from + j), mem_order::relaxed);
+    if constexpr (robust) {
+      const int from = r.moved_from;
+      lanes copy = t_.shfl_from(kv, [from](int lane) { return lane + from < N ? lane + from : lane; });
+      t_.set_lane(copy, next_lane, make_entry(max_of(kv), next));
+      t_.store_lanes(s_.chunk(fresh), copy, lane_range(0, r.moved) | (1u << next_lane), mem_order::relaxed);
+    } else {
+      t_.store(s_.chunk(fresh) + next_lane, next_lane, make_entry(max_of(kv), next), mem_order::relaxed);
+      for (int j = 0; j < r.moved; ++j) {
+        t_.store(s_.chunk(fresh) + j, j, t_.shfl(kv, r.moved_from + j), mem_order::relaxed);
+      }
     }
     // One 8-byte store lowers c's max to its largest remaining key and links
     // the fresh chunk: from here readers looking for a moved key go lateral,
@@ -661,18 +745,24 @@ class algorithm {
     }
     store_entry(c, next_lane, make_entry(r.kept_max, fresh));
     if (next != no_chunk) unlock(next);
-    if (!empty_first) {
+    // robust: the moved entries empty in one wave (setMovedValsEmpty, Alg.
+    // 4.9 line 32, is one parallel write too): after the NEXT store every
+    // reader of a moved key goes lateral (NEXT outranks the DATA lanes),
+    // whichever of them it still sees, and the burst covers the rest.
+    if (robust && !empty_first) {
+      store_wave(c, t_.splat(empty_entry), lane_range(r.moved_from, n));
+    } else if (!empty_first) {
       for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
     }
     end_burst(c);
-    ++t_.stats().splits;
+    t_.count(path_stat::splits);
     return r;
   }
 
   // splitInsert (Alg. 4.9 lines 1-14).
-  GFSL_FN level_insert split_insert(int level, chunk_index c, const lanes& /*kv*/, key_type k, value_type v) {
+  GFSL_INLINE_FN level_insert split_insert(int level, chunk_index c, const lanes& /*kv*/, key_type k, value_type v) {
     level_insert r;
-    if (level > 0) ++t_.stats().upper_splits;
+    if (level > 0) t_.count(path_stat::upper_splits);
     const split_result sp = split_chunk(c);
     if (sp.st != status::ok) {
       unlock(c);
@@ -757,8 +847,8 @@ class algorithm {
         const lateral below = search_lateral(mk, lower, level, false, true);
         if (below.tid != none && entry_value(t_.shfl(enc.kv, tid)) != below.chunk) {
           store_entry(enc.chunk, tid, make_entry(mk, below.chunk));
-          ++t_.stats().down_ptr_updates;
-          if (level > 0) ++t_.stats().upper_down_ptr_updates;
+          t_.count(path_stat::down_ptr_updates);
+          if (level > 0) t_.count(path_stat::upper_down_ptr_updates);
         }
       }
       unlock(enc.chunk);
@@ -803,7 +893,7 @@ class algorithm {
     if (next == no_chunk) {
       // The final chunk of a level is never merged (it has no successor) and
       // never becomes a zombie; it may empty out completely.
-      ++t_.stats().last_chunk_removals;
+      t_.count(path_stat::last_chunk_removals);
       execute_remove_no_merge(c, kv, k);
       if (bug(mutant::merge_final_chunk)) {
         mark_zombie(c);
@@ -823,7 +913,7 @@ class algorithm {
         return sp.st;
       }
       unlock(sp.fresh);
-      ++t_.stats().merge_presplits;
+      t_.count(path_stat::merge_presplits);
       add_to_level_count(level, 1);
       update_down_ptrs(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
       nkv = read(next);
@@ -838,7 +928,7 @@ class algorithm {
     }
     unlock(next);
     if (bug(mutant::zombie_unlocked_after_merge)) unlock(c);
-    ++t_.stats().merges;
+    t_.count(path_stat::merges);
     update_down_ptrs(level, kv, 0, n, k, next);
     return status::ok;
   }
@@ -855,7 +945,12 @@ class algorithm {
     const bool max_late = bug(mutant::max_after_removal);
     begin_burst(c);
     if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
-    if (bug(mutant::remove_right_to_left)) {
+    if (robust && !bug(mutant::remove_right_to_left) && !max_late) {
+      // robust: one wave, as for an insert.
+      lanes shifted = t_.shfl_from(kv, [](int lane) { return lane + 1 < N ? lane + 1 : lane; });
+      t_.set_lane(shifted, n - 1, empty_entry);
+      store_wave(c, shifted, lane_range(idx, n));
+    } else if (bug(mutant::remove_right_to_left)) {
       for (int i = n - 1; i >= idx; --i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
     } else {
       for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
@@ -875,6 +970,17 @@ class algorithm {
     const int total = m + count_keys(nkv);
     const bool ascending = bug(mutant::merge_left_to_right);
     begin_burst(next);
+    if (robust && !ascending) {
+      // robust: one wave of the entries that change, as for an insert.
+      const lanes ours = t_.shfl_from(kv, [idx](int lane) { return lane < idx ? lane : (lane + 1 < N ? lane + 1 : lane); });
+      const lanes theirs = t_.shfl_from(nkv, [m](int lane) { return lane >= m ? lane - m : 0; });
+      const lanes merged = t_.map(ours, theirs, [m](int lane, std::uint64_t a, std::uint64_t b) { return lane < m ? a : b; });
+      const lanes changed = t_.map(merged, nkv, [](int, std::uint64_t a, std::uint64_t b) -> std::uint64_t { return a != b; });
+      const std::uint32_t mask = t_.ballot(changed, [](int, std::uint64_t d) { return d != 0; }) & lane_range(0, total);
+      store_wave(next, merged, mask);
+      end_burst(next);
+      return;
+    }
     for (int step = 0; step < total; ++step) {
       const int i = ascending ? step : total - 1 - step;
       const entry_type e = i < m ? t_.shfl(kv, i < idx ? i : i + 1) : t_.shfl(nkv, i - m);
@@ -886,7 +992,7 @@ class algorithm {
 
 // One operation by kind, for executors that replay a list of operations.
 template <class Algo>
-GFSL_FN op_result apply_operation(Algo& a, op_kind kind, key_type k, value_type v) {
+GFSL_INLINE_FN op_result apply_operation(Algo& a, op_kind kind, key_type k, value_type v) {
   switch (kind) {
     case op_kind::insert: return a.insert(k, v);
     case op_kind::remove: return a.remove(k);

@@ -91,6 +91,7 @@ class host_team {
   team_id id() const { return id_; }
   path_stats& stats() { return stats_; }
   const path_stats& stats() const { return stats_; }
+  void count(path_stat s) { ++counter_of(stats_, s); }
   void set_hook(access_hook* hook) { hook_ = hook; }
   // The threads backend's watchdog: once `flag` is true the team stops where
   // it is (run_stopped), checked at every lock wait and every 256th access,
@@ -103,19 +104,43 @@ class host_team {
   lanes load_lanes(const std::uint64_t* p) { return load_lanes(p, mem_order::acquire); }
   // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
   lanes load_lanes(const std::uint64_t* p, mem_order o) {
+    return gather([p](int lane) { return p + lane; }, o);
+  }
+  // Lane i loads addr(i): one team-wide read of words that need not be
+  // consecutive, in the order the hook picks.
+  template <class Addr>
+  lanes gather(Addr&& addr, mem_order o = mem_order::acquire) {
     lanes out{};
     std::array<std::uint8_t, N> order;
     for (int i = 0; i < N; ++i) order[i] = static_cast<std::uint8_t>(i);
     if (hook_) hook_->lane_order(id_, N, order.data());
     for (int i = 0; i < N; ++i) {
       const int lane = order[i];
-      access a = make(access_kind::load, o, lane, p + lane);
+      const std::uint64_t* w = addr(lane);
+      access a = make(access_kind::load, o, lane, w);
       a.group_index = static_cast<std::uint8_t>(i);
       a.group_size = static_cast<std::uint8_t>(N);
       if (hook_) hook_->before(a);
-      out[lane] = ref(p + lane).load(o == mem_order::relaxed ? std::memory_order_relaxed : std::memory_order_acquire);
+      out[lane] = ref(w).load(o == mem_order::relaxed ? std::memory_order_relaxed : std::memory_order_acquire);
       if (hook_) hook_->after(a, out[lane]);
     }
+    return out;
+  }
+  template <class Src>
+  lanes shfl_from(const lanes& x, Src&& src) const {
+    lanes out{};
+    for (int lane = 0; lane < N; ++lane) out[lane] = x[src(lane)];
+    return out;
+  }
+  template <class F>
+  lanes map(const lanes& a, const lanes& b, F&& f) const {
+    lanes out{};
+    for (int lane = 0; lane < N; ++lane) out[lane] = f(lane, a[lane], b[lane]);
+    return out;
+  }
+  lanes splat(std::uint64_t v) const {
+    lanes out;
+    out.fill(v);
     return out;
   }
 
@@ -144,6 +169,30 @@ class host_team {
     ref(p).store(v, detail::to_std(o));
     if (hook_) hook_->after(a, v);
   }
+  // The lanes of `mask` store x[lane] to p[lane]: one warp instruction on
+  // the device, with no order among its stores, so the hook picks the order
+  // as for a team-wide read (a scheduler may interleave other teams).
+  void store_lanes(std::uint64_t* p, const lanes& x, std::uint32_t mask, mem_order o) {
+    std::array<std::uint8_t, N> lanes_in{};
+    int count = 0;
+    for (int lane = 0; lane < N; ++lane) {
+      if ((mask >> lane) & 1u) lanes_in[count++] = static_cast<std::uint8_t>(lane);
+    }
+    if (count == 0) return;
+    std::array<std::uint8_t, N> order;
+    for (int i = 0; i < count; ++i) order[i] = static_cast<std::uint8_t>(i);
+    if (hook_ && count > 1) hook_->lane_order(id_, count, order.data());
+    for (int i = 0; i < count; ++i) {
+      const int lane = lanes_in[order[i]];
+      access a = make(access_kind::store, o, lane, p + lane);
+      a.value = x[lane];
+      a.group_index = static_cast<std::uint8_t>(i);
+      a.group_size = static_cast<std::uint8_t>(count);
+      if (hook_) hook_->before(a);
+      ref(p + lane).store(x[lane], detail::to_std(o));
+      if (hook_) hook_->after(a, x[lane]);
+    }
+  }
   // Strong CAS, acq_rel on success and acquire on failure; `expected` gets the
   // value found.
   bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired) {
@@ -156,11 +205,11 @@ class host_team {
     if (hook_) hook_->after(a, expected);
     return ok;
   }
-  std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta) {
-    access a = make(access_kind::fetch_add, mem_order::acq_rel, lane, p);
+  std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta, mem_order o) {
+    access a = make(access_kind::fetch_add, o, lane, p);
     a.value = delta;
     if (hook_) hook_->before(a);
-    const std::uint64_t old = ref(p).fetch_add(delta, std::memory_order_acq_rel);
+    const std::uint64_t old = ref(p).fetch_add(delta, detail::to_std(o));
     if (hook_) hook_->after(a, old);
     return old;
   }

@@ -7,9 +7,22 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
+// On the device an out-of-line call passes the algorithm and the team through
+// local memory, and once one exists every member access pays for it (H100,
+// docs/BENCHMARKS.md: 1.38x on [10,10,80] when nothing is called). Kernels
+// that are measured define GFSL_DEVICE_INLINE_ALL and get every function
+// inlined; the others (runner, stress, mutants) leave the choice to the
+// compiler, which bounds their build time. GFSL_INLINE_FN marks the calls
+// that are inlined everywhere.
+#if defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_INLINE_ALL)
+#define GFSL_FN __host__ __device__ __forceinline__
+#else
 #define GFSL_FN __host__ __device__ inline
+#endif
+#define GFSL_INLINE_FN __host__ __device__ __forceinline__
 #else
 #define GFSL_FN inline
+#define GFSL_INLINE_FN inline
 #endif
 
 namespace gfsl {

@@ -27,6 +27,7 @@ struct basic_path_stats {
   Count merge_presplits = 0;   // merges whose successor had to split first (Alg. 4.12 lines 12-17)
   Count last_chunk_removals = 0;     // removals that left an underfull final chunk unmerged (4.2.3)
   Count upper_down_ptr_updates = 0;  // down pointers rewritten above level 1
+  Count chunk_reads = 0;       // team-wide reads of a chunk (not a rare path: the cost of a search)
 
   template <class Other>
   GFSL_FN basic_path_stats& operator+=(const basic_path_stats<Other>& o) {
@@ -44,11 +45,47 @@ struct basic_path_stats {
     merge_presplits += o.merge_presplits;
     last_chunk_removals += o.last_chunk_removals;
     upper_down_ptr_updates += o.upper_down_ptr_updates;
+    chunk_reads += o.chunk_reads;
     return *this;
   }
 };
 
 using path_stats = basic_path_stats<std::uint64_t>;
+
+// The counters by position, in the order of basic_path_stats' members: what
+// the algorithm names when it counts (Team::count). The device team keeps
+// counter i in a register of lane i, one register for all of them, so a
+// counter costs no register and its increment no branch.
+enum class path_stat : std::uint8_t {
+  splits,
+  merges,
+  zombies_skipped,
+  zombie_unlinks,
+  head_unlinks,
+  backtracks,
+  restarts,
+  down_ptr_updates,
+  lock_waits,
+  raised_keys,
+  upper_splits,
+  merge_presplits,
+  last_chunk_removals,
+  upper_down_ptr_updates,
+  chunk_reads,
+};
+inline constexpr int path_stat_count = 15;
+static_assert(sizeof(path_stats) == path_stat_count * sizeof(std::uint64_t),
+              "path_stat numbers basic_path_stats' members, which are all the struct holds");
+
+// Counter `s` of `p`: the members are consecutive 64-bit words in path_stat order.
+GFSL_FN std::uint64_t& counter_of(path_stats& p, path_stat s) {
+  std::uint64_t* const fields[path_stat_count] = {
+      &p.splits,           &p.merges,          &p.zombies_skipped,    &p.zombie_unlinks,
+      &p.head_unlinks,     &p.backtracks,      &p.restarts,           &p.down_ptr_updates,
+      &p.lock_waits,       &p.raised_keys,     &p.upper_splits,       &p.merge_presplits,
+      &p.last_chunk_removals, &p.upper_down_ptr_updates, &p.chunk_reads};
+  return *fields[static_cast<int>(s)];
+}
 
 // The rare paths by name, for coverage reports: a campaign says which it never
 // reached.

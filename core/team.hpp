@@ -8,8 +8,9 @@
 // serves both backends.
 //
 // Every access to shared memory goes through the team: `load_lanes` (lane i
-// loads word base[i]), `load`, `store`, `cas` and `fetch_add` (performed by the
-// named lane, result broadcast). On the CPU each per-lane access passes one
+// loads word base[i]), `gather` (lane i loads the word it names),
+// `store_lanes` (the named lanes store at once, in no order), `load`, `store`,
+// `cas` and `fetch_add` (performed by the named lane, result broadcast). On the CPU each per-lane access passes one
 // hook (core/host_team.hpp), the point where a scheduler interleaves teams.
 #pragma once
 
@@ -39,10 +40,15 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { t.load(p, 0) } -> std::same_as<std::uint64_t>;
   { t.store(p, 0, std::uint64_t{}, mem_order::release) };
   { t.cas(p, 0, expected, std::uint64_t{}) } -> std::same_as<bool>;
-  { t.fetch_add(p, 0, std::uint64_t{}) } -> std::same_as<std::uint64_t>;
+  { t.fetch_add(p, 0, std::uint64_t{}, mem_order::relaxed) } -> std::same_as<std::uint64_t>;
+  { t.gather([](int) -> const std::uint64_t* { return nullptr; }) } -> std::same_as<typename T::lanes>;
+  { ct.shfl_from(cl, [](int lane) { return lane; }) } -> std::same_as<typename T::lanes>;
+  { ct.map(cl, cl, [](int, std::uint64_t a, std::uint64_t) { return a; }) } -> std::same_as<typename T::lanes>;
+  { ct.splat(std::uint64_t{}) } -> std::same_as<typename T::lanes>;
+  { t.store_lanes(p, cl, std::uint32_t{}, mem_order::release) };
   { t.lock_wait(chunk_index{}, std::uint64_t{}) };
   { t.random_u32() } -> std::same_as<std::uint32_t>;
-  { t.stats() } -> std::same_as<path_stats&>;
+  { t.count(path_stat::splits) };
 };
 #endif
 

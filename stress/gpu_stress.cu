@@ -47,7 +47,8 @@ std::uint64_t device_now() {
 template <int N, variant V>
 __global__ void prefill_kernel(structure_view<N> s, const key_type* keys, std::uint64_t count, std::uint64_t threshold,
                                std::uint64_t seed, unsigned int* failed) {
-  device_team<N> team(0, seed);
+  const run_controls no_controls{};
+  device_team<N> team(0, seed, no_controls);
   algorithm<device_team<N>, false, V> a(team, s, threshold);
   for (std::uint64_t i = 0; i < count; ++i) {
     const op_result r = a.insert(keys[i], value_of(keys[i]));

@@ -216,13 +216,19 @@ TEST(Cli, CudaWithoutADeviceIsACleanExitCode2) {
 // gfsl bench refuses bad options with one line and exit code 2, and on a
 // machine without a GPU (CI) says so, also with exit code 2; nothing runs.
 TEST(Cli, BenchRefusesBadOptionsAndAMissingGpuWithOneLine) {
-  const result plain = run("bench --suite launch --chunks 32 --repeats 1");
+  const result plain = run("bench --chunks 32 --repeats 1 --ranges 10K --workloads contains");
   if (plain.code == 0) GTEST_SKIP() << "a CUDA device is present: the suite ran";
   EXPECT_EQ(plain.code, 2) << plain.out;
   if (plain.out.find("not available in this build") != std::string::npos) {
     GTEST_SKIP() << "built without nvcc: gfsl bench only says so (checked above)";
   }
   EXPECT_NE(plain.out.find("no CUDA device"), std::string::npos) << plain.out;
+  // The launch table needs its nine kernels, compiled only on request.
+  const result table = run("bench --suite launch --chunks 32 --repeats 1");
+  EXPECT_EQ(table.code, 2) << table.out;
+  EXPECT_TRUE(table.out.find("configure with -DGFSL_LAUNCH_TABLE=ON") != std::string::npos ||
+              table.out.find("no CUDA device") != std::string::npos)
+      << table.out;
   const result chunks = run("bench --chunks 8");
   EXPECT_EQ(chunks.code, 2) << chunks.out;
   const result ranges = run("bench --ranges 10X,1M");

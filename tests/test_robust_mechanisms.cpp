@@ -7,6 +7,7 @@
 // that is what kills the mutant.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 #include <type_traits>
 
@@ -140,3 +141,65 @@ TYPED_TEST(RobustMechanisms, NoPreviousChunkFallsBackToTheLevelsHead) {
 }
 
 }  // namespace
+
+namespace {
+
+// Point 4: a robust burst's entries are one wave (one group of stores, in no
+// order), between the odd and the even version; the thesis writes them one
+// by one, right to left (4.2.2). Level 0 only: [-inf 10 20 30 40], insert 15.
+struct store_group {
+  int lane;
+  int group_index;
+  int group_size;
+};
+template <int N, gfsl::variant V>
+std::vector<store_group> data_stores_of_insert_15(std::vector<std::uint64_t>& lock_words) {
+  world<N> w;
+  w.lay(0, {{0, level0({neg_inf, 10, 20, 30, 40})}});
+  expect_well_formed(w);
+  std::vector<store_group> data;
+  w.hook().on_access = [&](const gfsl::access& a, std::uint64_t) {
+    if (a.kind != gfsl::access_kind::store || a.word < gfsl::header_offsets::pool) return;
+    const int lane = static_cast<int>((a.word - gfsl::header_offsets::pool) % N);
+    if (lane == world<N>::lock_lane) lock_words.push_back(a.value);
+    if (lane < world<N>::dsize) data.push_back({lane, a.group_index, a.group_size});
+  };
+  auto a = w.template alg<V>(0.0);
+  expect_result(a.insert(15, val(15)), status::ok, true, 0);
+  w.hook().on_access = nullptr;
+  for (key_type k : {10u, 15u, 20u, 30u, 40u}) expect_result(a.contains(k), status::ok, true, val(k));
+  expect_result(a.contains(25), status::ok, false, 0);
+  return data;
+}
+
+}  // namespace
+
+TYPED_TEST(RobustMechanisms, ABurstIsOneWaveOfStoresBetweenTheOddAndTheEvenVersion) {
+  constexpr int N = TypeParam::value;
+  std::vector<std::uint64_t> locks;
+  const auto robust = data_stores_of_insert_15<N, gfsl::variant::robust>(locks);
+  std::string seen;
+  for (const auto& g : robust) seen += " " + std::to_string(g.lane) + "/" + std::to_string(g.group_index) + "/" + std::to_string(g.group_size);
+  ASSERT_EQ(robust.size(), 4u) << "15 into lane 2 and 20, 30, 40 one lane right:" << seen;
+  std::set<int> lanes;
+  for (std::size_t i = 0; i < robust.size(); ++i) {
+    EXPECT_EQ(robust[i].group_size, 4) << "one wave";
+    EXPECT_EQ(robust[i].group_index, static_cast<int>(i));
+    lanes.insert(robust[i].lane);
+  }
+  EXPECT_EQ(lanes, (std::set<int>{2, 3, 4, 5}));
+  // The LOCK word stored around it: odd version, even version, then unlocked.
+  ASSERT_EQ(locks.size(), 3u);
+  EXPECT_TRUE(gfsl::lock_in_burst(locks[0]));
+  EXPECT_FALSE(gfsl::lock_in_burst(locks[1]));
+  EXPECT_EQ(gfsl::lock_version(locks[1]), gfsl::lock_version(locks[0]) + 1);
+  EXPECT_TRUE(gfsl::lock_is_free(locks[2]));
+
+  locks.clear();
+  const auto thesis = data_stores_of_insert_15<N, gfsl::variant::thesis>(locks);
+  ASSERT_EQ(thesis.size(), 4u);
+  for (std::size_t i = 0; i < thesis.size(); ++i) {
+    EXPECT_EQ(thesis[i].group_size, 1) << "one store at a time";
+    EXPECT_EQ(thesis[i].lane, 5 - static_cast<int>(i)) << "right to left";
+  }
+}

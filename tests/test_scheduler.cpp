@@ -123,7 +123,7 @@ std::vector<group_read> group_reads(const std::vector<gfsl::sched::logged_access
     for (auto& [team, idx] : open) {
       if (team != a.team) out[idx].interleaved = true;
     }
-    if (a.group_size <= 1) continue;
+    if (a.group_size <= 1 || a.kind != gfsl::access_kind::load) continue;
     if (a.group_index == 0) {
       open[a.team] = out.size();
       out.push_back({a.team, {}, false});

@@ -85,29 +85,6 @@ __device__ inline std::uint64_t global_timer_ns() {
 #endif
 }
 
-template <class Count>
-__device__ inline void add_stats(path_stats* into, const basic_path_stats<Count>& s) {
-#if defined(__CUDA_ARCH__)
-  auto add = [](std::uint64_t* p, std::uint64_t v) {
-    if (v) atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  };
-  add(&into->splits, s.splits);
-  add(&into->merges, s.merges);
-  add(&into->zombies_skipped, s.zombies_skipped);
-  add(&into->zombie_unlinks, s.zombie_unlinks);
-  add(&into->head_unlinks, s.head_unlinks);
-  add(&into->backtracks, s.backtracks);
-  add(&into->restarts, s.restarts);
-  add(&into->down_ptr_updates, s.down_ptr_updates);
-  add(&into->lock_waits, s.lock_waits);
-  add(&into->raised_keys, s.raised_keys);
-  add(&into->upper_splits, s.upper_splits);
-  add(&into->merge_presplits, s.merge_presplits);
-  add(&into->last_chunk_removals, s.last_chunk_removals);
-  add(&into->upper_down_ptr_updates, s.upper_down_ptr_updates);
-#endif
-}
-
 template <int N>
 class device_team {
  public:
@@ -117,8 +94,11 @@ class device_team {
     std::uint64_t v;
   };
 
-  __device__ device_team(team_id id, std::uint64_t seed, const run_controls& controls = {})
-      : id_(id), controls_(controls), rng_(team_seed(seed, id)) {}
+  // `controls` must outlive the team (a kernel parameter or a local of the
+  // kernel): the team keeps its address, not a copy, so the run's pointers
+  // take no registers on the paths that never look at them.
+  __device__ device_team(team_id id, std::uint64_t seed, const run_controls& controls)
+      : id_(id), controls_(&controls), rng_(team_seed(seed, id)) {}
 
  private:
   // Where this lane sits, computed where it is used rather than kept in the
@@ -146,8 +126,18 @@ class device_team {
 
  public:
   __host__ __device__ team_id id() const { return id_; }
-  __host__ __device__ basic_path_stats<std::uint32_t>& stats() { return stats_; }
   __device__ int lane() const { return my_lane(); }
+  // Counter s lives in lane s's register (core/stats.hpp): one register for
+  // all of them, and an increment is a compare and an add, no branch.
+  __host__ __device__ void count(path_stat s) { stat_ += my_lane() == static_cast<int>(s) ? 1u : 0u; }
+  // Adds the team's counters into the run's totals (if the run keeps them).
+  __device__ void flush_stats() {
+#if defined(__CUDA_ARCH__)
+    if (controls_->stats == nullptr || my_lane() >= path_stat_count || stat_ == 0) return;
+    atomicAdd(reinterpret_cast<unsigned long long*>(controls_->stats) + my_lane(), static_cast<unsigned long long>(stat_));
+    stat_ = 0;
+#endif
+  }
 
   __host__ __device__ lanes load_lanes(const std::uint64_t* p) {
 #if defined(__CUDA_ARCH__)
@@ -170,6 +160,34 @@ class device_team {
     return lanes{*p};
 #endif
   }
+
+  // Lane i loads addr(i), acquire; one team-wide read of words that are not
+  // consecutive (the header: the error word beside the level counters).
+  template <class Addr>
+  __host__ __device__ lanes gather(Addr&& addr) {
+#if defined(__CUDA_ARCH__)
+    lanes out{ref(addr(my_lane())).load(cuda::std::memory_order_acquire)};
+    __syncwarp(warp_mask());
+    return out;
+#else
+    return lanes{*addr(0)};
+#endif
+  }
+  // Lane i gets lane src(i)'s value.
+  template <class Src>
+  __host__ __device__ lanes shfl_from(const lanes& x, Src&& src) const {
+#if defined(__CUDA_ARCH__)
+    return lanes{__shfl_sync(warp_mask(), static_cast<unsigned long long>(x.v), src(my_lane()), N)};
+#else
+    return lanes{x.v};
+#endif
+  }
+  // Lane i gets f(i, a_i, b_i): a per-lane choice, no communication.
+  template <class F>
+  __host__ __device__ lanes map(const lanes& a, const lanes& b, F&& f) const {
+    return lanes{f(my_lane(), a.v, b.v)};
+  }
+  __host__ __device__ lanes splat(std::uint64_t v) const { return lanes{v}; }
 
   template <class Pred>
   __host__ __device__ std::uint32_t ballot(const lanes& x, Pred&& pred) const {
@@ -209,13 +227,29 @@ class device_team {
   __host__ __device__ void store(std::uint64_t* p, int lane, std::uint64_t v, mem_order o) {
 #if defined(__CUDA_ARCH__)
     if (my_lane() == lane) {
-      if (controls_.events) log_write(p, invariants::event_kind::store, v);  // numbered before it is made
+      if (controls_->events) log_write(p, invariants::event_kind::store, v);  // numbered before it is made
       ref(p).store(v, to_cuda(o));
     }
     __syncwarp(warp_mask());
 #else
     (void)lane, (void)o;
     *p = v;
+#endif
+  }
+  // Lanes named in `mask` store their value of x to p[lane] in one
+  // instruction: the stores of a wave have no order among themselves (each
+  // release store is ordered after everything before the wave). The barrier
+  // after them orders the wave before the team's next store, as in store().
+  __host__ __device__ void store_lanes(std::uint64_t* p, const lanes& x, std::uint32_t mask, mem_order o) {
+#if defined(__CUDA_ARCH__)
+    const int l = my_lane();
+    if ((mask >> l) & 1u) {
+      if (controls_->events) log_write(p + l, invariants::event_kind::store, x.v);  // numbered before it is made
+      ref(p + l).store(x.v, to_cuda(o));
+    }
+    __syncwarp(warp_mask());
+#else
+    (void)p, (void)x, (void)mask, (void)o;
 #endif
   }
   __host__ __device__ bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired) {
@@ -229,7 +263,7 @@ class device_team {
                ? 1
                : 0;
       found = e;
-      if (ok && controls_.events) log_write(p, invariants::event_kind::cas, desired);  // numbered after it is made
+      if (ok && controls_->events) log_write(p, invariants::event_kind::cas, desired);  // numbered after it is made
     }
     ok = __shfl_sync(warp_mask(), ok, lane, N);
     expected = __shfl_sync(warp_mask(), found, lane, N);
@@ -243,18 +277,18 @@ class device_team {
     return ok;
 #endif
   }
-  __host__ __device__ std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta) {
+  __host__ __device__ std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta, mem_order o) {
 #if defined(__CUDA_ARCH__)
     unsigned long long old = 0;
     if (my_lane() == lane) {
-      old = ref(p).fetch_add(delta, cuda::std::memory_order_acq_rel);
-      if (controls_.events) log_allocation(p, old);
+      old = ref(p).fetch_add(delta, to_cuda(o));
+      if (controls_->events) log_allocation(p, old);
     }
     old = __shfl_sync(warp_mask(), old, lane, N);
     __syncwarp(warp_mask());
     return old;
 #else
-    (void)lane;
+    (void)lane, (void)o;
     const std::uint64_t old = *p;
     *p += delta;
     return old;
@@ -266,20 +300,20 @@ class device_team {
   __host__ __device__ void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
 #if defined(__CUDA_ARCH__)
     __nanosleep(64);
-    if ((++waits_in_op_ & 63u) != 0 || controls_.abort_flag == nullptr) return;
+    if ((++waits_in_op_ & 63u) != 0 || controls_->abort_flag == nullptr) return;
     int stop = 0;
     if (my_lane() == 0) {
-      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> flag(*controls_.abort_flag);
+      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> flag(*controls_->abort_flag);
       if (flag.load(cuda::std::memory_order_relaxed) != 0) {
         stop = 1;
-      } else if (global_timer_ns() > controls_.deadline_ns) {
+      } else if (global_timer_ns() > controls_->deadline_ns) {
         stop = 1;
         flag.store(1, cuda::std::memory_order_relaxed);
-        if (atomicCAS(&controls_.hang->raised, 0ull, 1ull) == 0ull) {
-          controls_.hang->team = id_;
-          controls_.hang->chunk = chunk;
-          controls_.hang->lock_word = lock_word;
-          controls_.hang->waits = waits_in_op_;
+        if (atomicCAS(&controls_->hang->raised, 0ull, 1ull) == 0ull) {
+          controls_->hang->team = id_;
+          controls_->hang->chunk = chunk;
+          controls_->hang->lock_word = lock_word;
+          controls_->hang->waits = waits_in_op_;
           __threadfence();
         }
       }
@@ -293,17 +327,17 @@ class device_team {
   // operation in flight keeps the pending record written at its call.
   __device__ void leave() {
 #if defined(__CUDA_ARCH__)
-    if (my_lane() == 0 && controls_.stats) add_stats(controls_.stats, stats_);
+    flush_stats();
     __syncwarp(warp_mask());
     asm volatile("exit;");
 #endif
   }
   __device__ bool abort_raised() const {
-    if (controls_.abort_flag == nullptr) return false;
+    if (controls_->abort_flag == nullptr) return false;
     int raised = 0;
 #if defined(__CUDA_ARCH__)
     if (my_lane() == 0) {
-      raised = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*controls_.abort_flag).load(
+      raised = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*controls_->abort_flag).load(
                    cuda::std::memory_order_relaxed) != 0;
     }
     raised = __shfl_sync(warp_mask(), raised, 0, N);
@@ -316,7 +350,7 @@ class device_team {
  private:
 #if defined(__CUDA_ARCH__)
   __device__ void append_event(invariants::structural_event e) {
-    device_event_log& log = *controls_.events;
+    device_event_log& log = *controls_->events;
     e.seq = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*log.next).fetch_add(
         1, cuda::std::memory_order_relaxed);
     if (e.seq >= log.capacity) return;  // full: the prefix kept is still exact
@@ -330,18 +364,18 @@ class device_team {
   }
   // A write to a chunk entry (header words are not structural events).
   __device__ void log_write(const std::uint64_t* p, invariants::event_kind kind, std::uint64_t value) {
-    const std::uint64_t word = static_cast<std::uint64_t>(p - controls_.events->words);
+    const std::uint64_t word = static_cast<std::uint64_t>(p - controls_->events->words);
     if (word < header_offsets::pool) return;
     const std::uint64_t rel = word - header_offsets::pool;
     invariants::structural_event e;
     e.kind = kind;
-    e.chunk = static_cast<chunk_index>(rel / controls_.events->chunk);
-    e.lane = static_cast<std::uint8_t>(rel % controls_.events->chunk);
+    e.chunk = static_cast<chunk_index>(rel / controls_->events->chunk);
+    e.lane = static_cast<std::uint8_t>(rel % controls_->events->chunk);
     e.value = value;
     append_event(e);
   }
   __device__ void log_allocation(const std::uint64_t* p, std::uint64_t old) {
-    if (p != controls_.events->words + header_offsets::alloc_counter || old >= controls_.events->pool_chunks) return;
+    if (p != controls_->events->words + header_offsets::alloc_counter || old >= controls_->events->pool_chunks) return;
     invariants::structural_event e;
     e.kind = invariants::event_kind::alloc;
     e.chunk = static_cast<chunk_index>(old);
@@ -362,10 +396,10 @@ class device_team {
 #endif
 
   team_id id_;
-  run_controls controls_;
-  std::uint64_t waits_in_op_ = 0;
+  const run_controls* controls_;
+  std::uint32_t waits_in_op_ = 0;
   team_rng rng_;
-  basic_path_stats<std::uint32_t> stats_{};  // 32-bit: ten registers fewer than the 64-bit totals
+  std::uint32_t stat_ = 0;  // this lane's counter: path_stat number lane()
 };
 
 }  // namespace gfsl

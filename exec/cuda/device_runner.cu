@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
     if (records) record_return(team, records[j], r, clock, clock_counter);
     if (r.st != status::ok) break;
   }
-  if (team.lane() == 0) add_stats(controls.stats, team.stats());
+  team.flush_stats();
 }
 
 __global__ void read_timer(std::uint64_t* out) { *out = global_timer_ns(); }
