@@ -15,6 +15,9 @@
 //   it (release is cumulative over what the barrier made visible to that lane),
 //   so other SMs observe a team's writes in program order, the order that
 //   executeInsert, removal, split and merge rely on (thesis 4.2.2-4.2.3).
+//   A wave (store_lanes) is several lanes' stores in one instruction: each is
+//   ordered after the team's earlier writes, none after another, and the
+//   barrier after it orders the whole wave before the team's next store.
 // - Lock acquisition is a CAS with acq_rel; unlock and the zombie mark are
 //   release stores, so everything written under the lock is visible first.
 #pragma once
