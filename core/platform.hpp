@@ -9,7 +9,8 @@
 #if defined(__CUDACC__)
 // On the device an out-of-line call passes the algorithm and the team through
 // local memory, and once one exists every member access pays for it (H100,
-// docs/BENCHMARKS.md: 1.38x on [10,10,80] when nothing is called). Kernels
+// docs/BENCHMARKS.md: robust [10,10,80] at 607-614 Mops/s with nothing
+// called, 471-482 with the compiler's inlining). Kernels
 // that are measured define GFSL_DEVICE_INLINE_ALL and get every function
 // inlined; the others (runner, stress, mutants) leave the choice to the
 // compiler, which bounds their build time. GFSL_INLINE_FN marks the calls
