@@ -44,7 +44,10 @@ static __global__ void read_globaltimer(std::uint64_t* out) { *out = global_time
 // One team per N lanes; team t runs its contiguous block of the `count`
 // operations. Prefill: insert the permutation's keys [0, count); otherwise
 // the workload's operations, exactly as every backend of the testbed does.
-template <int N, int Threads, int MinBlocks, gfsl::variant V = gfsl::default_variant>
+// `Record`: the operations recorded as the testbed's runner records them (a
+// kernel of its own, so that the recording code's registers do not weigh on
+// the kernel measured without it; never used for the prefill).
+template <int N, int Threads, int MinBlocks, gfsl::variant V = gfsl::default_variant, bool Record = false>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     bench_ops(structure_view<N> s, model::workload w, bool prefill, key_permutation perm, std::uint64_t count,
               std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
@@ -56,23 +59,23 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   algorithm<device_team<N>, false, V> a(team, s, threshold);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   unsigned long long duplicates = 0;
+  [[maybe_unused]] team_recorder<N> recorder(team, records, model::clock_kind::device_counter, clock);
   for (std::uint64_t j = first; j < last; ++j) {
     team.begin_operation();
-    op_result r;
-    if (prefill) {
-      const key_type k = perm.key(j);
-      r = a.insert(k, k);
-      duplicates += r.st == status::ok && !r.ok;
-    } else if (records) {
-      // Recorded as the testbed's runner records, on its default clock.
-      const model::operation op = model::operation_at(w, j);
-      record_call(team, records[j], op, model::clock_kind::device_counter, clock);
-      r = apply_operation(a, op.kind, op.key, op.value);
-      record_return(team, records[j], r, model::clock_kind::device_counter, clock);
+    // One call of the algorithm in the loop: every function is inlined, and
+    // a second call site would be a second copy of all of it.
+    model::operation op;
+    if (!Record && prefill) {
+      op.kind = op_kind::insert;
+      op.key = perm.key(j);
+      op.value = op.key;
     } else {
-      const model::operation op = model::operation_at(w, j);
-      r = apply_operation(a, op.kind, op.key, op.value);
+      op = model::operation_at(w, j);
     }
+    if constexpr (Record) recorder.call(j, op);  // on the runner's default clock
+    const op_result r = apply_operation(a, op.kind, op.key, op.value);
+    if constexpr (Record) recorder.ret(j, r);
+    if (!Record && prefill) duplicates += r.st == status::ok && !r.ok;
     if (r.st != status::ok) {
       if (team.lane() == 0) {
         atomicAdd(&out->errors, 1ull);
@@ -205,8 +208,21 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
     const key_permutation perm(c.range, c.seed);
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
-    bench_ops<N, T, B, V><<<blocks, T>>>(view, kw, prefill, perm, count, threshold, controls, tally.ptr,
-                                      prefill ? nullptr : records.ptr, clock.ptr);
+    if (c.record && !prefill) {
+      // The recording kernel is compiled for the default variant only (the
+      // recording suite measures nothing else): each instance of a fully
+      // inlined kernel costs minutes of compilation.
+      if constexpr (V == gfsl::default_variant) {
+        bench_ops<N, T, B, V, true><<<blocks, T>>>(view, kw, false, perm, count, threshold, controls, tally.ptr,
+                                                   records.ptr, clock.ptr);
+      } else {
+        res.error = "recording is measured for the default variant only";
+        return -1;
+      }
+    } else {
+      bench_ops<N, T, B, V><<<blocks, T>>>(view, kw, prefill, perm, count, threshold, controls, tally.ptr, nullptr,
+                                           clock.ptr);
+    }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
     if (!wait_for(end, c.hang_seconds * 2 + 60)) {

@@ -56,29 +56,70 @@ class algorithm {
   GFSL_FN algorithm(Team& team, view structure, std::uint64_t p_chunk_threshold, mutant active = mutant::none)
       : t_(team), s_(structure), p_threshold_(p_chunk_threshold), mutant_(active) {}
 
-  // contains (Alg. 4.1): lock-free; returns found and the value stored with k.
-  GFSL_FN op_result contains(key_type k) {
+  // contains (Alg. 4.1), insert (Alg. 4.5) and delete (Alg. 4.11).
+  GFSL_FN op_result contains(key_type k) { return apply(op_kind::contains, k, 0); }
+  GFSL_FN op_result insert(key_type k, value_type v) { return apply(op_kind::insert, k, v); }
+  GFSL_FN op_result remove(key_type k) { return apply(op_kind::remove, k, 0); }
+
+  // Every operation begins with the same search (searchDown, then
+  // searchLateral), made here with the kinds' differences as run-time
+  // arguments: contains records no path and unlinks no zombie (lock-free,
+  // Alg. 4.1); insert's "not here" needs no validation (insert_to_level
+  // re-checks under the lock). Both updates then lock the level-0 chunk
+  // enclosing k with the same spin (Alg. 4.5 via insertToLevel, Alg. 4.11
+  // line 8). Each kind makes the accesses it made with a search of its own.
+  //
+  // Why one call site: a kernel that inlines every function
+  // (core/platform.hpp) holds one copy of these loops per call site, and
+  // with a copy per kind the instruction cache, not the memory system, was
+  // what mixed workloads waited on (docs/BENCHMARKS.md, "One search per
+  // operation"). The updates always share theirs. contains shares it too at
+  // N = 16, where that measured fastest; at N = 32 contains keeps a search
+  // of its own, because carrying the updates' state through its loop made
+  // contains-only runs half as fast there.
+  static constexpr bool contains_shares_search = N < 32;
+
+  GFSL_FN op_result apply(op_kind kind, key_type k, value_type v) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     const lanes header = read_header();
     if (stopped_in(header)) return {status::stopped, false, 0};
-    const chunk_index start = search_down(k, 0, nullptr, height_in(header));
-    const lateral hit = search_lateral(k, start, 0, false, true);
+    if (!contains_shares_search && kind == op_kind::contains) {
+      lanes no_path{};
+      const chunk_index start = search_down(k, 0, no_path, false, height_in(header));
+      return contains_answer(search_lateral(k, start, 0, false, true));
+    }
+    const bool update = kind != op_kind::contains;
+    const bool insert = kind == op_kind::insert;
+    lanes path{};
+    const chunk_index start = search_down(k, 0, path, update, height_in(header));
+    const lateral hit = search_lateral(k, start, 0, update, !insert);
+    if (!update) return contains_answer(hit);
+    if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
+    const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
+    if (insert) return insert_locked(bottom, path, k, v);
+    return remove_locked(bottom, path, k);
+  }
+
+ private:
+  struct lateral {
+    chunk_index chunk;
+    lanes kv;
+    int tid;  // lane holding k, or none
+  };
+  struct locked_chunk {
+    chunk_index chunk;
+    lanes kv;  // read after the lock was taken
+  };
+
+  GFSL_FN op_result contains_answer(const lateral& hit) const {
     if (hit.tid == none) return {status::ok, false, 0};
     return {status::ok, true, entry_value(t_.shfl(hit.kv, hit.tid))};
   }
 
-  // insert (Alg. 4.5): insert-if-absent. False when k is present.
-  GFSL_FN op_result insert(key_type k, value_type v) {
-    if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
-    const lanes header = read_header();
-    if (stopped_in(header)) return {status::stopped, false, 0};
-    lanes path;
-    const chunk_index start = search_down(k, 0, &path, height_in(header));
-    // A "not here" needs no validation: insert_to_level re-checks under the lock.
-    const lateral hit = search_lateral(k, start, 0, true, false);
-    if (hit.tid != none) return {status::ok, false, 0};
-
-    const level_insert bottom = insert_to_level(0, hit.chunk, k, v);
+  // insert (Alg. 4.5) from the locked level-0 chunk enclosing k: insert-if-
+  // absent, then raise.
+  GFSL_FN op_result insert_locked(const locked_chunk& enclosing, const lanes& path, key_type k, value_type v) {
+    const level_insert bottom = insert_into_locked(0, enclosing, k, v);
     if (bottom.st != status::ok) return {bottom.st, false, 0};
     if (!bottom.inserted) {  // k was inserted concurrently before we held the lock
       unlock(bottom.chunk);
@@ -90,7 +131,7 @@ class algorithm {
     const bool unlocked_early = bug(mutant::bottom_unlocked_early);
     if (unlocked_early) {
       if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
-      unlock(bottom.chunk);
+      if (!bottom.unlocked) unlock(bottom.chunk);
     }
     status st = status::ok;
     bool raise = bottom.raise;
@@ -103,7 +144,7 @@ class algorithm {
         st = upper.st;  // the key is in the structure; it was not raised further
         break;
       }
-      unlock(upper.chunk);
+      if (!upper.unlocked) unlock(upper.chunk);
       if (!upper.inserted) break;
       t_.count(path_stat::raised_keys);
       raise = upper.raise;
@@ -112,7 +153,7 @@ class algorithm {
     }
     if (!unlocked_early) {
       if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
-      unlock(bottom.chunk);
+      if (!bottom.unlocked) unlock(bottom.chunk);
     }
     return {st, true, 0};
   }
@@ -120,16 +161,7 @@ class algorithm {
   // delete (Alg. 4.11): the bottom chunk holding k is locked throughout; k is
   // removed from the upper levels top-down (lock-delete-unlock), then from the
   // bottom level, which is the moment it leaves the set.
-  GFSL_FN op_result remove(key_type k) {
-    if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
-    const lanes header = read_header();
-    if (stopped_in(header)) return {status::stopped, false, 0};
-    lanes path;
-    const chunk_index start = search_down(k, 0, &path, height_in(header));
-    const lateral hit = search_lateral(k, start, 0, true, true);
-    if (hit.tid == none) return {status::ok, false, 0};
-
-    const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
+  GFSL_FN op_result remove_locked(const locked_chunk& bottom, lanes path, key_type k) {
     const int bottom_tid = tid_with_key(bottom.kv, k);
     if (bottom_tid == none) {
       unlock(bottom.chunk);
@@ -163,21 +195,12 @@ class algorithm {
     return {status::ok, true, old_value};
   }
 
- private:
-  struct lateral {
-    chunk_index chunk;
-    lanes kv;
-    int tid;  // lane holding k, or none
-  };
-  struct locked_chunk {
-    chunk_index chunk;
-    lanes kv;  // read after the lock was taken
-  };
   struct level_insert {
     status st = status::ok;
     bool inserted = false;
     chunk_index chunk = no_chunk;         // locked chunk now holding k
     chunk_index also_locked = no_chunk;   // second chunk kept locked (level 0 only)
+    bool unlocked = false;                // robust: `chunk` already unlocked (nothing left to do under it)
     bool raise = false;
     key_type raise_key = 0;
     chunk_index raise_down = no_chunk;    // chunk of this level holding raise_key
@@ -304,20 +327,20 @@ class algorithm {
 
   // ---- Traversal -------------------------------------------------------------
 
-  // searchDown (Alg. 4.2) down to `target` level; with `path`, searchSlow
+  // searchDown (Alg. 4.2) down to `target` level; `with_path`, searchSlow
   // (Alg. 4.6): records in lane i the chunk of level i it stepped down from
   // (levels it never visited keep their head chunk) and unlinks zombies.
   // `height`: the height the caller read (read_header), or -1 to read it.
-  GFSL_FN chunk_index search_down(key_type k, int target, lanes* path, int height_read = -1) {
+  GFSL_FN chunk_index search_down(key_type k, int target, lanes& path, bool with_path, int height_read = -1) {
     for (;;) {
       int height = height_read >= 0 ? height_read : get_height();
       height_read = -1;  // a restart reads the height again
       // robust: with a path, one read of the head array gives the path's
       // initial value and the head to start from.
-      const bool head_in_path = robust && path != nullptr;
-      if (path != nullptr) *path = t_.load_lanes(s_.heads());
-      if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl(*path, target)) : head_of(target);
-      chunk_index curr = head_in_path ? static_cast<chunk_index>(t_.shfl(*path, height)) : head_of(height);
+      const bool head_in_path = robust && with_path;
+      if (with_path) path = t_.load_lanes(s_.heads());
+      if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl(path, target)) : head_of(target);
+      chunk_index curr = head_in_path ? static_cast<chunk_index>(t_.shfl(path, height)) : head_of(height);
       bool have_prev = false;
       chunk_index prev = no_chunk;
       lanes prev_kv{};
@@ -325,7 +348,7 @@ class algorithm {
       while (height > target) {
         const lanes kv = read(curr);
         if (is_zombie(kv)) {
-          curr = path != nullptr ? unlink_zombie(height, have_prev, prev, curr, kv) : next_of(kv);
+          curr = with_path ? unlink_zombie(height, have_prev, prev, curr, kv) : next_of(kv);
           t_.count(path_stat::zombies_skipped);
           continue;
         }
@@ -336,7 +359,7 @@ class algorithm {
           prev_kv = kv;
           curr = next_of(kv);
         } else if (step != none) {  // down step
-          if (path != nullptr) t_.set_lane(*path, height, curr);
+          if (with_path) t_.set_lane(path, height, curr);
           --height;
           have_prev = false;
           curr = entry_value(t_.shfl(kv, step));
@@ -359,7 +382,7 @@ class algorithm {
             break;
           }
           t_.count(path_stat::backtracks);
-          if (path != nullptr) t_.set_lane(*path, height, prev);
+          if (with_path) t_.set_lane(path, height, prev);
           --height;
           have_prev = false;
           curr = entry_value(t_.shfl(prev_kv, back));
@@ -515,17 +538,37 @@ class algorithm {
   // robust: a burst of writes that changes which keys the chunk shows, or
   // its max, runs between an odd and an even version (validated_read). The
   // holder is the only writer of its LOCK word, so a load gives the current one.
+  //
+  // The odd store is relaxed: nothing written before it needs to be seen
+  // with it, and the burst's own stores are release stores after the
+  // barrier that follows it, so a reader that sees any of them sees the odd
+  // version or a later one. The even store is release: it follows them.
   GFSL_FN void begin_burst(chunk_index c) {
-    if constexpr (robust) bump_version(c);
+    if constexpr (robust) bump_version(c, mem_order::relaxed);
   }
   GFSL_FN void end_burst(chunk_index c) {
-    if constexpr (robust) bump_version(c);
+    if constexpr (robust) bump_version(c, mem_order::release);
   }
-  GFSL_FN void bump_version(chunk_index c) {
+  GFSL_FN void bump_version(chunk_index c, mem_order order) {
     if (bug(mutant::version_not_bumped)) return;
     const std::uint64_t bumped = lock_bumped(held_word(c));
     if (known_chunk_ == c) known_word_ = bumped;
-    t_.store(s_.chunk(c) + lock_lane, lock_lane, bumped, mem_order::release);
+    t_.store(s_.chunk(c) + lock_lane, lock_lane, bumped, order);
+  }
+  // robust: the even store of a burst and the unlock that follows it with no
+  // wait between, as one release store of the unlocked word with the version
+  // moved on. No reader can tell it from the two stores made back to back.
+  // thesis: the unlock alone (it has no version).
+  GFSL_FN void end_burst_and_unlock(chunk_index c) {
+    if constexpr (robust) {
+      std::uint64_t word = held_word(c);
+      if (!bug(mutant::version_not_bumped)) word = lock_bumped(word);
+      forget_lock(c);
+      t_.store(s_.chunk(c) + lock_lane, lock_lane, lock_released(word),
+               bug(mutant::release_weakened) ? mem_order::relaxed : mem_order::release);
+    } else {
+      unlock(c);
+    }
   }
   // Lanes [first, last) as a ballot mask.
   GFSL_FN static std::uint32_t lane_range(int first, int last) {
@@ -643,16 +686,23 @@ class algorithm {
 
   // insertToLevel (Alg. 4.5 lines 28-46). Returns with `chunk` locked.
   GFSL_FN level_insert insert_to_level(int level, chunk_index from, key_type k, value_type v) {
-    const locked_chunk enc = find_and_lock_enclosing(from, k);
+    return insert_into_locked(level, find_and_lock_enclosing(from, k), k, v);
+  }
+  GFSL_FN level_insert insert_into_locked(int level, const locked_chunk& enc, key_type k, value_type v) {
     level_insert r;
     r.chunk = enc.chunk;
     if (!bug(mutant::insert_without_duplicate_check) && tid_with_key(enc.kv, k) != none) return r;  // inserted = false
     if (count_keys(enc.kv) < dsize) {
-      execute_insert(enc.chunk, enc.kv, k, v);
+      execute_insert(enc.chunk, enc.kv, k, v, !robust);
       // Counter semantics: 0 exactly when the level holds nothing but -inf;
       // the level has a single chunk then, and we hold its lock.
       if (level_is_empty(level)) add_to_level_count(level, 1);
       r.inserted = true;
+      if constexpr (robust) {
+        // Without a split nothing is raised: every caller unlocks now.
+        end_burst_and_unlock(enc.chunk);
+        r.unlocked = true;
+      }
       return r;
     }
     return split_insert(level, enc.chunk, enc.kv, k, v);
@@ -668,7 +718,9 @@ class algorithm {
   // instruction), because no answer depends on the order inside a burst
   // (docs/ALGORITHM.md): a validated "not here" saw no burst, and a positive
   // answer shows an entry some store wrote whole.
-  GFSL_FN void execute_insert(chunk_index c, const lanes& kv, key_type k, value_type v) {
+  // `end`: false leaves the burst open for end_burst_and_unlock, after work
+  // that never waits.
+  GFSL_FN void execute_insert(chunk_index c, const lanes& kv, key_type k, value_type v, bool end = true) {
     const int n = count_keys(kv);
     const int idx = popcount32(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       return lane < dsize && entry_key(e) < k;
@@ -686,7 +738,7 @@ class algorithm {
       }
       store_entry(c, idx, make_entry(k, v));
     }
-    end_burst(c);
+    if (end) end_burst(c);
   }
 
   // preSplit + splitCopy (Alg. 4.9 lines 16-34) for the locked chunk c: lock
@@ -813,7 +865,8 @@ class algorithm {
     int j = first;
     while (j < first + count && key_at(moved, j) == skip) ++j;
     if (j >= first + count) return;
-    chunk_index upper = search_down(key_at(moved, j), level + 1, nullptr);
+    lanes unused_path{};
+    chunk_index upper = search_down(key_at(moved, j), level + 1, unused_path, false);
     // robust: one validated read of an upper chunk answers "not in level+1"
     // for every moved key it encloses (the moved keys ascend), where a search
     // per key would read and validate the same chunk up to N/2 times. Still
@@ -885,8 +938,7 @@ class algorithm {
     const int n = count_keys(kv);
     const int threshold = bug(mutant::merge_threshold_too_low) ? shape::merge_threshold - 2 : shape::merge_threshold;
     if (n > threshold) {
-      execute_remove_no_merge(c, kv, k);
-      unlock(c);
+      execute_remove_no_merge(c, kv, k, true);
       return status::ok;
     }
     const chunk_index next = lock_next_chunk(c, true);
@@ -938,25 +990,47 @@ class algorithm {
   // chunk; then the larger keys shift left, from k's index upwards, so that no
   // key is ever absent; the last key's old entry becomes EMPTY (the NEXT
   // lane's job in the thesis when the chunk was full).
-  GFSL_FN void execute_remove_no_merge(chunk_index c, const lanes& kv, key_type k) {
+  // `then_unlock`: c is unlocked with the burst's end (end_burst_and_unlock).
+  GFSL_FN void execute_remove_no_merge(chunk_index c, const lanes& kv, key_type k, bool then_unlock = false) {
     const int n = count_keys(kv);
     const int idx = tid_with_key(kv, k);
     const bool lower_max = idx == n - 1 && !is_final(kv) && n >= 2;
     const bool max_late = bug(mutant::max_after_removal);
     begin_burst(c);
-    if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
-    if (robust && !bug(mutant::remove_right_to_left) && !max_late) {
-      // robust: one wave, as for an insert.
+    const bool wave = robust && !bug(mutant::remove_right_to_left) && !max_late;
+    if (wave) {
+      // robust: one wave, the lowered max included. The thesis' two stores
+      // let a whole-chunk read see k in a DATA lane with NEXT voting past it
+      // (then only lane precedence keeps k's answers consistent); one wave
+      // closes that window, and a read cut by the burst never decides a
+      // negative answer (validated_read).
       lanes shifted = t_.shfl_from(kv, [](int lane) { return lane + 1 < N ? lane + 1 : lane; });
       t_.set_lane(shifted, n - 1, empty_entry);
-      store_wave(c, shifted, lane_range(idx, n));
-    } else if (bug(mutant::remove_right_to_left)) {
+      std::uint32_t mask = lane_range(idx, n);
+      if (lower_max) {
+        t_.set_lane(shifted, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+        mask |= 1u << next_lane;
+      }
+      store_wave(c, shifted, mask);
+      if (then_unlock) {
+        end_burst_and_unlock(c);
+      } else {
+        end_burst(c);
+      }
+      return;
+    }
+    if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+    if (bug(mutant::remove_right_to_left)) {
       for (int i = n - 1; i >= idx; --i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
     } else {
       for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
     }
     if (lower_max && max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
-    end_burst(c);
+    if (then_unlock) {
+      end_burst_and_unlock(c);
+    } else {
+      end_burst(c);
+    }
   }
 
   // executeRemoveMerge (4.2.3, Fig. 4.5c): the successor receives our keys
@@ -993,12 +1067,7 @@ class algorithm {
 // One operation by kind, for executors that replay a list of operations.
 template <class Algo>
 GFSL_INLINE_FN op_result apply_operation(Algo& a, op_kind kind, key_type k, value_type v) {
-  switch (kind) {
-    case op_kind::insert: return a.insert(k, v);
-    case op_kind::remove: return a.remove(k);
-    case op_kind::contains: return a.contains(k);
-  }
-  return {status::key_out_of_range, false, 0};
+  return a.apply(kind, k, v);
 }
 
 // Threshold for the p_chunk coin: p in [0, 1] -> random_u32() < threshold.

@@ -59,8 +59,12 @@ struct access_fault {
   std::uint64_t word;
 };
 
-// Thrown from a lock wait once the structure's error word is set: a team that
-// failed may hold the lock forever, so waiting teams give up (status::stopped).
+// Thrown from a lock wait once the structure's error word says corrupt: the
+// team that faulted stopped where it was and may hold the lock forever, so
+// waiting teams give up (status::stopped). A full pool does not make them
+// give up: the team that found it full released every lock it held before
+// returning the error, so the wait ends, and a team that gave up here would
+// leave its own locks held in the structure it hands back.
 struct run_stopped {};
 
 namespace detail {
@@ -216,7 +220,7 @@ class host_team {
   void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
     if (hook_) hook_->lock_wait(id_, chunk, lock_word);
     if (abandon_ && abandon_->load(std::memory_order_relaxed)) throw run_stopped{};
-    if (words_ != 0 && ref(base_ + header_offsets::error_word).load(std::memory_order_relaxed) != error_none) {
+    if (words_ != 0 && ref(base_ + header_offsets::error_word).load(std::memory_order_relaxed) == error_corrupt) {
       throw run_stopped{};
     }
     if (yield_) std::this_thread::yield();

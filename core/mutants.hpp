@@ -147,7 +147,14 @@ inline constexpr mutant_info mutant_catalog[] = {
      "over the NEXT lane (4.2.1: precedence to higher tIds). Not equivalent even with whole-chunk reads: removing a "
      "chunk's max key lowers the max field first (4.2.3), so a read between those two writes sees the key in a DATA "
      "lane and NEXT voting to go on; with the DATA lane winning, another team's delete and then insert of that key "
-     "both answered false (docs/FINDINGS.md)"},
+     "both answered false (docs/FINDINGS.md)",
+     {}, "thesis,robust",
+     "robust: a removal lowers the max in the same wave as its shift, so a DATA lane shows k while NEXT votes past it "
+     "only in a read cut by that wave (a reader that sees k there loaded k's lane before the wave reached it, and any "
+     "answer \"absent\" comes after) or between a split's NEXT store and the emptying of the moved entries (k is then "
+     "also in the fresh chunk, which stays locked until they are empty, so \"k is here\" is true). Duplicates of a "
+     "key among DATA lanes, mid-shift, carry one entry; upper-level steps taken from a lower lane lengthen the "
+     "lateral walk below, nothing else"},
     {mutant::max_after_removal, "max-after-removal", "host,cuda",
      "removal lowers the max field after the max key is gone, not before (4.2.3: so that searches never see a max "
      "that is not in the chunk)",

@@ -358,7 +358,8 @@ class device_team {
         1, cuda::std::memory_order_relaxed);
     if (e.seq >= log.capacity) return;  // full: the prefix kept is still exact
     if (log.stamp_counter) {
-      e.stamp = ref(log.stamp_counter).load(cuda::std::memory_order_relaxed);
+      // On the scale of the history's stamps (twice the counter, exec/cuda/recording.cuh).
+      e.stamp = 2 * ref(log.stamp_counter).load(cuda::std::memory_order_relaxed);
     } else if (log.stamp_globaltimer) {
       e.stamp = global_timer_ns();
     }

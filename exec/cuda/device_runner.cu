@@ -41,13 +41,14 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
   device_team<N> team(t, seed, controls);
   algorithm<device_team<N>, Mutable, V> a(team, s, threshold, mut);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
+  team_recorder<N> recorder(team, records, clock, clock_counter);
   for (std::uint64_t j = first; j < last; ++j) {
     if (team.abort_raised()) break;
     team.begin_operation();
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
-    if (records) record_call(team, records[j], op, clock, clock_counter);
+    if (records) recorder.call(j, op);
     const op_result r = apply_operation(a, op.kind, op.key, op.value);
-    if (records) record_return(team, records[j], r, clock, clock_counter);
+    if (records) recorder.ret(j, r);
     if (r.st != status::ok) break;
   }
   team.flush_stats();
@@ -167,7 +168,7 @@ device_run run(const model::workload& w, const device_options& o) {
   device_buffer<path_stats> stats(2);
   GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, 2 * sizeof(path_stats)));
   device_buffer<std::uint64_t> clock_counter(1);
-  const std::uint64_t first_stamp = model::first_free_stamp(hr.prefill.size());
+  const std::uint64_t first_stamp = device_counter_start(model::first_free_stamp(hr.prefill.size()));
   GFSL_CUDA_CHECK(cudaMemcpy(clock_counter.ptr, &first_stamp, sizeof first_stamp, cudaMemcpyHostToDevice));
   device_buffer<unsigned int> abort_flag(1);
   GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));

@@ -44,23 +44,56 @@ __device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind cloc
   return v;
 }
 
+// A team's records, in the order its operations run. On the device counter
+// one RMW between two operations of a team serves as the return of the first
+// and the call of the second: RMW value s gives the return stamp 2s and the
+// call stamp 2s + 1. The order argument of take_stamp holds for every pair of
+// stamps of different RMWs (2s + 1 < 2t whenever s < t), and the two stamps of
+// one RMW order one team's consecutive operations, which its program order
+// orders anyway. It halves the RMWs on the run's one contended word, what
+// recording costs most on the device (docs/BENCHMARKS.md). globaltimer
+// readings are not distinct, so there each call and return reads its own.
 template <int N>
-__device__ void record_call(device_team<N>& team, model::op_record& rec, const model::operation& op,
-                            model::clock_kind clock, std::uint64_t* counter) {
-  const std::uint64_t call = take_stamp(team, clock, counter);
-  if (team.lane() == 0) rec = model::op_record{team.id(), op, status::ok, false, 0, call, model::no_stamp};
-}
+class team_recorder {
+ public:
+  __device__ team_recorder(device_team<N>& team, model::op_record* records, model::clock_kind clock,
+                           std::uint64_t* counter)
+      : team_(team), records_(records), clock_(clock), counter_(counter) {}
 
-template <int N>
-__device__ void record_return(device_team<N>& team, model::op_record& rec, const op_result& r, model::clock_kind clock,
-                              std::uint64_t* counter) {
-  const std::uint64_t ret = take_stamp(team, clock, counter);
-  if (team.lane() == 0) {
-    rec.st = r.st;
-    rec.ok = r.ok;
-    rec.value = r.value;
-    rec.ret = ret;
+  __device__ void call(std::uint64_t j, const model::operation& op) {
+    std::uint64_t stamp;
+    if (clock_ == model::clock_kind::device_counter) {
+      stamp = 2 * (boundary_ != model::no_stamp ? boundary_ : take_stamp(team_, clock_, counter_)) + 1;
+    } else {
+      stamp = take_stamp(team_, clock_, counter_);
+    }
+    if (team_.lane() == 0) records_[j] = model::op_record{team_.id(), op, status::ok, false, 0, stamp, model::no_stamp};
   }
-}
+  __device__ void ret(std::uint64_t j, const op_result& r) {
+    std::uint64_t stamp = take_stamp(team_, clock_, counter_);
+    if (clock_ == model::clock_kind::device_counter) {
+      boundary_ = stamp;
+      stamp *= 2;
+    }
+    if (team_.lane() == 0) {
+      model::op_record& rec = records_[j];
+      rec.st = r.st;
+      rec.ok = r.ok;
+      rec.value = r.value;
+      rec.ret = stamp;
+    }
+  }
+
+ private:
+  device_team<N>& team_;
+  model::op_record* records_;
+  model::clock_kind clock_;
+  std::uint64_t* counter_;
+  std::uint64_t boundary_ = model::no_stamp;  // the last return's RMW value, for the next call
+};
+
+// The device counter's first value for a run whose prefill took stamps below
+// `first_free` (stamps are twice the counter's values, plus one for a call).
+constexpr std::uint64_t device_counter_start(std::uint64_t first_free) { return (first_free + 1) / 2; }
 
 }  // namespace gfsl
