@@ -56,8 +56,16 @@ class algorithm {
   GFSL_FN algorithm(Team& team, view structure, std::uint64_t p_chunk_threshold, mutant active = mutant::none)
       : t_(team), s_(structure), p_threshold_(p_chunk_threshold), mutant_(active) {}
 
-  // contains (Alg. 4.1), insert (Alg. 4.5) and delete (Alg. 4.11).
-  GFSL_FN op_result contains(key_type k) { return apply(op_kind::contains, k, 0); }
+  // contains (Alg. 4.1), insert (Alg. 4.5) and delete (Alg. 4.11). contains
+  // called alone keeps a search of its own: a kernel that does not inline
+  // everything (the stress kernels, contains by the billion) then does not
+  // call the whole of apply() for it.
+  GFSL_FN op_result contains(key_type k) {
+    if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
+    const lanes header = read_header();
+    if (stopped_in(header)) return {status::stopped, false, 0};
+    return contains_from(header, k);
+  }
   GFSL_FN op_result insert(key_type k, value_type v) { return apply(op_kind::insert, k, v); }
   GFSL_FN op_result remove(key_type k) { return apply(op_kind::remove, k, 0); }
 
@@ -83,11 +91,7 @@ class algorithm {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     const lanes header = read_header();
     if (stopped_in(header)) return {status::stopped, false, 0};
-    if (!contains_shares_search && kind == op_kind::contains) {
-      lanes no_path{};
-      const chunk_index start = search_down(k, 0, no_path, false, height_in(header));
-      return contains_answer(search_lateral(k, start, 0, false, true));
-    }
+    if (!contains_shares_search && kind == op_kind::contains) return contains_from(header, k);
     const bool update = kind != op_kind::contains;
     const bool insert = kind == op_kind::insert;
     lanes path{};
@@ -111,6 +115,12 @@ class algorithm {
     lanes kv;  // read after the lock was taken
   };
 
+  // contains' own search, from the header the operation read.
+  GFSL_FN op_result contains_from(const lanes& header, key_type k) {
+    lanes no_path{};
+    const chunk_index start = search_down(k, 0, no_path, false, height_in(header));
+    return contains_answer(search_lateral(k, start, 0, false, true));
+  }
   GFSL_FN op_result contains_answer(const lateral& hit) const {
     if (hit.tid == none) return {status::ok, false, 0};
     return {status::ok, true, entry_value(t_.shfl(hit.kv, hit.tid))};
