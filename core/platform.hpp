@@ -14,7 +14,11 @@
 // that are measured define GFSL_DEVICE_INLINE_ALL and get every function
 // inlined; the others (runner, stress, mutants) leave the choice to the
 // compiler, which bounds their build time. GFSL_INLINE_FN marks the calls
-// that are inlined everywhere.
+// that are inlined everywhere. The price of inlining everything is code
+// size: each call site is a copy, and a copy of the search per operation
+// kind kept mixed workloads waiting on the instruction cache (H200: 51-59%
+// of stall cycles at N = 16), which is why algorithm::apply has one call
+// site for the search.
 #if defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_INLINE_ALL)
 #define GFSL_FN __host__ __device__ __forceinline__
 #else
