@@ -1022,20 +1022,15 @@ class algorithm {
         mask |= 1u << next_lane;
       }
       store_wave(c, shifted, mask);
-      if (then_unlock) {
-        end_burst_and_unlock(c);
-      } else {
-        end_burst(c);
-      }
-      return;
-    }
-    if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
-    if (bug(mutant::remove_right_to_left)) {
-      for (int i = n - 1; i >= idx; --i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
     } else {
-      for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
+      if (lower_max && !max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
+      if (bug(mutant::remove_right_to_left)) {
+        for (int i = n - 1; i >= idx; --i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
+      } else {
+        for (int i = idx; i < n; ++i) store_entry(c, i, i + 1 < n ? t_.shfl(kv, i + 1) : empty_entry);
+      }
+      if (lower_max && max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
     }
-    if (lower_max && max_late) store_entry(c, next_lane, make_entry(key_at(kv, n - 2), next_of(kv)));
     if (then_unlock) {
       end_burst_and_unlock(c);
     } else {
