@@ -28,17 +28,23 @@ kernel_report describe_kernel(int chunk, const launch_config& lc) {
   return k;
 }
 
-gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c) {
-  gfsl_bench_result res;
+std::vector<gfsl_bench_result> run_gfsl_bench_variants(const gfsl_bench_config& c,
+                                                      const std::vector<gfsl::variant>& variants) {
+  std::vector<gfsl_bench_result> res;
   try {
     bool found = false;
-    res = c.chunk == 16 ? detail::run_for<16>(c, found) : detail::run_for<32>(c, found);
-    if (!found) res.error = "launch configuration " + c.launch.name() + " is not compiled in";
+    res = c.chunk == 16 ? detail::run_for<16>(c, variants, found) : detail::run_for<32>(c, variants, found);
+    if (!found) {
+      res.assign(variants.size(), gfsl_bench_result{});
+      for (gfsl_bench_result& r : res) r.error = "launch configuration " + c.launch.name() + " is not compiled in";
+    }
   } catch (const std::exception& e) {
-    res.ok = false;
-    res.error = e.what();
+    res.assign(variants.size(), gfsl_bench_result{});
+    for (gfsl_bench_result& r : res) r.error = e.what();
   }
   return res;
 }
+
+gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c) { return run_gfsl_bench_variants(c, {c.var}).front(); }
 
 }  // namespace gfsl::bench

@@ -4,7 +4,8 @@
 //
 // Each measurement prefills one structure on the device, keeps a copy of it,
 // and times `repeats` runs of the concurrent phase, each on a fresh copy of
-// that structure and with its own operation seed. Only the kernel of the
+// that structure and with its own operation seed. Variants compared in one
+// measurement share that structure and those seeds (run_gfsl_bench_variants). Only the kernel of the
 // concurrent phase is timed (CUDA events around it). No history is recorded:
 // this is the structure's speed; `record` measures what recording costs.
 #pragma once
@@ -79,5 +80,12 @@ struct gfsl_bench_result {
 };
 
 gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c);
+// One result per variant, in the order given (c.var is ignored): the first
+// variant's prefill builds the initial structure, its LOCK words are made
+// unversioned, and each repeat runs every variant in turn on a fresh copy of
+// it with the same operation seed. Ratios between variants then compare the
+// same operations on the same chunks.
+std::vector<gfsl_bench_result> run_gfsl_bench_variants(const gfsl_bench_config& c,
+                                                      const std::vector<gfsl::variant>& variants);
 
 }  // namespace gfsl::bench

@@ -91,14 +91,17 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 // The compiled variants. With GFSL_LAUNCH_TABLE (CMake -DGFSL_LAUNCH_TABLE=ON):
 // the block sizes of Table 5.1 with the compiler's free choice of registers,
 // and register caps of 80, 64, 40 and 32 per thread (3, 4, 6 and 8 blocks of
-// 256 threads' worth of warps per SM). Without it, only the tuned 512/4: with
+// 256 threads' worth of warps per SM). With GFSL_LAUNCH_CONFIGS (CMake, a
+// list "T/B;..."), those. Without either, only the tuned 512/4: with
 // every function inlined (core/platform.hpp) each variant takes minutes to
 // compile.
 template <int T, int B>
 struct variant {
   static constexpr int threads = T, blocks = B;
 };
-#if defined(GFSL_LAUNCH_TABLE)
+#if defined(GFSL_LAUNCH_CONFIGS)
+using variants = std::tuple<GFSL_LAUNCH_CONFIGS>;
+#elif defined(GFSL_LAUNCH_TABLE)
 using variants = std::tuple<variant<128, 1>, variant<256, 1>, variant<512, 1>, variant<256, 3>, variant<256, 4>,
                             variant<512, 2>, variant<1024, 1>, variant<512, 3>, variant<512, 4>>;
 #else
@@ -144,12 +147,91 @@ kernel_report describe_variant() {
 }
 
 
-template <int N, int T, int B, gfsl::variant V = gfsl::default_variant>
-gfsl_bench_result run_variant(const gfsl_bench_config& c) {
-  gfsl_bench_result res;
-  res.kernel = describe_variant<N, T, B, V>();
-  const std::uint32_t resident_teams = static_cast<std::uint32_t>(res.kernel.blocks_per_sm) * res.kernel.sms * (T / N);
-  res.teams = c.teams ? c.teams : resident_teams;
+// Unversioned LOCK words: a structure built by one variant becomes a valid
+// initial structure for every variant. After a prefill no lock is held and
+// no burst is open; robust's write versions are even and thesis expects the
+// free word itself, so dropping the versions leaves each variant's view of a
+// chunk unchanged.
+template <int N>
+__global__ void clear_lock_versions(std::uint64_t* words, std::uint64_t chunks) {
+  for (std::uint64_t c = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; c < chunks;
+       c += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    std::uint64_t& lock = words[header_offsets::pool + c * N + chunk_shape<N>::lock_lane];
+    lock &= ~lock_version_mask;
+  }
+}
+
+// What a kernel launch needs besides its launch shape.
+template <int N>
+struct kernel_args {
+  structure_view<N> s;
+  model::workload w;
+  bool prefill = false;
+  key_permutation perm{1, 0};
+  std::uint64_t count = 0, threshold = 0;
+  run_controls controls;
+  tallies* out = nullptr;
+  model::op_record* records = nullptr;
+  std::uint64_t* clock = nullptr;
+};
+
+// One compiled instance of bench_ops, behind a plain function pointer, so
+// that the measurement loop can alternate between variants.
+template <int N>
+struct compiled_kernel {
+  gfsl::variant var = gfsl::default_variant;
+  int threads = 0;
+  kernel_report report;
+  void (*launch)(unsigned blocks, const kernel_args<N>& a, bool record) = nullptr;
+};
+
+template <int N, int T, int B, gfsl::variant V>
+void launch_bench(unsigned blocks, const kernel_args<N>& a, bool record) {
+  // The recording kernel is compiled for the default variant only (the
+  // recording suite measures nothing else): each instance of a fully
+  // inlined kernel costs minutes of compilation. run_kernels refuses the
+  // other combinations before any launch.
+  if constexpr (V == gfsl::default_variant) {
+    if (record) {
+      bench_ops<N, T, B, V, true><<<blocks, T>>>(a.s, a.w, false, a.perm, a.count, a.threshold, a.controls, a.out,
+                                                 a.records, a.clock);
+      return;
+    }
+  }
+  bench_ops<N, T, B, V><<<blocks, T>>>(a.s, a.w, a.prefill, a.perm, a.count, a.threshold, a.controls, a.out, nullptr,
+                                       a.clock);
+}
+
+template <int N, int T, int B, gfsl::variant V>
+compiled_kernel<N> kernel_of() {
+  return {V, T, describe_variant<N, T, B, V>(), &launch_bench<N, T, B, V>};
+}
+
+// Measures every kernel of `kernels` from one initial structure: the first
+// kernel's prefill builds it, its LOCK words are made unversioned, and each
+// repeat runs every kernel in turn on a fresh copy of it, with the same
+// operation seed. A ratio between two variants then compares the same
+// operations on the same chunks, measured minutes apart at most; with one
+// prefill per variant, the structures differed (a concurrent prefill is not
+// deterministic) and so did the ratios of structure-sensitive points from
+// one suite to the next.
+template <int N>
+std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std::vector<compiled_kernel<N>>& kernels) {
+  const std::size_t kinds = kernels.size();
+  std::vector<gfsl_bench_result> res(kinds);
+  auto fail_all = [&](const std::string& why) {
+    for (gfsl_bench_result& r : res) {
+      if (r.error.empty()) r.error = why;
+      r.ok = false;
+    }
+    return res;
+  };
+  if (kinds == 0) return res;
+  if (c.record) {
+    for (const compiled_kernel<N>& k : kernels) {
+      if (k.var != gfsl::default_variant) return fail_all("recording is measured for the default variant only");
+    }
+  }
 
   model::workload w;
   w.chunk = N;
@@ -160,11 +242,19 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
   w.contains_pct = c.contains_pct;
   w.prefill = c.prefill;
   w.p_chunk = c.p_chunk;
-  w.teams = res.teams;
-  res.pool_chunks = default_pool_chunks(w);
-  res.prefill_keys = static_cast<std::uint64_t>(std::llround(c.prefill * c.range));
+  std::vector<std::uint32_t> teams(kinds);
+  const std::uint32_t pool_chunks = default_pool_chunks(w);  // independent of the team count
+  for (std::size_t i = 0; i < kinds; ++i) {
+    const kernel_report& k = kernels[i].report;
+    const std::uint32_t resident = static_cast<std::uint32_t>(k.blocks_per_sm) * k.sms * (kernels[i].threads / N);
+    teams[i] = c.teams ? c.teams : resident;
+    res[i].kernel = k;
+    res[i].teams = teams[i];
+    res[i].pool_chunks = pool_chunks;
+    res[i].prefill_keys = static_cast<std::uint64_t>(std::llround(c.prefill * c.range));
+  }
 
-  const std::size_t word_count = structure_view<N>::word_count(res.pool_chunks);
+  const std::size_t word_count = structure_view<N>::word_count(pool_chunks);
   device_buffer<std::uint64_t> words(word_count), saved(word_count);
   device_buffer<tallies> tally(1);
   device_buffer<path_stats> stats(1);
@@ -172,12 +262,11 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
   device_buffer<hang_report> hang(1);
   device_buffer<std::uint64_t> now(1), clock(1);
   device_buffer<model::op_record> records(c.record ? c.ops : 0);
-  structure_view<N> view{words.ptr, res.pool_chunks};
+  structure_view<N> view{words.ptr, pool_chunks};
   init_range<N><<<2048, 256>>>(words.ptr, 0, word_count);
   GFSL_CUDA_CHECK(cudaGetLastError());
 
   const std::uint64_t threshold = p_chunk_threshold_of(c.p_chunk);
-  const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(res.teams) * N + T - 1) / T);
   cudaEvent_t begin, end;
   GFSL_CUDA_CHECK(cudaEventCreate(&begin));
   GFSL_CUDA_CHECK(cudaEventCreate(&end));
@@ -189,8 +278,12 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
     }
   } guard{begin, end};
 
-  // One kernel: returns its milliseconds, or sets res.error.
-  auto launch = [&](bool prefill, std::uint64_t count, std::uint64_t seed) -> double {
+  // One kernel of kernels[i]: its milliseconds, or -1 with `error` set.
+  // `fatal`: the device can no longer be trusted (a kernel outlived the
+  // watchdog), so nothing else is measured.
+  bool fatal = false;
+  auto launch = [&](std::size_t i, bool prefill, std::uint64_t count, std::uint64_t seed, path_stats& paths,
+                    std::string& error) -> double {
     GFSL_CUDA_CHECK(cudaMemset(tally.ptr, 0, sizeof(tallies)));
     GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, sizeof(path_stats)));
     GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
@@ -198,35 +291,32 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
     read_globaltimer<<<1, 1>>>(now.ptr);
     std::uint64_t t0 = 0;
     GFSL_CUDA_CHECK(cudaMemcpy(&t0, now.ptr, sizeof t0, cudaMemcpyDeviceToHost));
-    run_controls controls;
-    controls.abort_flag = abort_flag.ptr;
-    controls.hang = hang.ptr;
-    controls.stats = stats.ptr;
-    controls.deadline_ns = t0 + static_cast<std::uint64_t>(c.hang_seconds * 1e9);
-    model::workload kw = w;
-    kw.seed = seed;
-    const key_permutation perm(c.range, c.seed);
+    kernel_args<N> a;
+    a.s = view;
+    a.w = w;
+    a.w.teams = teams[i];
+    a.w.seed = seed;
+    a.prefill = prefill;
+    a.perm = key_permutation(c.range, c.seed);
+    a.count = count;
+    a.threshold = threshold;
+    a.controls.abort_flag = abort_flag.ptr;
+    a.controls.hang = hang.ptr;
+    a.controls.stats = stats.ptr;
+    a.controls.deadline_ns = t0 + static_cast<std::uint64_t>(c.hang_seconds * 1e9);
+    a.out = tally.ptr;
+    a.records = records.ptr;
+    a.clock = clock.ptr;
+    const int threads = kernels[i].threads;
+    const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(teams[i]) * N + threads - 1) / threads);
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
-    if (c.record && !prefill) {
-      // The recording kernel is compiled for the default variant only (the
-      // recording suite measures nothing else): each instance of a fully
-      // inlined kernel costs minutes of compilation.
-      if constexpr (V == gfsl::default_variant) {
-        bench_ops<N, T, B, V, true><<<blocks, T>>>(view, kw, false, perm, count, threshold, controls, tally.ptr,
-                                                   records.ptr, clock.ptr);
-      } else {
-        res.error = "recording is measured for the default variant only";
-        return -1;
-      }
-    } else {
-      bench_ops<N, T, B, V><<<blocks, T>>>(view, kw, prefill, perm, count, threshold, controls, tally.ptr, nullptr,
-                                           clock.ptr);
-    }
+    kernels[i].launch(blocks, a, c.record && !prefill);
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
     if (!wait_for(end, c.hang_seconds * 2 + 60)) {
-      res.error = "a kernel outlived the watchdog";
+      error = "a kernel outlived the watchdog";
+      fatal = true;
       return -1;
     }
     float ms = 0;
@@ -236,51 +326,71 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
     hang_report h{};
     GFSL_CUDA_CHECK(cudaMemcpy(&h, hang.ptr, sizeof h, cudaMemcpyDeviceToHost));
     if (h.raised) {
-      res.error = "team " + std::to_string(h.team) + " waited on chunk " + std::to_string(h.chunk) + " past the " +
-                  std::to_string(c.hang_seconds) + " s hang bound";
+      error = "team " + std::to_string(h.team) + " waited on chunk " + std::to_string(h.chunk) + " past the " +
+              std::to_string(c.hang_seconds) + " s hang bound";
       return -1;
     }
     if (tl.errors) {
-      res.error = std::to_string(tl.errors) + " teams stopped on an error, the first " +
-                  status_name(static_cast<status>(tl.first_error_status - 1)) + " (pool of " +
-                  std::to_string(res.pool_chunks) + " chunks)";
+      error = std::to_string(tl.errors) + " teams stopped on an error, the first " +
+              status_name(static_cast<status>(tl.first_error_status - 1)) + " (pool of " + std::to_string(pool_chunks) +
+              " chunks)";
       return -1;
     }
     if (tl.prefill_duplicates) {
-      res.error = std::to_string(tl.prefill_duplicates) + " prefill inserts of distinct keys answered false";
+      error = std::to_string(tl.prefill_duplicates) + " prefill inserts of distinct keys answered false";
       return -1;
     }
-    GFSL_CUDA_CHECK(cudaMemcpy(&res.paths, stats.ptr, sizeof(path_stats), cudaMemcpyDeviceToHost));
+    GFSL_CUDA_CHECK(cudaMemcpy(&paths, stats.ptr, sizeof(path_stats), cudaMemcpyDeviceToHost));
     return ms;
   };
   auto chunks_in_use = [&] {
     std::uint64_t a = 0;
     GFSL_CUDA_CHECK(cudaMemcpy(&a, words.ptr + header_offsets::alloc_counter, sizeof a, cudaMemcpyDeviceToHost));
-    return std::min<std::uint64_t>(a, res.pool_chunks);
+    return std::min<std::uint64_t>(a, pool_chunks);
   };
 
-  res.prefill_ms = launch(true, res.prefill_keys, c.seed ^ 0xF1F1F1F1ull);
-  if (res.prefill_ms < 0) return res;
-  res.chunks_after_prefill = chunks_in_use();
-  const std::size_t saved_words = structure_view<N>::word_count(static_cast<std::uint32_t>(res.chunks_after_prefill));
+  path_stats prefill_paths;
+  std::string prefill_error;
+  const double prefill_ms = launch(0, true, res[0].prefill_keys, c.seed ^ 0xF1F1F1F1ull, prefill_paths, prefill_error);
+  if (prefill_ms < 0) return fail_all("prefill: " + prefill_error);
+  const std::uint64_t chunks_after_prefill = chunks_in_use();
+  for (gfsl_bench_result& r : res) {
+    r.prefill_ms = prefill_ms;
+    r.chunks_after_prefill = chunks_after_prefill;
+  }
+  clear_lock_versions<N><<<1024, 256>>>(words.ptr, chunks_after_prefill);
+  GFSL_CUDA_CHECK(cudaGetLastError());
+  const std::size_t saved_words = structure_view<N>::word_count(static_cast<std::uint32_t>(chunks_after_prefill));
   GFSL_CUDA_CHECK(cudaMemcpy(saved.ptr, words.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
   std::size_t dirty_words = saved_words;
+  std::vector<bool> failed(kinds, false);
   for (int r = 0; r < c.repeats; ++r) {
-    // A fresh copy of the initial structure: the saved words, and the chunks
-    // the previous repeat allocated made pristine again.
-    GFSL_CUDA_CHECK(cudaMemcpy(words.ptr, saved.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
-    if (dirty_words > saved_words) {
-      init_range<N><<<2048, 256>>>(words.ptr, saved_words, dirty_words);
-      GFSL_CUDA_CHECK(cudaGetLastError());
+    for (std::size_t i = 0; i < kinds; ++i) {
+      if (failed[i]) continue;
+      // A fresh copy of the initial structure: the saved words, and the
+      // chunks the previous run allocated made pristine again.
+      GFSL_CUDA_CHECK(cudaMemcpy(words.ptr, saved.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+      if (dirty_words > saved_words) {
+        init_range<N><<<2048, 256>>>(words.ptr, saved_words, dirty_words);
+        GFSL_CUDA_CHECK(cudaGetLastError());
+      }
+      std::string error;
+      const double ms = launch(i, false, c.ops, c.seed * 1000003ull + 1 + static_cast<std::uint64_t>(r), res[i].paths,
+                               error);
+      const std::uint64_t used = chunks_in_use();
+      dirty_words = std::max(dirty_words, structure_view<N>::word_count(static_cast<std::uint32_t>(used)));
+      if (ms < 0) {
+        res[i].error = error;
+        failed[i] = true;
+        if (fatal) return fail_all(error);
+        continue;
+      }
+      res[i].ms.push_back(ms);
+      res[i].chunks_after_run = used;
     }
-    const double ms = launch(false, c.ops, c.seed * 1000003ull + 1 + static_cast<std::uint64_t>(r));
-    if (ms < 0) return res;
-    res.ms.push_back(ms);
-    res.chunks_after_run = chunks_in_use();
-    dirty_words = structure_view<N>::word_count(static_cast<std::uint32_t>(res.chunks_after_run));
   }
   GFSL_CUDA_CHECK(cudaDeviceSynchronize());
-  res.ok = true;
+  for (std::size_t i = 0; i < kinds; ++i) res[i].ok = !failed[i];
   return res;
 }
 
@@ -288,7 +398,8 @@ gfsl_bench_result run_variant(const gfsl_bench_config& c) {
 template <int N>
 kernel_report describe_for(const launch_config& lc, bool& found);
 template <int N>
-gfsl_bench_result run_for(const gfsl_bench_config& c, bool& found);
+std::vector<gfsl_bench_result> run_for(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
+                                       bool& found);
 
 template <int N>
 kernel_report describe_for_impl(const launch_config& lc, bool& found) {
@@ -296,16 +407,25 @@ kernel_report describe_for_impl(const launch_config& lc, bool& found) {
   found = dispatch(lc, [&]<int T, int B>() { k = describe_variant<N, T, B>(); });
   return k;
 }
+// thesis is compiled at 512/4 only (a comparison, not a tuning); `found`
+// is false when a variant is not compiled at c.launch.
 template <int N>
-gfsl_bench_result run_for_impl(const gfsl_bench_config& c, bool& found) {
-  gfsl_bench_result res;
-  if (c.var == gfsl::variant::thesis) {
-    found = c.launch.threads_per_block == 512 && c.launch.min_blocks_per_sm == 4;
-    if (found) res = run_variant<N, 512, 4, gfsl::variant::thesis>(c);
-    return res;
+std::vector<gfsl_bench_result> run_for_impl(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
+                                            bool& found) {
+  std::vector<compiled_kernel<N>> kernels;
+  found = true;
+  for (gfsl::variant v : variants) {
+    bool here = false;
+    if (v == gfsl::variant::thesis) {
+      here = c.launch.threads_per_block == 512 && c.launch.min_blocks_per_sm == 4;
+      if (here) kernels.push_back(kernel_of<N, 512, 4, gfsl::variant::thesis>());
+    } else {
+      here = dispatch(c.launch, [&]<int T, int B>() { kernels.push_back(kernel_of<N, T, B, gfsl::variant::robust>()); });
+    }
+    found = found && here;
   }
-  found = dispatch(c.launch, [&]<int T, int B>() { res = run_variant<N, T, B>(c); });
-  return res;
+  if (!found) return {};
+  return run_kernels<N>(c, kernels);
 }
 
 }  // namespace gfsl::bench::detail

@@ -7,8 +7,9 @@ kernel_report describe_for<32>(const launch_config& lc, bool& found) {
   return describe_for_impl<32>(lc, found);
 }
 template <>
-gfsl_bench_result run_for<32>(const gfsl_bench_config& c, bool& found) {
-  return run_for_impl<32>(c, found);
+std::vector<gfsl_bench_result> run_for<32>(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
+                                          bool& found) {
+  return run_for_impl<32>(c, variants, found);
 }
 
 }  // namespace gfsl::bench::detail

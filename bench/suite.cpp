@@ -140,11 +140,9 @@ row measured_row(const std::string& suite, const std::string& impl, const worklo
   return r;
 }
 
-row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
-                 std::uint64_t ops, const suite_options& o, bool record = false,
-                 gfsl::variant var = gfsl::default_variant) {
+gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
+                              std::uint64_t ops, const suite_options& o, bool record) {
   gfsl_bench_config c;
-  c.var = var;
   c.chunk = chunk;
   c.launch = lc;
   c.range = range;
@@ -156,12 +154,16 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
   c.repeats = o.repeats;
   c.seed = o.seed;
   c.record = record;
-  const gfsl_bench_result res = run_gfsl_bench(c);
-  const std::string impl = record ? "gfsl-rec" : var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl";
-  row r = measured_row(suite, impl, w, range, ops, res.ok, res.error, res.ms);
+  return c;
+}
+
+row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workload_spec& w, gfsl::variant var,
+             const gfsl_bench_result& res) {
+  const std::string impl = c.record ? "gfsl-rec" : var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl";
+  row r = measured_row(suite, impl, w, c.range, c.ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
-  r.chunk = chunk;
-  r.launch = lc.name();
+  r.chunk = c.chunk;
+  r.launch = c.launch.name();
   r.registers = res.kernel.registers;
   r.local_bytes = res.kernel.local_bytes;
   r.warps_per_sm = res.kernel.warps_per_sm;
@@ -172,8 +174,26 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
   const path_stats& p = res.paths;
   r.note = "splits " + std::to_string(p.splits) + " merges " + std::to_string(p.merges) + " restarts " +
            std::to_string(p.restarts) + " lock waits " + std::to_string(p.lock_waits) + " chunk reads/op " +
-           per_op(p.chunk_reads, ops);
+           per_op(p.chunk_reads, c.ops);
   return r;
+}
+
+row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
+                 std::uint64_t ops, const suite_options& o, bool record = false) {
+  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, record);
+  return gfsl_row(suite, c, w, c.var, run_gfsl_bench(c));
+}
+
+// Every variant of o.variants at one point, from one initial structure and
+// with the same operation seeds (run_gfsl_bench_variants).
+std::vector<row> measure_gfsl_variants(const std::string& suite, int chunk, const launch_config& lc,
+                                       const workload_spec& w, std::uint32_t range, std::uint64_t ops,
+                                       const suite_options& o) {
+  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, false);
+  const std::vector<gfsl_bench_result> res = run_gfsl_bench_variants(c, o.variants);
+  std::vector<row> rows;
+  for (std::size_t i = 0; i < res.size(); ++i) rows.push_back(gfsl_row(suite, c, w, o.variants[i], res[i]));
+  return rows;
 }
 
 row measure_baseline(const std::string& suite, const workload_spec& w, std::uint32_t range, std::uint64_t ops,
@@ -248,8 +268,7 @@ std::vector<row> run_suite(const suite_options& o, std::FILE* csv, std::FILE* lo
     }
     for (const workload_spec& w : o.workloads) {
       for (std::uint32_t range : o.ranges) {
-        for (gfsl::variant v : o.variants) {
-          row r = measure_gfsl(o.suite, chunk, lc, w, range, ops_of(o, w, range), o, false, v);
+        for (const row& r : measure_gfsl_variants(o.suite, chunk, lc, w, range, ops_of(o, w, range), o)) {
           emit(r, csv, log);
           rows.push_back(r);
         }

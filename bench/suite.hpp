@@ -36,8 +36,10 @@ struct suite_options {
   bool baseline = true;
   std::uint32_t baseline_max_range = 10000000;  // the baseline's memory grows with the range (thesis: up to 10M)
   std::uint64_t seed = 1;
-  // The thesis suite measures each variant in turn at every point, so that a
-  // comparison is taken in one run (rows: impl gfsl = robust, gfsl-thesis).
+  // The thesis suite measures every variant at every point from one initial
+  // structure, each repeat running the variants in turn with the same
+  // operations, so that a comparison is taken in one run on the same chunks
+  // (rows: impl gfsl = robust, gfsl-thesis).
   std::vector<gfsl::variant> variants{gfsl::default_variant};
 };
 

@@ -103,7 +103,7 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--seed", st->seed, "seed of the initial structures and the operations")->capture_default_str();
   b->add_option("--csv", st->csv, "write the rows to this CSV file (default: stdout)");
   b->add_option("--variant", st->variants,
-                "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn; thesis runs at 512/4)")
+                "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
       ->capture_default_str();
   b->add_option("--devices", st->devices,
                  "all or 0,2,...: the suite on every device at once, one worker process each; the CSV gains the device's "
