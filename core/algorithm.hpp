@@ -351,30 +351,30 @@ class algorithm {
       if (with_path) path = t_.load_lanes(s_.heads());
       if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl(path, target)) : head_of(target);
       chunk_index curr = head_in_path ? static_cast<chunk_index>(t_.shfl(path, height)) : head_of(height);
-      bool have_prev = false;
+      // The chunk of this level we stepped laterally from, or no_chunk
+      // (none yet): one register for "have a previous chunk" and which.
       chunk_index prev = no_chunk;
       lanes prev_kv{};
       bool restart = false;
       while (height > target) {
         const lanes kv = read(curr);
         if (is_zombie(kv)) {
-          curr = with_path ? unlink_zombie(height, have_prev, prev, curr, kv) : next_of(kv);
+          curr = with_path ? unlink_zombie(height, prev != no_chunk, prev, curr, kv) : next_of(kv);
           t_.count(path_stat::zombies_skipped);
           continue;
         }
         const int step = next_step(k, kv);
         if (step == next_lane) {  // lateral step
-          have_prev = true;
           prev = curr;
           prev_kv = kv;
           curr = next_of(kv);
         } else if (step != none) {  // down step
           if (with_path) t_.set_lane(path, height, curr);
           --height;
-          have_prev = false;
+          prev = no_chunk;
           curr = entry_value(t_.shfl(kv, step));
         } else {  // every key here is above k: backtrack through the previous chunk
-          const int back = have_prev ? down_step_tid(k, prev_kv) : none;
+          const int back = prev != no_chunk ? down_step_tid(k, prev_kv) : none;
           if (back == none) {  // no previous chunk in this level (4.2.1): restart
             t_.count(path_stat::restarts);
             if constexpr (robust) {
@@ -394,7 +394,7 @@ class algorithm {
           t_.count(path_stat::backtracks);
           if (with_path) t_.set_lane(path, height, prev);
           --height;
-          have_prev = false;
+          prev = no_chunk;
           curr = entry_value(t_.shfl(prev_kv, back));
         }
       }
@@ -407,12 +407,11 @@ class algorithm {
   // `validate` (robust): a "k is not here" is concluded only from a read that
   // no burst of writes overlapped (validated_read).
   GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink, bool validate) {
-    bool have_prev = false;
-    chunk_index prev = no_chunk;
+    chunk_index prev = no_chunk;  // as in search_down
     for (;;) {
       lanes kv = read(curr);
       if (is_zombie(kv) && !bug(mutant::zombies_not_skipped)) {
-        curr = unlink ? unlink_zombie(level, have_prev, prev, curr, kv) : next_of(kv);
+        curr = unlink ? unlink_zombie(level, prev != no_chunk, prev, curr, kv) : next_of(kv);
         t_.count(path_stat::zombies_skipped);
         continue;
       }
@@ -424,7 +423,6 @@ class algorithm {
         }
       }
       if (tid == next_lane) {
-        have_prev = true;
         prev = curr;
         curr = next_of(kv);
         continue;
