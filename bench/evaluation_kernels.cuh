@@ -100,7 +100,8 @@ struct variant {
   static constexpr int threads = T, blocks = B;
 };
 #if defined(GFSL_LAUNCH_CONFIGS)
-using variants = std::tuple<GFSL_LAUNCH_CONFIGS>;
+#include "gfsl_launch_configs.hpp"
+using variants = std::tuple<GFSL_LAUNCH_CONFIG_LIST>;
 #elif defined(GFSL_LAUNCH_TABLE)
 using variants = std::tuple<variant<128, 1>, variant<256, 1>, variant<512, 1>, variant<256, 3>, variant<256, 4>,
                             variant<512, 2>, variant<1024, 1>, variant<512, 3>, variant<512, 4>>;
@@ -407,25 +408,38 @@ kernel_report describe_for_impl(const launch_config& lc, bool& found) {
   found = dispatch(lc, [&]<int T, int B>() { k = describe_variant<N, T, B>(); });
   return k;
 }
-// thesis is compiled at 512/4 only (a comparison, not a tuning); `found`
-// is false when a variant is not compiled at c.launch.
+// thesis is compiled at 512/4 only (a comparison, not a tuning). A variant
+// not compiled at c.launch gets a result that says so; the others are
+// measured. `found`: at least one was.
 template <int N>
 std::vector<gfsl_bench_result> run_for_impl(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
                                             bool& found) {
   std::vector<compiled_kernel<N>> kernels;
-  found = true;
-  for (gfsl::variant v : variants) {
-    bool here = false;
-    if (v == gfsl::variant::thesis) {
-      here = c.launch.threads_per_block == 512 && c.launch.min_blocks_per_sm == 4;
-      if (here) kernels.push_back(kernel_of<N, 512, 4, gfsl::variant::thesis>());
+  std::vector<int> slot(variants.size(), -1);  // index into kernels, or -1
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const std::size_t before = kernels.size();
+    if (variants[i] == gfsl::variant::thesis) {
+      if (c.launch.threads_per_block == 512 && c.launch.min_blocks_per_sm == 4) {
+        kernels.push_back(kernel_of<N, 512, 4, gfsl::variant::thesis>());
+      }
     } else {
-      here = dispatch(c.launch, [&]<int T, int B>() { kernels.push_back(kernel_of<N, T, B, gfsl::variant::robust>()); });
+      dispatch(c.launch, [&]<int T, int B>() { kernels.push_back(kernel_of<N, T, B, gfsl::variant::robust>()); });
     }
-    found = found && here;
+    if (kernels.size() > before) slot[i] = static_cast<int>(before);
   }
+  found = !kernels.empty();
   if (!found) return {};
-  return run_kernels<N>(c, kernels);
+  const std::vector<gfsl_bench_result> measured = run_kernels<N>(c, kernels);
+  std::vector<gfsl_bench_result> res(variants.size());
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    if (slot[i] >= 0) {
+      res[i] = measured[static_cast<std::size_t>(slot[i])];
+    } else {
+      res[i].error = std::string("the ") + variant_name(variants[i]) + " variant is not compiled at launch configuration " +
+                     c.launch.name() + (variants[i] == gfsl::variant::thesis ? " (thesis: 512/4 only)" : "");
+    }
+  }
+  return res;
 }
 
 }  // namespace gfsl::bench::detail
