@@ -1,13 +1,14 @@
 // The GPU evaluation of thesis 5.1: GFSL throughput on device-generated
 // workloads, with the launch configuration as a parameter (thesis Table 5.1).
-// Host-callable; the kernels live in bench/evaluation.cu.
+// Host-callable.
 //
 // Each measurement prefills one structure on the device, keeps a copy of it,
 // and times `repeats` runs of the concurrent phase, each on a fresh copy of
 // that structure and with its own operation seed. Variants compared in one
-// measurement share that structure and those seeds (run_gfsl_bench_variants). Only the kernel of the
-// concurrent phase is timed (CUDA events around it). No history is recorded:
-// this is the structure's speed; `record` measures what recording costs.
+// measurement share that structure and those seeds (run_gfsl_bench_variants).
+// Only the kernel of the concurrent phase is timed (CUDA events around it).
+// No history is recorded: this is the structure's speed; `record` measures
+// what recording costs. The kernels live in bench/evaluation_kernels.cuh.
 #pragma once
 
 #include <cstdint>
