@@ -6,7 +6,10 @@
 // and times `repeats` runs of the concurrent phase, each on a fresh copy of
 // that structure and with its own operation seed. Variants compared in one
 // measurement share that structure and those seeds (run_gfsl_bench_variants).
-// Only the kernel of the concurrent phase is timed (CUDA events around it).
+// Only the kernel of the concurrent phase is timed (CUDA events around it);
+// its operations are generated on the device before it. After the prefill
+// and after each variant's last repeat, the structure is copied back and
+// judged by the structure oracle (bench/level0_oracle.hpp).
 // No history is recorded: this is the structure's speed; `record` measures
 // what recording costs. The kernels live in bench/evaluation_kernels.cuh.
 #pragma once
@@ -78,6 +81,12 @@ struct gfsl_bench_result {
   std::uint64_t prefill_keys = 0;
   double prefill_ms = 0;
   path_stats paths;            // of the last repeat
+  // Level 0's key count after the last repeat, which the structure oracle
+  // confirmed (bench/level0_oracle.hpp: level 0 sorted and well formed, and
+  // the count is the initial one plus the successful inserts minus the
+  // successful deletes); a structure that fails it makes the result an
+  // error instead.
+  std::uint64_t structure_keys = 0;
 };
 
 gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c);

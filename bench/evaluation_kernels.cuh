@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "bench/bench_workload.hpp"
+#include "bench/level0_oracle.hpp"
 #include "core/algorithm.hpp"
 #include "exec/cuda/cuda_check.cuh"
 #include "core/cuda/device_team.cuh"
@@ -29,6 +30,10 @@ struct tallies {
   unsigned long long errors = 0;
   unsigned long long first_error_status = 0;
   unsigned long long prefill_duplicates = 0;
+  // Inserts and deletes that answered true: the structure's key count at
+  // the end is the initial one plus the first minus the second (the check
+  // after each kernel's last repeat, run_kernels).
+  unsigned long long inserted = 0, removed = 0;
 };
 
 template <int N>
@@ -41,15 +46,65 @@ __global__ void init_range(std::uint64_t* words, std::size_t from, std::size_t t
 
 static __global__ void read_globaltimer(std::uint64_t* out) { *out = global_timer_ns(); }
 
+// The operations of one kernel, written before its timed region: the
+// prefill's inserts of the permutation's keys [0, count), or operations
+// [0, count) of the workload. The kernel measured then reads operation j,
+// as the GPU structures it is compared with read their keys from an array,
+// and its time is the structure's alone (model::operation_at's two hashes
+// and 64-bit remainder were about a sixth of a contains' instructions).
+static __global__ void generate_prefill(key_permutation perm, std::uint64_t count, model::operation* out) {
+  for (std::uint64_t j = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    const key_type k = perm.key(j);
+    out[j] = model::operation{op_kind::insert, k, k};
+  }
+}
+static __global__ void generate_operations(model::workload w, std::uint64_t count, model::operation* out) {
+  for (std::uint64_t j = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    out[j] = model::operation_at(w, j);
+  }
+}
+
+// An insert or a delete, in a function of its own. Compiled into the loop
+// with everything else inlined, the updates' state made the compiler spill
+// the contains path too (N = 32: 7.2 KB of spill stores in the kernel, a
+// 1.7 KB stack per thread); with the updates behind one call, the kernel's
+// own code (the loop and contains) spills under 0.1 KB. The team crosses
+// the call as its carried state, by value, so that it stays in registers
+// on the contains path.
+//
+// N = 32 only. At N = 16 the kernel keeps every operation inline, through
+// apply()'s one search (contains_shares_search): with the call, the search
+// was compiled twice (contains' and the updates') and N = 16 mixed runs
+// were slower, [10,10,80] at 1M keys 0.88x and [20,20,60] 0.80x, though
+// contains-only gained 1.15x (H200, docs/BENCHMARKS.md).
+template <int N>
+inline constexpr bool updates_out_of_line = N == 32;
+template <int N, gfsl::variant V>
+struct update_outcome {
+  op_result r;
+  typename device_team<N>::carried team;
+};
+template <int N, gfsl::variant V>
+__device__ __noinline__ update_outcome<N, V> run_update(structure_view<N> s, std::uint64_t threshold,
+                                                        const run_controls& controls, team_id t,
+                                                        typename device_team<N>::carried carried,
+                                                        model::operation op) {
+  device_team<N> team(t, carried, controls);
+  algorithm<device_team<N>, false, V> a(team, s, threshold);
+  const op_result r = apply_operation(a, op.kind, op.key, op.value);
+  return {r, team.carry()};
+}
+
 // One team per N lanes; team t runs its contiguous block of the `count`
-// operations. Prefill: insert the permutation's keys [0, count); otherwise
-// the workload's operations, exactly as every backend of the testbed does.
-// `Record`: the operations recorded as the testbed's runner records them (a
-// kernel of its own, so that the recording code's registers do not weigh on
-// the kernel measured without it; never used for the prefill).
+// operations of `ops` (generate_prefill, generate_operations). `Record`: the
+// operations recorded as the testbed's runner records them (a kernel of its
+// own, so that the recording code's registers do not weigh on the kernel
+// measured without it; never used for the prefill).
 template <int N, int Threads, int MinBlocks, gfsl::variant V = gfsl::default_variant, bool Record = false>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    bench_ops(structure_view<N> s, model::workload w, bool prefill, key_permutation perm, std::uint64_t count,
+    bench_ops(structure_view<N> s, model::workload w, bool prefill, const model::operation* ops, std::uint64_t count,
               std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
               std::uint64_t* clock) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
@@ -58,24 +113,34 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   device_team<N> team(t, w.seed, controls);
   algorithm<device_team<N>, false, V> a(team, s, threshold);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
-  unsigned long long duplicates = 0;
+  // Lane 0 counts the inserts that answered true, lane 1 the deletes, lane 2
+  // the prefill's inserts that answered false: one register for the three
+  // (as the team's path counters, core/stats.hpp).
+  const int lane = team.lane();
+  std::uint32_t answers = 0;
   [[maybe_unused]] team_recorder<N> recorder(team, records, model::clock_kind::device_counter, clock);
   for (std::uint64_t j = first; j < last; ++j) {
     team.begin_operation();
-    // One call of the algorithm in the loop: every function is inlined, and
-    // a second call site would be a second copy of all of it.
-    model::operation op;
-    if (!Record && prefill) {
-      op.kind = op_kind::insert;
-      op.key = perm.key(j);
-      op.value = op.key;
-    } else {
-      op = model::operation_at(w, j);
-    }
+    const model::operation op = ops[j];
     if constexpr (Record) recorder.call(j, op);  // on the runner's default clock
-    const op_result r = apply_operation(a, op.kind, op.key, op.value);
+    op_result r;
+    if constexpr (!updates_out_of_line<N>) {
+      // One call of the algorithm in the loop: every function is inlined,
+      // and a second call site would be a second copy of all of it.
+      r = apply_operation(a, op.kind, op.key, op.value);
+    } else if (op.kind == op_kind::contains) {
+      r = a.contains(op.key);
+    } else {
+      const update_outcome<N, V> u = run_update<N, V>(s, threshold, controls, t, team.carry(), op);
+      team.resume(u.team);
+      r = u.r;
+    }
     if constexpr (Record) recorder.ret(j, r);
-    if (!Record && prefill) duplicates += r.st == status::ok && !r.ok;
+    const bool counted = lane == 0 ? op.kind == op_kind::insert && r.ok
+                         : lane == 1 ? op.kind == op_kind::remove && r.ok
+                         : lane == 2 ? !Record && prefill && r.st == status::ok && !r.ok
+                                     : false;
+    answers += counted ? 1u : 0u;
     if (r.st != status::ok) {
       if (team.lane() == 0) {
         atomicAdd(&out->errors, 1ull);
@@ -84,7 +149,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       break;
     }
   }
-  if (team.lane() == 0 && duplicates) atomicAdd(&out->prefill_duplicates, duplicates);
+  if (answers != 0 && lane < 3) {
+    unsigned long long* const to[3] = {&out->inserted, &out->removed, &out->prefill_duplicates};
+    atomicAdd(to[lane], static_cast<unsigned long long>(answers));
+  }
   team.flush_stats();
 }
 
@@ -168,7 +236,7 @@ struct kernel_args {
   structure_view<N> s;
   model::workload w;
   bool prefill = false;
-  key_permutation perm{1, 0};
+  const model::operation* ops = nullptr;
   std::uint64_t count = 0, threshold = 0;
   run_controls controls;
   tallies* out = nullptr;
@@ -194,12 +262,12 @@ void launch_bench(unsigned blocks, const kernel_args<N>& a, bool record) {
   // other combinations before any launch.
   if constexpr (V == gfsl::default_variant) {
     if (record) {
-      bench_ops<N, T, B, V, true><<<blocks, T>>>(a.s, a.w, false, a.perm, a.count, a.threshold, a.controls, a.out,
+      bench_ops<N, T, B, V, true><<<blocks, T>>>(a.s, a.w, false, a.ops, a.count, a.threshold, a.controls, a.out,
                                                  a.records, a.clock);
       return;
     }
   }
-  bench_ops<N, T, B, V><<<blocks, T>>>(a.s, a.w, a.prefill, a.perm, a.count, a.threshold, a.controls, a.out, nullptr,
+  bench_ops<N, T, B, V><<<blocks, T>>>(a.s, a.w, a.prefill, a.ops, a.count, a.threshold, a.controls, a.out, nullptr,
                                        a.clock);
 }
 
@@ -263,6 +331,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   device_buffer<hang_report> hang(1);
   device_buffer<std::uint64_t> now(1), clock(1);
   device_buffer<model::op_record> records(c.record ? c.ops : 0);
+  device_buffer<model::operation> ops(std::max<std::uint64_t>(c.ops, res[0].prefill_keys));
   structure_view<N> view{words.ptr, pool_chunks};
   init_range<N><<<2048, 256>>>(words.ptr, 0, word_count);
   GFSL_CUDA_CHECK(cudaGetLastError());
@@ -283,6 +352,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   // `fatal`: the device can no longer be trusted (a kernel outlived the
   // watchdog), so nothing else is measured.
   bool fatal = false;
+  tallies last_tally{};
   auto launch = [&](std::size_t i, bool prefill, std::uint64_t count, std::uint64_t seed, path_stats& paths,
                     std::string& error) -> double {
     GFSL_CUDA_CHECK(cudaMemset(tally.ptr, 0, sizeof(tallies)));
@@ -298,7 +368,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.w.teams = teams[i];
     a.w.seed = seed;
     a.prefill = prefill;
-    a.perm = key_permutation(c.range, c.seed);
+    a.ops = ops.ptr;
     a.count = count;
     a.threshold = threshold;
     a.controls.abort_flag = abort_flag.ptr;
@@ -310,6 +380,12 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.clock = clock.ptr;
     const int threads = kernels[i].threads;
     const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(teams[i]) * N + threads - 1) / threads);
+    if (prefill) {
+      generate_prefill<<<1024, 256>>>(key_permutation(c.range, c.seed), count, ops.ptr);
+    } else {
+      generate_operations<<<1024, 256>>>(a.w, count, ops.ptr);
+    }
+    GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     kernels[i].launch(blocks, a, c.record && !prefill);
@@ -342,6 +418,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
       return -1;
     }
     GFSL_CUDA_CHECK(cudaMemcpy(&paths, stats.ptr, sizeof(path_stats), cudaMemcpyDeviceToHost));
+    last_tally = tl;
     return ms;
   };
   auto chunks_in_use = [&] {
@@ -349,11 +426,22 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     GFSL_CUDA_CHECK(cudaMemcpy(&a, words.ptr + header_offsets::alloc_counter, sizeof a, cudaMemcpyDeviceToHost));
     return std::min<std::uint64_t>(a, pool_chunks);
   };
+  // The structure oracle (bench/level0_oracle.hpp) on the quiescent
+  // structure a kernel left: empty when it holds, else the problem.
+  auto judge_structure = [&](std::uint64_t expected_keys) -> std::string {
+    const std::uint64_t allocated = chunks_in_use();
+    std::vector<std::uint64_t> image(structure_view<N>::word_count(static_cast<std::uint32_t>(allocated)));
+    GFSL_CUDA_CHECK(cudaMemcpy(image.data(), words.ptr, image.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    return judge_level0<N>(image.data(), allocated, expected_keys).problem;
+  };
 
   path_stats prefill_paths;
   std::string prefill_error;
   const double prefill_ms = launch(0, true, res[0].prefill_keys, c.seed ^ 0xF1F1F1F1ull, prefill_paths, prefill_error);
   if (prefill_ms < 0) return fail_all("prefill: " + prefill_error);
+  if (const std::string problem = judge_structure(res[0].prefill_keys); !problem.empty()) {
+    return fail_all("the structure after the prefill: " + problem);
+  }
   const std::uint64_t chunks_after_prefill = chunks_in_use();
   for (gfsl_bench_result& r : res) {
     r.prefill_ms = prefill_ms;
@@ -388,6 +476,16 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
       }
       res[i].ms.push_back(ms);
       res[i].chunks_after_run = used;
+      if (r + 1 == c.repeats) {
+        const std::uint64_t expected = res[i].prefill_keys + last_tally.inserted - last_tally.removed;
+        const std::string problem = judge_structure(expected);
+        if (!problem.empty()) {
+          res[i].error = "the structure after repeat " + std::to_string(r + 1) + ": " + problem;
+          failed[i] = true;
+        } else {
+          res[i].structure_keys = expected;
+        }
+      }
     }
   }
   GFSL_CUDA_CHECK(cudaDeviceSynchronize());

@@ -175,6 +175,7 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
   r.note = "splits " + std::to_string(p.splits) + " merges " + std::to_string(p.merges) + " restarts " +
            std::to_string(p.restarts) + " lock waits " + std::to_string(p.lock_waits) + " chunk reads/op " +
            per_op(p.chunk_reads, c.ops);
+  if (res.ok) r.note += " structure checked: " + std::to_string(res.structure_keys) + " keys";
   return r;
 }
 

@@ -95,7 +95,8 @@ class algorithm {
     const bool update = kind != op_kind::contains;
     const bool insert = kind == op_kind::insert;
     lanes path{};
-    const chunk_index start = search_down(k, 0, path, update, height_in(header));
+    const int height = height_in_header(header);
+    const chunk_index start = search_down(k, 0, path, update, height, head_in_header(header, height));
     const lateral hit = search_lateral(k, start, 0, update, !insert);
     if (!update) return contains_answer(hit);
     if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
@@ -118,7 +119,8 @@ class algorithm {
   // contains' own search, from the header the operation read.
   GFSL_FN op_result contains_from(const lanes& header, key_type k) {
     lanes no_path{};
-    const chunk_index start = search_down(k, 0, no_path, false, height_in(header));
+    const int height = height_in_header(header);
+    const chunk_index start = search_down(k, 0, no_path, false, height, head_in_header(header, height));
     return contains_answer(search_lateral(k, start, 0, false, true));
   }
   GFSL_FN op_result contains_answer(const lateral& hit) const {
@@ -310,8 +312,22 @@ class algorithm {
   // read: an operation's first read gives it the error word instead, and
   // one round trip answers both "has the structure failed" and the height.
   GFSL_FN int get_height() { return height_in(t_.load_lanes(s_.level_counts())); }
+  // robust: the operation's first read also gives the head of every level
+  // it can start from: lanes below header_levels read the error word and
+  // the counters of levels 1 to header_levels - 1, the others the heads of
+  // levels 0 to header_levels - 1, so the first chunk read no longer waits
+  // for a read of the head. A head read before the height is as good as
+  // one read after it: the head array only moves forward past zombies, and
+  // a search from a zombie head steps over it. When the highest level this
+  // read covers is in use, a level above it may be too, and the search
+  // reads the counters and the head as before (height_in_header: -1). With
+  // one key raised per chunk of the level below, level L holds keys once
+  // level 0 holds about c^L, c the keys of a chunk: never at N = 32 (level
+  // 15), at N = 16 from millions of keys (level 7), often on the host's
+  // 8-entry chunks (level 3).
   // thesis: the error word and the counters in two reads, as before (its
   // access sequence is the one the pinned reproductions replay).
+  static constexpr int header_levels = robust ? N / 2 : N;
   GFSL_FN lanes read_header() {
     if constexpr (!robust) {
       lanes header = t_.splat(t_.load(s_.error_word(), 0));
@@ -321,6 +337,7 @@ class algorithm {
       return header;
     }
     return t_.gather([this](int lane) -> const std::uint64_t* {
+      if (lane >= header_levels) return s_.heads() + (lane - header_levels);
       return lane == 0 ? s_.error_word() : s_.level_counts() + lane;
     });
   }
@@ -331,6 +348,19 @@ class algorithm {
     }));
     return h < 0 ? 0 : h;
   }
+  // The height a header read gives, or -1: read it again (see read_header).
+  GFSL_FN int height_in_header(const lanes& header) const {
+    const int h = highest_bit(t_.ballot(header, [](int lane, std::uint64_t c) {
+      return lane > 0 && lane < header_levels && static_cast<std::int64_t>(c) > 0;
+    }));
+    if (robust && h == header_levels - 1) return -1;
+    return h < 0 ? 0 : h;
+  }
+  // The head of `level` from a header read, or no_chunk (thesis: not read).
+  GFSL_FN chunk_index head_in_header(const lanes& header, int level) const {
+    if constexpr (!robust) return no_chunk;
+    return level < 0 ? no_chunk : static_cast<chunk_index>(t_.shfl(header, header_levels + level));
+  }
   GFSL_FN chunk_index head_of(int level) {
     return static_cast<chunk_index>(t_.load(s_.heads() + level, 0));
   }
@@ -340,17 +370,22 @@ class algorithm {
   // searchDown (Alg. 4.2) down to `target` level; `with_path`, searchSlow
   // (Alg. 4.6): records in lane i the chunk of level i it stepped down from
   // (levels it never visited keep their head chunk) and unlinks zombies.
-  // `height`: the height the caller read (read_header), or -1 to read it.
-  GFSL_FN chunk_index search_down(key_type k, int target, lanes& path, bool with_path, int height_read = -1) {
+  // `height_read`: the height the caller read (read_header), or -1 to read
+  // it; `head_read`: that level's head from the same read, or no_chunk.
+  GFSL_FN chunk_index search_down(key_type k, int target, lanes& path, bool with_path, int height_read = -1,
+                                  chunk_index head_read = no_chunk) {
     for (;;) {
       int height = height_read >= 0 ? height_read : get_height();
-      height_read = -1;  // a restart reads the height again
+      const chunk_index head_given = height_read >= 0 ? head_read : no_chunk;
+      height_read = -1;  // a restart reads the height and the head again
       // robust: with a path, one read of the head array gives the path's
       // initial value and the head to start from.
       const bool head_in_path = robust && with_path;
       if (with_path) path = t_.load_lanes(s_.heads());
       if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl(path, target)) : head_of(target);
-      chunk_index curr = head_in_path ? static_cast<chunk_index>(t_.shfl(path, height)) : head_of(height);
+      chunk_index curr = head_in_path           ? static_cast<chunk_index>(t_.shfl(path, height))
+                         : head_given != no_chunk ? head_given
+                                                  : head_of(height);
       // The chunk of this level we stepped laterally from, or no_chunk
       // (none yet): one register for "have a previous chunk" and which.
       chunk_index prev = no_chunk;

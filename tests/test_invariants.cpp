@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/level0_oracle.hpp"
 #include "exec/host_runner.hpp"
 #include "exec/host_structure.hpp"
 #include "core/layout.hpp"
@@ -1442,6 +1443,113 @@ TYPED_TEST(TemporalInvariants, ScheduledRunsCheckStepInvariantsAsTheyGo) {
   // Without check_every nothing is checked mid-run.
   const gfsl::scheduled_run plain = gfsl::run_scheduled(churn(N, 2, 100, 80, 22), lane_options(6));
   EXPECT_EQ(plain.run.mid_run_checks, 0u);
+}
+
+}  // namespace
+
+// ---- The benchmark's level-0 oracle (bench/level0_oracle.hpp) -------------------------
+
+namespace {
+
+template <class T>
+class Level0Oracle : public ::testing::Test {};
+TYPED_TEST_SUITE(Level0Oracle, Widths);
+
+template <int N>
+gfsl::bench::level0_verdict judge(const inv::snapshot& s, std::uint64_t expected) {
+  const std::uint64_t allocated = (s.words.size() - header_offsets::pool) / N;
+  return gfsl::bench::judge_level0<N>(s.words.data(), allocated, expected);
+}
+
+TYPED_TEST(Level0Oracle, HoldsOnRealRunsOfEveryHostMode) {
+  constexpr int N = TypeParam::value;
+  const gfsl::host_run& seq = sequential_run<N>();
+  const gfsl::bench::level0_verdict v = judge<N>(seq.final_snapshot, model_state(seq).size());
+  EXPECT_EQ(v.problem, "");
+  EXPECT_EQ(v.user_keys, model_state(seq).size());
+  EXPECT_GT(v.user_keys, 100u);
+  const gfsl::host_run& thr = threads_run<N>();
+  EXPECT_EQ(judge<N>(thr.final_snapshot, thr.final_entries.size()).problem, "");
+  const gfsl::host_run& sch = scheduled_run<N>().run;
+  EXPECT_EQ(judge<N>(sch.final_snapshot, sch.final_entries.size()).problem, "");
+  // A hand-built structure, and its empty final chunk.
+  const built<N> b = build<N>(3 * per_chunk<N>() - 1, 2, true);
+  EXPECT_EQ(judge<N>(b.snap, b.bottom.size()).problem, "");
+}
+
+TYPED_TEST(Level0Oracle, RejectsEveryKindOfDamage) {
+  constexpr int N = TypeParam::value;
+  const inv::snapshot good = real_snapshot<N>();
+  const std::uint64_t keys = model_state(sequential_run<N>()).size();
+  auto problem_after = [&](auto&& damage) {
+    inv::snapshot s = good;
+    editor<N> e(s);
+    damage(e);
+    return judge<N>(s, keys).problem;
+  };
+  auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+
+  // A count the answers do not explain (a lost insert or delete).
+  EXPECT_TRUE(has(judge<N>(good, keys + 1).problem, "keys where the answers say " + std::to_string(keys + 1)));
+  // A key dropped from a chunk (its max still right): the count.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[1];
+                    std::vector<entry_type> en = e.entries(c);
+                    en.erase(en.begin());
+                    e.set_entries(c, en);
+                  }),
+                  "keys where the answers say"));
+  // Keys out of order inside a chunk.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[1];
+                    std::vector<entry_type> en = e.entries(c);
+                    std::swap(en[0], en[1]);
+                    e.set_entries(c, en);
+                  }),
+                  " after "));
+  // A key after an EMPTY entry.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[1];
+                    e.chunk(c)[0] = gfsl::empty_entry;
+                  }),
+                  "after an EMPTY entry"));
+  // Chunks out of order: the second live chunk's keys below the first's.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[2];
+                    std::vector<entry_type> en = e.entries(c);
+                    en[0] = gfsl::make_entry(1, 1);
+                    e.set_entries(c, en);
+                  }),
+                  "key 1 after"));
+  // A wrong max field.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[1];
+                    e.set_next(c, e.max(c) + 1, e.next(c));
+                  }),
+                  "max field"));
+  // A lock held, or a burst open, at quiescence.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) { e.set_lock(e.live(0)[1], gfsl::lock_word_of(5)); }),
+                  "locked by team 5"));
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) { e.set_lock(e.live(0)[1], gfsl::lock_version_unit); }),
+                  "burst of writes open"));
+  // A NEXT pointer outside the pool, and a cycle of zombies.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[1];
+                    e.set_next(c, e.max(c), e.allocated() + 7);
+                  }),
+                  "not an allocated chunk"));
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[1];
+                    e.set_lock(c, gfsl::zombie_word_of(0));
+                    e.set_next(c, e.max(c), c);
+                  }),
+                  "does not end"));
+  // The first key is not minus infinity.
+  EXPECT_TRUE(has(problem_after([](editor<N>& e) {
+                    const chunk_index c = e.live(0)[0];
+                    e.chunk(c)[0] = gfsl::make_entry(3, 3);
+                  }),
+                  "not minus infinity"));
 }
 
 }  // namespace

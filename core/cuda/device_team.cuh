@@ -103,6 +103,25 @@ class device_team {
   __device__ device_team(team_id id, std::uint64_t seed, const run_controls& controls)
       : id_(id), controls_(&controls), rng_(team_seed(seed, id)) {}
 
+  // What a team carries from one operation to the next: its coin stream and
+  // this lane's counter. A kernel that runs some operations in a function of
+  // their own (bench/evaluation_kernels.cuh) passes it there and back by
+  // value, three registers, instead of the team by reference, which would
+  // put the team in local memory on every path.
+  struct carried {
+    std::uint64_t rng;
+    std::uint32_t stat;
+  };
+  __device__ device_team(team_id id, carried c, const run_controls& controls)
+      : id_(id), controls_(&controls), rng_(0), stat_(c.stat) {
+    rng_.state = c.rng;
+  }
+  __device__ carried carry() const { return {rng_.state, stat_}; }
+  __device__ void resume(carried c) {
+    rng_.state = c.rng;
+    stat_ = c.stat;
+  }
+
  private:
   // Where this lane sits, computed where it is used rather than kept in the
   // team object: the object lives in local memory when the algorithm holds
