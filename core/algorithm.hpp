@@ -246,19 +246,28 @@ class algorithm {
 
   // ---- Reading chunks --------------------------------------------------------
 
-  GFSL_FN lanes read(chunk_index c) {
+  // A chunk read and whether its LOCK lane showed the zombie mark: the
+  // traversals branch on the mark, and asking it of the read once saves
+  // them a second shuffle of the LOCK lane per step.
+  struct marked_read {
+    lanes kv;
+    bool zombie;
+  };
+  GFSL_FN lanes read(chunk_index c) { return read_marked(c).kv; }
+  GFSL_FN marked_read read_marked(chunk_index c) {
     lanes kv = load_chunk(c);
+    const bool zombie = is_zombie(kv);
     if constexpr (robust) {
       // Lane by lane, NEXT may have been loaded before the LOCK lane saw the
       // zombie mark: a split and a merge in between (X -> F -> S, X merged
       // into F) would send us past the live chunk F. A zombie's NEXT never
       // changes after its mark (zombie-frozen), so one load after the LOCK
       // lane's (ordered by the barrier that ends the read) is its final value.
-      if (is_zombie(kv) && !bug(mutant::zombie_next_not_reloaded)) {
+      if (zombie && !bug(mutant::zombie_next_not_reloaded)) {
         t_.set_lane(kv, next_lane, t_.load(s_.chunk(c) + next_lane, next_lane));
       }
     }
-    return kv;
+    return {kv, zombie};
   }
   GFSL_FN lanes load_chunk(chunk_index c) {
     t_.count(path_stat::chunk_reads);
@@ -287,19 +296,18 @@ class algorithm {
 
   // getTidForNextStep (Alg. 4.3): NEXT votes when k is beyond the max field,
   // DATA lanes when their key is <= k; EMPTY is +infinity so it never votes.
+  // The votes are written without branches (& and | on bools): with if's
+  // the compiler gave each lane's vote a divergent branch of its own and a
+  // reconvergence (BSSY/BSYNC) on every step of every search.
   GFSL_FN int next_step(key_type k, const lanes& kv) const {
     return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) {
-      if (lane < dsize) return entry_key(e) <= k;
-      if (lane == next_lane) return entry_key(e) < k;
-      return false;
+      return ((lane < dsize) & (entry_key(e) <= k)) | ((lane == next_lane) & (entry_key(e) < k));
     }));
   }
   // isTidWithEqualKey (Alg. 4.4): as above but DATA lanes vote on equality.
   GFSL_FN int equal_or_next(key_type k, const lanes& kv) const {
     return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) {
-      if (lane < dsize) return entry_key(e) == k;
-      if (lane == next_lane) return entry_key(e) < k;
-      return false;
+      return ((lane < dsize) & (entry_key(e) == k)) | ((lane == next_lane) & (entry_key(e) < k));
     }));
   }
   // getTidOfDownStep for a backtrack: the largest key <= k of a chunk.
@@ -392,8 +400,9 @@ class algorithm {
       lanes prev_kv{};
       bool restart = false;
       while (height > target) {
-        const lanes kv = read(curr);
-        if (is_zombie(kv)) {
+        const marked_read r = read_marked(curr);
+        const lanes& kv = r.kv;
+        if (r.zombie) {
           curr = with_path ? unlink_zombie(height, prev != no_chunk, prev, curr, kv) : next_of(kv);
           t_.count(path_stat::zombies_skipped);
           continue;
@@ -444,8 +453,9 @@ class algorithm {
   GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink, bool validate) {
     chunk_index prev = no_chunk;  // as in search_down
     for (;;) {
-      lanes kv = read(curr);
-      if (is_zombie(kv) && !bug(mutant::zombies_not_skipped)) {
+      const marked_read r = read_marked(curr);
+      lanes kv = r.kv;
+      if (r.zombie && !bug(mutant::zombies_not_skipped)) {
         curr = unlink ? unlink_zombie(level, prev != no_chunk, prev, curr, kv) : next_of(kv);
         t_.count(path_stat::zombies_skipped);
         continue;
@@ -498,9 +508,9 @@ class algorithm {
                                     const lanes& zombie_kv) {
     chunk_index target = next_of(zombie_kv);
     for (;;) {  // a zombie is never written again, so its NEXT is final
-      const lanes kv = read(target);
-      if (!is_zombie(kv)) break;
-      target = next_of(kv);
+      const marked_read r = read_marked(target);
+      if (!r.zombie) break;
+      target = next_of(r.kv);
     }
     if (have_prev && bug(mutant::unlink_without_lock)) {
       const lanes pkv = read(prev);

@@ -129,9 +129,17 @@ class device_team {
   // which the compiler wraps every shuffle, ballot and barrier in
   // convergence tests. For N = 32 the mask is the constant full warp; for
   // N = 16 it is one of the two halves, from the thread index.
+  //
+  // Read from %laneid at every use (volatile: never kept in a register). A
+  // value computed once lives through the whole kernel, across the call of
+  // the updates (bench/evaluation_kernels.cuh), and ptxas kept it in local
+  // memory: two local loads on every step of every search (Nsight Compute,
+  // N = 32 contains). Reading the special register again costs no memory.
   __host__ __device__ static int my_lane() {
 #if defined(__CUDA_ARCH__)
-    return static_cast<int>(threadIdx.x % static_cast<unsigned>(N));
+    unsigned lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return static_cast<int>(lane % static_cast<unsigned>(N));
 #else
     return 0;
 #endif
