@@ -130,11 +130,13 @@ class device_team {
   // convergence tests. For N = 32 the mask is the constant full warp; for
   // N = 16 it is one of the two halves, from the thread index.
   //
-  // Read from %laneid at every use (volatile: never kept in a register). A
-  // value computed once lives through the whole kernel, across the call of
-  // the updates (bench/evaluation_kernels.cuh), and ptxas kept it in local
-  // memory: two local loads on every step of every search (Nsight Compute,
-  // N = 32 contains). Reading the special register again costs no memory.
+  // Read from %laneid at every use (volatile asm). A value computed once
+  // lives through the whole kernel, across the call of the updates
+  // (bench/evaluation_kernels.cuh), and ptxas kept it in local memory: two
+  // local loads on every step of every search (Nsight Compute, N = 32
+  // contains). Read again at each use, it costs an S2R; ptxas still keeps
+  // one copy between a vote and the next chunk read (one local store and
+  // one load a step instead of two loads; docs/BENCHMARKS.md).
   __host__ __device__ static int my_lane() {
 #if defined(__CUDA_ARCH__)
     unsigned lane;
