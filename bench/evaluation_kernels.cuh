@@ -81,13 +81,13 @@ static __global__ void generate_operations(model::workload w, std::uint64_t coun
 // contains-only gained 1.15x (H200, docs/BENCHMARKS.md).
 template <int N>
 inline constexpr bool updates_out_of_line = N == 32;
-template <int N, gfsl::variant V>
+template <int N>
 struct update_outcome {
   op_result r;
   typename device_team<N>::carried team;
 };
 template <int N, gfsl::variant V>
-__device__ __noinline__ update_outcome<N, V> run_update(structure_view<N> s, std::uint64_t threshold,
+__device__ __noinline__ update_outcome<N> run_update(structure_view<N> s, std::uint64_t threshold,
                                                         const run_controls& controls, team_id t,
                                                         typename device_team<N>::carried carried,
                                                         model::operation op) {
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     } else if (op.kind == op_kind::contains) {
       r = a.contains(op.key);
     } else {
-      const update_outcome<N, V> u = run_update<N, V>(s, threshold, controls, t, team.carry(), op);
+      const update_outcome<N> u = run_update<N, V>(s, threshold, controls, t, team.carry(), op);
       team.resume(u.team);
       r = u.r;
     }

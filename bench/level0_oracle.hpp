@@ -40,16 +40,17 @@ level0_verdict judge_level0(const std::uint64_t* words, std::uint64_t allocated,
   bool first_key = true;
   key_type last = key_neg_inf;
   for (std::uint64_t steps = 0;; ++steps) {
-    const std::string at = "level 0, chunk " + std::to_string(c);
-    if (c >= allocated) return fail(at + ": not an allocated chunk (" + std::to_string(allocated) + " are)");
+    // Built only for a problem: the walk visits every chunk of level 0.
+    auto at = [c] { return "level 0, chunk " + std::to_string(c); };
+    if (c >= allocated) return fail(at() + ": not an allocated chunk (" + std::to_string(allocated) + " are)");
     if (steps > allocated) return fail("level 0 does not end: a cycle through chunk " + std::to_string(c));
     const std::uint64_t* chunk = pool + c * N;
     const std::uint64_t lock = chunk[shape::lock_lane];
     const key_type max = entry_key(chunk[shape::next_lane]);
     const chunk_index next = entry_value(chunk[shape::next_lane]);
     if (!lock_is_zombie(lock)) {
-      if (lock_is_held(lock)) return fail(at + ": locked by team " + std::to_string(lock_owner(lock)) + " at quiescence");
-      if (lock_in_burst(lock)) return fail(at + ": a burst of writes open at quiescence (odd write version)");
+      if (lock_is_held(lock)) return fail(at() + ": locked by team " + std::to_string(lock_owner(lock)) + " at quiescence");
+      if (lock_in_burst(lock)) return fail(at() + ": a burst of writes open at quiescence (odd write version)");
       bool seen_empty = false;
       key_type largest = key_empty;
       for (int i = 0; i < shape::dsize; ++i) {
@@ -58,16 +59,16 @@ level0_verdict judge_level0(const std::uint64_t* words, std::uint64_t allocated,
           seen_empty = true;
           continue;
         }
-        if (seen_empty) return fail(at + ": key " + std::to_string(k) + " after an EMPTY entry");
+        if (seen_empty) return fail(at() + ": key " + std::to_string(k) + " after an EMPTY entry");
         if (first_key ? k != key_neg_inf : k <= last) {
-          return fail(at + ": key " + std::to_string(k) + (first_key ? " first, not minus infinity" : " after " + std::to_string(last)));
+          return fail(at() + ": key " + std::to_string(k) + (first_key ? " first, not minus infinity" : " after " + std::to_string(last)));
         }
         first_key = false;
         last = largest = k;
         v.user_keys += is_user_key(k) ? 1 : 0;
       }
       if (next == no_chunk ? max != key_empty : max != largest) {
-        return fail(at + ": max field " + std::to_string(max) + " but largest key " +
+        return fail(at() + ": max field " + std::to_string(max) + " but largest key " +
                     (largest == key_empty ? std::string("none") : std::to_string(largest)) +
                     (next == no_chunk ? " (final chunk)" : ""));
       }

@@ -113,9 +113,7 @@ class device_team {
     std::uint32_t stat;
   };
   __device__ device_team(team_id id, carried c, const run_controls& controls)
-      : id_(id), controls_(&controls), rng_(0), stat_(c.stat) {
-    rng_.state = c.rng;
-  }
+      : id_(id), controls_(&controls), rng_(c.rng), stat_(c.stat) {}
   __device__ carried carry() const { return {rng_.state, stat_}; }
   __device__ void resume(carried c) {
     rng_.state = c.rng;
