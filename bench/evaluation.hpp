@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/device_counters.hpp"
 #include "core/stats.hpp"
 #include "core/types.hpp"
 #include "model/workload.hpp"
@@ -68,6 +69,11 @@ struct gfsl_bench_config {
   // The algorithm's variant (core/types.hpp). thesis is compiled at the
   // tuned launch configuration (512/4) only: a comparison, not a tuning.
   gfsl::variant var = gfsl::default_variant;
+  // Hardware counters (bench/device_counters.hpp): when set, each variant
+  // runs the concurrent phase once more after its timed repeats, untimed, on
+  // a fresh copy of the initial structure with the first repeat's operations,
+  // and that run's counters are kept. Null: no counters.
+  counter_session* counters = nullptr;
 };
 
 struct gfsl_bench_result {
@@ -87,6 +93,9 @@ struct gfsl_bench_result {
   // successful deletes); a structure that fails it makes the result an
   // error instead.
   std::uint64_t structure_keys = 0;
+  // The counted run's, when c.counters was given and it succeeded.
+  bool counted = false;
+  kernel_counters counters;
 };
 
 gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c);

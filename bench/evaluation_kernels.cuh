@@ -354,8 +354,10 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   // watchdog), so nothing else is measured.
   bool fatal = false;
   tallies last_tally{};
+  // With `counted`, the kernel runs inside c.counters' range and its
+  // counters land there.
   auto launch = [&](std::size_t i, bool prefill, std::uint64_t count, std::uint64_t seed, path_stats& paths,
-                    std::string& error) -> double {
+                    std::string& error, kernel_counters* counted = nullptr) -> double {
     GFSL_CUDA_CHECK(cudaMemset(tally.ptr, 0, sizeof(tallies)));
     GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, sizeof(path_stats)));
     GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
@@ -388,6 +390,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
+    if (counted && !c.counters->begin(error)) return -1;
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     kernels[i].launch(blocks, a, c.record && !prefill);
     GFSL_CUDA_CHECK(cudaGetLastError());
@@ -397,6 +400,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
       fatal = true;
       return -1;
     }
+    if (counted && !c.counters->end(*counted, error)) return -1;
     float ms = 0;
     GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
     tallies tl{};
@@ -453,22 +457,29 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   const std::size_t saved_words = structure_view<N>::word_count(static_cast<std::uint32_t>(chunks_after_prefill));
   GFSL_CUDA_CHECK(cudaMemcpy(saved.ptr, words.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
   std::size_t dirty_words = saved_words;
+  // A fresh copy of the initial structure: the saved words, and the chunks
+  // the previous run allocated made pristine again.
+  auto restore_initial_structure = [&] {
+    GFSL_CUDA_CHECK(cudaMemcpy(words.ptr, saved.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+    if (dirty_words > saved_words) {
+      init_range<N><<<2048, 256>>>(words.ptr, saved_words, dirty_words);
+      GFSL_CUDA_CHECK(cudaGetLastError());
+    }
+  };
+  auto note_chunks_used = [&] {
+    const std::uint64_t used = chunks_in_use();
+    dirty_words = std::max(dirty_words, structure_view<N>::word_count(static_cast<std::uint32_t>(used)));
+    return used;
+  };
+  auto operation_seed = [&](int repeat) { return c.seed * 1000003ull + 1 + static_cast<std::uint64_t>(repeat); };
   std::vector<bool> failed(kinds, false);
   for (int r = 0; r < c.repeats; ++r) {
     for (std::size_t i = 0; i < kinds; ++i) {
       if (failed[i]) continue;
-      // A fresh copy of the initial structure: the saved words, and the
-      // chunks the previous run allocated made pristine again.
-      GFSL_CUDA_CHECK(cudaMemcpy(words.ptr, saved.ptr, saved_words * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
-      if (dirty_words > saved_words) {
-        init_range<N><<<2048, 256>>>(words.ptr, saved_words, dirty_words);
-        GFSL_CUDA_CHECK(cudaGetLastError());
-      }
+      restore_initial_structure();
       std::string error;
-      const double ms = launch(i, false, c.ops, c.seed * 1000003ull + 1 + static_cast<std::uint64_t>(r), res[i].paths,
-                               error);
-      const std::uint64_t used = chunks_in_use();
-      dirty_words = std::max(dirty_words, structure_view<N>::word_count(static_cast<std::uint32_t>(used)));
+      const double ms = launch(i, false, c.ops, operation_seed(r), res[i].paths, error);
+      const std::uint64_t used = note_chunks_used();
       if (ms < 0) {
         res[i].error = error;
         failed[i] = true;
@@ -488,6 +499,31 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
         }
       }
     }
+  }
+  // The counted runs: the first repeat's operations again, untimed, each
+  // judged by the structure oracle like the timed ones.
+  for (std::size_t i = 0; c.counters && i < kinds; ++i) {
+    if (failed[i]) continue;
+    restore_initial_structure();
+    std::string error;
+    path_stats paths;
+    kernel_counters counted;
+    const double ms = launch(i, false, c.ops, operation_seed(0), paths, error, &counted);
+    note_chunks_used();
+    if (ms < 0) {
+      res[i].error = "the counted run: " + error;
+      failed[i] = true;
+      if (fatal) return fail_all(res[i].error);
+      continue;
+    }
+    const std::uint64_t expected = res[i].prefill_keys + last_tally.inserted - last_tally.removed;
+    if (const std::string problem = judge_structure(expected); !problem.empty()) {
+      res[i].error = "the structure after the counted run: " + problem;
+      failed[i] = true;
+      continue;
+    }
+    res[i].counted = true;
+    res[i].counters = counted;
   }
   GFSL_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::size_t i = 0; i < kinds; ++i) res[i].ok = !failed[i];

@@ -73,7 +73,8 @@ static std::string per_op(std::uint64_t count, std::uint64_t ops) {
 std::string csv_header() {
   return "suite,impl,device,chunk,launch,registers,local_bytes,warps_per_sm,occupancy,teams,workload,insert_pct,"
          "delete_pct,contains_pct,range,prefill,ops,repeats,median_mops,mean_mops,ci95_low,ci95_high,min_mops,max_mops,"
-         "prefill_ms,chunks,each_mops,note,error";
+         "prefill_ms,chunks,each_mops,chunk_reads_per_op,warp_instructions_per_op,local_loads_per_op,local_stores_per_op,"
+         "issue_active_pct,note,error";
 }
 
 std::string csv_line(const row& r) {
@@ -85,12 +86,15 @@ std::string csv_line(const row& r) {
     std::replace(s.begin(), s.end(), '"', '\'');
     return "\"" + s + "\"";
   };
+  auto counted = [&](double v) { return r.counted ? std::to_string(v) : std::string(); };
   o << r.suite << ',' << r.impl << ',' << quoted(r.device) << ',' << r.chunk << ',' << r.launch << ',' << r.registers << ','
     << r.local_bytes << ',' << r.warps_per_sm << ',' << r.occupancy << ',' << r.teams << ',' << r.workload << ','
     << r.insert_pct << ',' << r.delete_pct << ',' << r.contains_pct << ',' << r.range << ',' << r.prefill << ',' << r.ops
     << ',' << r.mops.size() << ',' << r.s.median << ',' << r.s.mean << ',' << r.s.ci_low << ',' << r.s.ci_high << ','
-    << r.s.min << ',' << r.s.max << ',' << r.prefill_ms << ',' << r.chunks << ',' << each << ',' << quoted(r.note) << ','
-    << quoted(r.error);
+    << r.s.min << ',' << r.s.max << ',' << r.prefill_ms << ',' << r.chunks << ',' << each << ','
+    << (r.impl == "mc" ? std::string() : std::to_string(r.chunk_reads_per_op)) << ',' << counted(r.warp_instructions_per_op)
+    << ',' << counted(r.local_loads_per_op) << ',' << counted(r.local_stores_per_op) << ',' << counted(r.issue_active_pct)
+    << ',' << quoted(r.note) << ',' << quoted(r.error);
   return o.str();
 }
 
@@ -154,6 +158,7 @@ gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload
   c.repeats = o.repeats;
   c.seed = o.seed;
   c.record = record;
+  c.counters = o.counters;
   return c;
 }
 
@@ -175,6 +180,21 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
   r.note = "splits " + std::to_string(p.splits) + " merges " + std::to_string(p.merges) + " restarts " +
            std::to_string(p.restarts) + " lock waits " + std::to_string(p.lock_waits) + " chunk reads/op " +
            per_op(p.chunk_reads, c.ops);
+  const double ops = static_cast<double>(c.ops ? c.ops : 1);
+  r.chunk_reads_per_op = static_cast<double>(p.chunk_reads) / ops;
+  if (res.counted) {
+    r.counted = true;
+    r.warp_instructions_per_op = res.counters.warp_instructions / ops;
+    r.local_loads_per_op = res.counters.local_loads / ops;
+    r.local_stores_per_op = res.counters.local_stores / ops;
+    r.issue_active_pct = res.counters.issue_active_pct;
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(1);
+    o << " warp instructions/op " << r.warp_instructions_per_op << " local loads/op " << r.local_loads_per_op
+      << " local stores/op " << r.local_stores_per_op << " issue slots used " << r.issue_active_pct << "%";
+    r.note += o.str();
+  }
   if (res.ok) r.note += " structure checked: " + std::to_string(res.structure_keys) + " keys";
   return r;
 }

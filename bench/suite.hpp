@@ -41,6 +41,9 @@ struct suite_options {
   // operations, so that a comparison is taken in one run on the same chunks
   // (rows: impl gfsl = robust, gfsl-thesis).
   std::vector<gfsl::variant> variants{gfsl::default_variant};
+  // Hardware counters per GFSL row (gfsl bench --counters): one more,
+  // untimed run of each measurement inside this session's range. Null: none.
+  counter_session* counters = nullptr;
 };
 
 struct stats_summary {
@@ -60,6 +63,12 @@ struct row {
   stats_summary s;
   double prefill_ms = 0;
   std::uint64_t chunks = 0;
+  // Per operation, of the last timed repeat (GFSL rows; 0 otherwise).
+  double chunk_reads_per_op = 0;
+  // Per operation, of the counted run (bench/device_counters.hpp), when
+  // counted; empty columns otherwise.
+  bool counted = false;
+  double warp_instructions_per_op = 0, local_loads_per_op = 0, local_stores_per_op = 0, issue_active_pct = 0;
   std::string note;
 };
 

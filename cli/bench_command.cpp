@@ -74,7 +74,7 @@ command add_bench_command(CLI::App& root) {
   struct state {
     std::string suite = "thesis", chunks = "32,16", ranges = "10K,30K,100K,300K,1M,3M,10M,30M,100M";
     std::string workloads = "1-1-98,5-5-90,10-10-80,20-20-60,contains,insert,delete";
-    std::string launch = "auto", csv, baseline = "on", variants = "robust";
+    std::string launch = "auto", csv, baseline = "on", variants = "robust", counters = "off";
     std::uint64_t ops = 10000000, seed = 1;
     int repeats = 5;
     std::uint32_t baseline_max = 10000000;
@@ -104,6 +104,12 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--csv", st->csv, "write the rows to this CSV file (default: stdout)");
   b->add_option("--variant", st->variants,
                 "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
+      ->capture_default_str();
+  b->add_option("--counters", st->counters,
+                "on: each GFSL measurement runs once more, untimed, under CUPTI's range profiler and its row gains warp "
+                "instructions, local loads and stores per operation and issue-slot use (needs the CUDA toolkit's "
+                "libcupti.so.13 and profiling permission)")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   b->add_option("--devices", st->devices,
                  "all or 0,2,...: the suite on every device at once, one worker process each; the CSV gains the device's "
@@ -182,6 +188,16 @@ command add_bench_command(CLI::App& root) {
               return exit_usage;
             }
             if (st->worker_device.empty()) return on_devices();
+            std::unique_ptr<gfsl::bench::counter_session> counters;
+            if (st->counters == "on") {
+              std::string why;
+              counters = gfsl::bench::counter_session::open(why);
+              if (!counters) {
+                std::fprintf(stderr, "gfsl bench: --counters on: %s\n", why.c_str());
+                return exit_usage;
+              }
+              o.counters = counters.get();
+            }
             std::FILE* csv = stdout;
             if (!st->csv.empty()) {
               csv = std::fopen(st->csv.c_str(), "w");
