@@ -29,7 +29,7 @@ kernel_report describe_kernel(int chunk, const launch_config& lc) {
 }
 
 std::vector<gfsl_bench_result> run_gfsl_bench_variants(const gfsl_bench_config& c,
-                                                      const std::vector<gfsl::variant>& variants) {
+                                                      const std::vector<measured_variant>& variants) {
   std::vector<gfsl_bench_result> res;
   try {
     bool found = false;
@@ -45,6 +45,6 @@ std::vector<gfsl_bench_result> run_gfsl_bench_variants(const gfsl_bench_config& 
   return res;
 }
 
-gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c) { return run_gfsl_bench_variants(c, {c.var}).front(); }
+gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c) { return run_gfsl_bench_variants(c, {{c.var, c.reraise}}).front(); }
 
 }  // namespace gfsl::bench

@@ -51,6 +51,13 @@ struct kernel_report {
 };
 kernel_report describe_kernel(int chunk, const launch_config& lc);
 
+// What one measured kernel runs: the variant, and the upper levels' rule
+// (model::workload::reraise).
+struct measured_variant {
+  gfsl::variant var = gfsl::default_variant;
+  bool reraise = false;
+};
+
 struct gfsl_bench_config {
   int chunk = 32;
   launch_config launch;
@@ -69,6 +76,7 @@ struct gfsl_bench_config {
   // The algorithm's variant (core/types.hpp). thesis is compiled at the
   // tuned launch configuration (512/4) only: a comparison, not a tuning.
   gfsl::variant var = gfsl::default_variant;
+  bool reraise = false;  // the re-raise rule of the upper levels (off: the thesis')
   // Hardware counters (bench/device_counters.hpp): when set, each variant
   // runs the concurrent phase once more after its timed repeats, untimed, on
   // a fresh copy of the initial structure with the first repeat's operations,
@@ -99,12 +107,13 @@ struct gfsl_bench_result {
 };
 
 gfsl_bench_result run_gfsl_bench(const gfsl_bench_config& c);
-// One result per variant, in the order given (c.var is ignored): the first
+// One result per variant, in the order given (c.var and c.reraise are
+// ignored): the first
 // variant's prefill builds the initial structure, its LOCK words are made
 // unversioned, and each repeat runs every variant in turn on a fresh copy of
 // it with the same operation seed. Ratios between variants then compare the
 // same operations on the same chunks.
 std::vector<gfsl_bench_result> run_gfsl_bench_variants(const gfsl_bench_config& c,
-                                                      const std::vector<gfsl::variant>& variants);
+                                                      const std::vector<measured_variant>& variants);
 
 }  // namespace gfsl::bench

@@ -250,6 +250,7 @@ struct kernel_args {
 template <int N>
 struct compiled_kernel {
   gfsl::variant var = gfsl::default_variant;
+  bool reraise = false;  // the upper levels' rule it runs with (a run-time flag of the same kernel)
   int threads = 0;
   kernel_report report;
   void (*launch)(unsigned blocks, const kernel_args<N>& a, bool record) = nullptr;
@@ -274,7 +275,7 @@ void launch_bench(unsigned blocks, const kernel_args<N>& a, bool record) {
 
 template <int N, int T, int B, gfsl::variant V>
 compiled_kernel<N> kernel_of() {
-  return {V, T, describe_variant<N, T, B, V>(), &launch_bench<N, T, B, V>};
+  return {V, false, T, describe_variant<N, T, B, V>(), &launch_bench<N, T, B, V>};
 }
 
 // Measures every kernel of `kernels` from one initial structure: the first
@@ -373,7 +374,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.prefill = prefill;
     a.ops = ops.ptr;
     a.count = count;
-    a.threshold = threshold;
+    a.threshold = threshold | (kernels[i].reraise ? reraise_flag : 0);
     a.controls.abort_flag = abort_flag.ptr;
     a.controls.hang = hang.ptr;
     a.controls.stats = stats.ptr;
@@ -534,7 +535,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
 template <int N>
 kernel_report describe_for(const launch_config& lc, bool& found);
 template <int N>
-std::vector<gfsl_bench_result> run_for(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
+std::vector<gfsl_bench_result> run_for(const gfsl_bench_config& c, const std::vector<measured_variant>& variants,
                                        bool& found);
 
 template <int N>
@@ -547,20 +548,23 @@ kernel_report describe_for_impl(const launch_config& lc, bool& found) {
 // not compiled at c.launch gets a result that says so; the others are
 // measured. `found`: at least one was.
 template <int N>
-std::vector<gfsl_bench_result> run_for_impl(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
+std::vector<gfsl_bench_result> run_for_impl(const gfsl_bench_config& c, const std::vector<measured_variant>& variants,
                                             bool& found) {
   std::vector<compiled_kernel<N>> kernels;
   std::vector<int> slot(variants.size(), -1);  // index into kernels, or -1
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const std::size_t before = kernels.size();
-    if (variants[i] == gfsl::variant::thesis) {
+    if (variants[i].var == gfsl::variant::thesis) {
       if (c.launch.threads_per_block == 512 && c.launch.min_blocks_per_sm == 4) {
         kernels.push_back(kernel_of<N, 512, 4, gfsl::variant::thesis>());
       }
     } else {
       dispatch(c.launch, [&]<int T, int B>() { kernels.push_back(kernel_of<N, T, B, gfsl::variant::robust>()); });
     }
-    if (kernels.size() > before) slot[i] = static_cast<int>(before);
+    if (kernels.size() > before) {
+      kernels.back().reraise = variants[i].reraise;
+      slot[i] = static_cast<int>(before);
+    }
   }
   found = !kernels.empty();
   if (!found) return {};
@@ -570,8 +574,9 @@ std::vector<gfsl_bench_result> run_for_impl(const gfsl_bench_config& c, const st
     if (slot[i] >= 0) {
       res[i] = measured[static_cast<std::size_t>(slot[i])];
     } else {
-      res[i].error = std::string("the ") + variant_name(variants[i]) + " variant is not compiled at launch configuration " +
-                     c.launch.name() + (variants[i] == gfsl::variant::thesis ? " (thesis: 512/4 only)" : "");
+      res[i].error = std::string("the ") + variant_name(variants[i].var) +
+                     " variant is not compiled at launch configuration " + c.launch.name() +
+                     (variants[i].var == gfsl::variant::thesis ? " (thesis: 512/4 only)" : "");
     }
   }
   return res;

@@ -7,7 +7,7 @@ kernel_report describe_for<16>(const launch_config& lc, bool& found) {
   return describe_for_impl<16>(lc, found);
 }
 template <>
-std::vector<gfsl_bench_result> run_for<16>(const gfsl_bench_config& c, const std::vector<gfsl::variant>& variants,
+std::vector<gfsl_bench_result> run_for<16>(const gfsl_bench_config& c, const std::vector<measured_variant>& variants,
                                           bool& found) {
   return run_for_impl<16>(c, variants, found);
 }

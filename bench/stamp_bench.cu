@@ -19,6 +19,15 @@
 
 namespace {
 
+// Exactly `warps` warps: blocks of up to 16 warps.
+struct launch_shape {
+  unsigned blocks, threads;
+};
+launch_shape shape_of(int warps) {
+  const unsigned threads = static_cast<unsigned>(std::min(warps, 16) * 32);
+  return {static_cast<unsigned>((warps * 32 + threads - 1) / threads), threads};
+}
+
 enum class target { shared_word, own_word };
 
 template <cuda::std::memory_order Order, target Where>
@@ -31,6 +40,28 @@ __global__ void hammer(std::uint64_t* words, int rmws) {
   std::uint64_t sink = 0;
   for (int i = 0; i < rmws; ++i) sink += a.fetch_add(1, Order);
   if (sink == 42) words[1] = sink;  // keeps the loop's results live
+}
+
+// The one word under a paced load: each warp waits `gap_ns` between RMWs (as
+// a recording team does its operation between two stamps) and sums the
+// cycles each acq_rel RMW takes to return, so the latency an operation pays
+// can be read against the rate the word serves.
+template <cuda::std::memory_order Order>
+__global__ void paced(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned long long* cycles) {
+  if (threadIdx.x % 32 != 0) return;
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> a(*words);
+  std::uint64_t sink = 0;
+  long long spent = 0;
+  for (int i = 0; i < rmws; ++i) {
+    if (gap_ns) __nanosleep(gap_ns);
+    const long long t0 = clock64();
+    sink += a.fetch_add(1, Order);
+    // The next access waits for the value, as a recording team's does.
+    if (sink == 1ull << 62) words[2] = 0;
+    spent += clock64() - t0;
+  }
+  if (sink == 42) words[1] = sink;
+  atomicAdd(cycles, static_cast<unsigned long long>(spent));
 }
 
 #define CHECK(call)                                                                   \
@@ -50,7 +81,7 @@ double rate(std::uint64_t* words, int warps, int rmws) {
   std::vector<double> per_second;
   for (int r = 0; r < 5; ++r) {
     CHECK(cudaEventRecord(a));
-    hammer<Order, Where><<<(warps * 32 + 511) / 512, 512>>>(words, rmws);
+    hammer<Order, Where><<<shape_of(warps).blocks, shape_of(warps).threads>>>(words, rmws);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
@@ -92,6 +123,39 @@ int main(int argc, char** argv) {
   std::printf("  one word, relaxed:  %8.1f M RMW/s\n", rate<memory_order_relaxed, target::shared_word>(words, warps, rmws) / 1e6);
   std::printf("  own words, acq_rel: %8.1f M RMW/s\n", rate<memory_order_acq_rel, target::own_word>(words, warps, rmws) / 1e6);
   std::printf("  own words, relaxed: %8.1f M RMW/s\n", rate<memory_order_relaxed, target::own_word>(words, warps, rmws) / 1e6);
+  // Paced: the rate achieved and the mean cycles per RMW, at gaps from none
+  // to a recording team's operation time (about 9 us at 1M keys, N = 32).
+  unsigned long long* cycles = nullptr;
+  CHECK(cudaMalloc(&cycles, sizeof *cycles));
+  auto paced_row = [&](const char* order, auto kernel, unsigned gap) {
+    const int paced_rmws = std::max(8, rmws / 8);
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    CHECK(cudaMemset(cycles, 0, sizeof *cycles));
+    CHECK(cudaEventRecord(a));
+    kernel<<<shape_of(warps).blocks, shape_of(warps).threads>>>(words, paced_rmws, gap, cycles);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    unsigned long long total = 0;
+    CHECK(cudaMemcpy(&total, cycles, sizeof total, cudaMemcpyDeviceToHost));
+    const double n = static_cast<double>(warps) * paced_rmws;
+    std::printf("    %-8s gap %5u ns: %8.1f M RMW/s, %8.0f SM cycles per RMW\n", order, gap, n / (ms * 1e-3) / 1e6,
+                static_cast<double>(total) / n);
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+  };
+  std::printf("  paced, one word (gap = __nanosleep between a warp's RMWs):\n");
+  for (unsigned gap : {0u, 2000u, 8000u}) {
+    paced_row("relaxed", paced<cuda::std::memory_order_relaxed>, gap);
+    paced_row("acquire", paced<cuda::std::memory_order_acquire>, gap);
+    paced_row("release", paced<cuda::std::memory_order_release>, gap);
+    paced_row("acq_rel", paced<cuda::std::memory_order_acq_rel>, gap);
+  }
+  CHECK(cudaFree(cycles));
   CHECK(cudaFree(words));
   return 0;
 }

@@ -162,9 +162,10 @@ gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload
   return c;
 }
 
-row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workload_spec& w, gfsl::variant var,
+row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workload_spec& w, const measured_variant& v,
              const gfsl_bench_result& res) {
-  const std::string impl = c.record ? "gfsl-rec" : var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl";
+  const std::string impl = std::string(c.record ? "gfsl-rec" : v.var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl") +
+                           (v.reraise ? "-reraise" : "");
   row r = measured_row(suite, impl, w, c.range, c.ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
   r.chunk = c.chunk;
@@ -202,7 +203,7 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
 row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
                  std::uint64_t ops, const suite_options& o, bool record = false) {
   const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, record);
-  return gfsl_row(suite, c, w, c.var, run_gfsl_bench(c));
+  return gfsl_row(suite, c, w, {c.var, c.reraise}, run_gfsl_bench(c));
 }
 
 // Every variant of o.variants at one point, from one initial structure and

@@ -40,7 +40,9 @@ struct suite_options {
   // structure, each repeat running the variants in turn with the same
   // operations, so that a comparison is taken in one run on the same chunks
   // (rows: impl gfsl = robust, gfsl-thesis).
-  std::vector<gfsl::variant> variants{gfsl::default_variant};
+  // (rows: impl gfsl = robust, gfsl-thesis; "-reraise" with the re-raise
+  // rule of the upper levels, model::workload::reraise).
+  std::vector<measured_variant> variants{measured_variant{}};
   // Hardware counters per GFSL row (gfsl bench --counters): one more,
   // untimed run of each measurement inside this session's range. Null: none.
   counter_session* counters = nullptr;

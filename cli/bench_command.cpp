@@ -74,7 +74,7 @@ command add_bench_command(CLI::App& root) {
   struct state {
     std::string suite = "thesis", chunks = "32,16", ranges = "10K,30K,100K,300K,1M,3M,10M,30M,100M";
     std::string workloads = "1-1-98,5-5-90,10-10-80,20-20-60,contains,insert,delete";
-    std::string launch = "auto", csv, baseline = "on", variants = "robust", counters = "off";
+    std::string launch = "auto", csv, baseline = "on", variants = "robust", counters = "off", upper = "thesis";
     std::uint64_t ops = 10000000, seed = 1;
     int repeats = 5;
     std::uint32_t baseline_max = 10000000;
@@ -104,6 +104,11 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--csv", st->csv, "write the rows to this CSV file (default: stdout)");
   b->add_option("--variant", st->variants,
                 "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
+      ->capture_default_str();
+  b->add_option("--upper", st->upper,
+                "the upper levels' rule: thesis, reraise (a delete re-raises the next key of its chunk), or both (each "
+                "variant measured under both rules, in turn, from one initial structure)")
+      ->check(CLI::IsMember({"thesis", "reraise", "both"}))
       ->capture_default_str();
   b->add_option("--counters", st->counters,
                 "on: each GFSL measurement runs once more, untimed, under CUPTI's range profiler and its row gains warp "
@@ -144,7 +149,8 @@ command add_bench_command(CLI::App& root) {
                   std::fprintf(stderr, "gfsl bench: --variant %s: variants are robust and thesis\n", st->variants.c_str());
                   return exit_usage;
                 }
-                o.variants.push_back(*parsed);
+                if (st->upper != "reraise") o.variants.push_back({*parsed, false});
+                if (st->upper != "thesis") o.variants.push_back({*parsed, true});
               }
             }
             o.chunks.clear();

@@ -65,6 +65,7 @@ command add_fuzz_command(CLI::App& root) {
     std::string mutant;
     std::string granularity = "any";
     std::string variant = "robust";
+    std::string upper = "thesis";
     scale_options scale;
     std::string resume;
     std::vector<std::string> merge_dirs;
@@ -86,6 +87,11 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--mutant", st->mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants lists them)");
   fz->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
       ->check(CLI::IsMember({"thesis", "robust"}))
+      ->capture_default_str();
+  fz->add_option("--upper", st->upper,
+                 "the upper levels' rule of the generated runs: thesis, reraise (a delete re-raises the next key of its "
+                 "chunk), or mixed (each run's own)")
+      ->check(CLI::IsMember({"thesis", "reraise", "mixed"}))
       ->capture_default_str();
   fz->add_option("--jobs", st->scale.jobs, "worker processes, each a shard of this campaign (folders worker-<j>/, one merged report)")
       ->check(CLI::Range(1u, 256u))
@@ -149,6 +155,7 @@ command add_fuzz_command(CLI::App& root) {
               o.limits.max_teams = static_cast<unsigned>(h.max_teams);
               o.limits.max_range = static_cast<std::uint32_t>(h.max_range);
               st->variant = h.variant;
+              st->upper = h.upper;
               st->mutant = h.mutant == "none" ? "" : h.mutant;
               st->granularity = h.granularity;
               sc.jobs = std::max(1u, h.workers);
@@ -189,6 +196,11 @@ command add_fuzz_command(CLI::App& root) {
             sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
             o.var = *parse_variant(st->variant);
+            if (!fuzz::parse_upper_choice(st->upper, o.limits.upper)) {
+              std::fprintf(stderr, "gfsl fuzz: --resume: upper rule \"%s\" is not known (thesis, reraise, mixed)\n",
+                           st->upper.c_str());
+              return exit_usage;
+            }
             if (!st->mutant.empty()) {
               const mutant_info* m = find_mutant(st->mutant);
               if (!m) {

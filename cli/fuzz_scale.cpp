@@ -318,6 +318,7 @@ fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_opt
   h.variant = variant_name(o.var);
   h.mutant = mutant_name(o.mut);
   h.granularity = s.granularity;
+  h.upper = fuzz::upper_choice_name(o.limits.upper);
   h.seconds = o.seconds;
   h.shrink_seconds = o.shrink_seconds;
   h.keep_going = o.keep_going;

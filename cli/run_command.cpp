@@ -270,12 +270,13 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   const auto& p = r.report.paths;
   std::printf("paths:    splits %llu (above level 0 %llu), merges %llu (with a pre-split %llu), last-chunk removals %llu, "
               "zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, restarts %llu, down-pointer updates "
-              "%llu (above level 1 %llu), raised keys %llu, lock waits %llu\n",
+              "%llu (above level 1 %llu), raised keys %llu (re-raised %llu), lock waits %llu\n",
               (unsigned long long)p.splits, (unsigned long long)p.upper_splits, (unsigned long long)p.merges,
               (unsigned long long)p.merge_presplits, (unsigned long long)p.last_chunk_removals,
               (unsigned long long)p.zombies_skipped, (unsigned long long)p.zombie_unlinks, (unsigned long long)p.head_unlinks,
               (unsigned long long)p.backtracks, (unsigned long long)p.restarts, (unsigned long long)p.down_ptr_updates,
-              (unsigned long long)p.upper_down_ptr_updates, (unsigned long long)p.raised_keys, (unsigned long long)p.lock_waits);
+              (unsigned long long)p.upper_down_ptr_updates, (unsigned long long)p.raised_keys, (unsigned long long)p.reraised_keys,
+              (unsigned long long)p.lock_waits);
   std::printf("structure: height %d, %llu of %u pool chunks allocated, %zu keys at the end\n", r.report.height,
               (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
   const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
@@ -556,6 +557,7 @@ command add_run_command(CLI::App& root) {
     std::string park_at = "lock-cas";
     std::string prefill_keys, team_ops;
     std::string keys = "uniform";
+    std::string upper = "thesis";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -618,6 +620,11 @@ command add_run_command(CLI::App& root) {
   run->add_option("--keys", st->keys, "uniform, or sequential: operation j uses key 1 + j mod range (each team walks its keys upwards)")
       ->check(CLI::IsMember({"uniform", "sequential"}))
       ->capture_default_str();
+  run->add_option("--upper", st->upper,
+                  "the upper levels' rule: thesis (a deleted raised key leaves no replacement; upper levels drain "
+                  "under churn), or reraise (the next key of its level-0 chunk takes its place)")
+      ->check(CLI::IsMember({"thesis", "reraise"}))
+      ->capture_default_str();
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys); P,K,spread: K keys scattered over the range");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
@@ -673,6 +680,7 @@ command add_run_command(CLI::App& root) {
               }
             }
             o.w.sequential_keys = st->keys == "sequential";
+            o.w.reraise = st->upper == "reraise";
             if (!st->team_ops.empty()) {
               std::string bad;
               o.script = gfsl::model::parse_script(st->prefill_keys, st->team_ops, bad);

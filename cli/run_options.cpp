@@ -60,6 +60,7 @@ std::string encode_replay(const run_options& o) {
   if (o.backend == "cuda") s << ":clock=" << o.clock;
   if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys << (o.w.hot_spread ? ",spread" : "");
   if (o.w.sequential_keys) s << ":keys=sequential";
+  if (o.w.reraise) s << ":upper=reraise";
   if (o.events) s << ":events=on";
   if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
   s << ":variant=" << variant_name(o.var);
@@ -125,6 +126,11 @@ std::string decode_replay(const std::string& text, run_options& o) {
   if (const auto it = fields.find("keys"); it != fields.end()) {
     if (it->second != "sequential" && it->second != "uniform") return "replay string: field 'keys' has a bad value '" + it->second + "'";
     r.w.sequential_keys = it->second == "sequential";
+    fields.erase(it);
+  }
+  if (const auto it = fields.find("upper"); it != fields.end()) {
+    if (it->second != "reraise" && it->second != "thesis") return "replay string: field 'upper' has a bad value '" + it->second + "'";
+    r.w.reraise = it->second == "reraise";
     fields.erase(it);
   }
   if (const auto it = fields.find("mutant"); it != fields.end()) {

@@ -27,6 +27,21 @@
 
 namespace gfsl {
 
+// Threshold for the p_chunk coin: p in [0, 1] -> random_u32() < threshold.
+inline constexpr std::uint64_t p_chunk_threshold_of(double p) {
+  if (!(p > 0.0)) return 0;
+  if (p >= 1.0) return 1ull << 32;
+  return static_cast<std::uint64_t>(p * 4294967296.0);
+}
+// The shape rule word an algorithm takes: the p_chunk threshold (at most
+// 2^32) and, above it, the re-raise option (docs/ALGORITHM.md, "Re-raising
+// on delete"): off, the thesis' rule.
+inline constexpr std::uint64_t reraise_flag = 1ull << 40;
+inline constexpr std::uint64_t p_chunk_threshold_mask = reraise_flag - 1;
+inline constexpr std::uint64_t shape_rule_of(double p_chunk, bool reraise) {
+  return p_chunk_threshold_of(p_chunk) | (reraise ? reraise_flag : 0);
+}
+
 // `Mutable` compiles in the seeded bugs of core/mutants.hpp (one active at a
 // time, chosen at construction); the default compiles them all away.
 //
@@ -51,10 +66,12 @@ class algorithm {
   static constexpr int max_levels = shape::max_levels;
   static constexpr int none = -1;
 
-  // p_chunk_threshold: a split raises a key when random_u32() < threshold;
-  // 2^32 means always (see p_chunk_threshold_of).
-  GFSL_FN algorithm(Team& team, view structure, std::uint64_t p_chunk_threshold, mutant active = mutant::none)
-      : t_(team), s_(structure), p_threshold_(p_chunk_threshold), mutant_(active) {}
+  // shape_rule (see shape_rule_of): the p_chunk coin's threshold (a split
+  // raises a key when random_u32() < threshold; 2^32 means always), and
+  // whether a delete re-raises (reraise_flag). One word, so that the option
+  // costs the device no register.
+  GFSL_FN algorithm(Team& team, view structure, std::uint64_t shape_rule, mutant active = mutant::none)
+      : t_(team), s_(structure), p_threshold_(shape_rule), mutant_(active) {}
 
   // contains (Alg. 4.1), insert (Alg. 4.5) and delete (Alg. 4.11). contains
   // called alone keeps a search of its own: a kernel that does not inline
@@ -185,6 +202,7 @@ class algorithm {
     // the search kept their head chunk in the path (search_down initialises it
     // so), and a head chunk always reaches every chunk of its level.
     const int height = robust ? highest_level_holding(k, path) : get_height();
+    int removed_height = 0;  // the highest level k was removed from
     for (int level = height; level > 0; --level) {
       const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
       const lateral in_level = search_lateral(k, from, level, false, true);
@@ -201,10 +219,42 @@ class algorithm {
         unlock(bottom.chunk);
         return {st, false, 0};  // k is still in the set (level 0 untouched)
       }
+      if (removed_height == 0) removed_height = level;
     }
+    if (removed_height > 0 && reraises()) reraise_after(bottom, path, k, removed_height);
     const status st = remove_from_chunk(0, bottom.chunk, k);
     if (st != status::ok) return {st, false, 0};
     return {status::ok, true, old_value};
+  }
+
+  // The re-raise rule (docs/ALGORITHM.md, "Re-raising on delete"): k, just
+  // removed from levels 1..height, represented its level-0 chunk there. The
+  // chunk's next key above k takes its place at the same levels, bottom up,
+  // as insert raises a key: the chunk is locked by this delete from before
+  // the first insertion to after the last, so no update of that key can
+  // interleave, and "every key of level i+1 is in level i" holds throughout.
+  // Only a key above k: the path's chunks precede k, so they precede it too.
+  // Best effort: a full pool or a key already raised ends it, and the delete
+  // goes on (the structure is whole at every step).
+  GFSL_FN void reraise_after(const locked_chunk& bottom, const lanes& path, key_type k, int height) {
+    // Level 0 keeps its keys packed and ascending: the first key above k
+    // sits at the count of those not above it.
+    const int above = popcount32(t_.ballot(bottom.kv, [k](int lane, std::uint64_t e) {
+      return lane < dsize && entry_key(e) <= k;
+    }));
+    if (above >= dsize) return;
+    const key_type r = key_at(bottom.kv, above);
+    if (r == key_empty || r <= k) return;
+    chunk_index down = bottom.chunk;
+    for (int level = 1; level <= height; ++level) {
+      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const level_insert upper = insert_to_level(level, from, r, down);
+      if (upper.st != status::ok) return;
+      if (!upper.unlocked) unlock(upper.chunk);
+      if (!upper.inserted) return;
+      t_.count(path_stat::reraised_keys);
+      down = upper.chunk;
+    }
   }
 
   struct level_insert {
@@ -733,7 +783,8 @@ class algorithm {
   GFSL_FN bool level_is_empty(int level) {
     return static_cast<std::int64_t>(t_.load(s_.level_counts() + level, 0)) <= 0;
   }
-  GFSL_FN bool coin() { return static_cast<std::uint64_t>(t_.random_u32()) < p_threshold_; }
+  GFSL_FN bool coin() { return static_cast<std::uint64_t>(t_.random_u32()) < (p_threshold_ & p_chunk_threshold_mask); }
+  GFSL_FN bool reraises() const { return (p_threshold_ & reraise_flag) != 0; }
 
   // ---- Insert ----------------------------------------------------------------
 
@@ -1116,13 +1167,6 @@ class algorithm {
 template <class Algo>
 GFSL_INLINE_FN op_result apply_operation(Algo& a, op_kind kind, key_type k, value_type v) {
   return a.apply(kind, k, v);
-}
-
-// Threshold for the p_chunk coin: p in [0, 1] -> random_u32() < threshold.
-inline constexpr std::uint64_t p_chunk_threshold_of(double p) {
-  if (!(p > 0.0)) return 0;
-  if (p >= 1.0) return 1ull << 32;
-  return static_cast<std::uint64_t>(p * 4294967296.0);
 }
 
 }  // namespace gfsl

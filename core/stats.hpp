@@ -28,6 +28,7 @@ struct basic_path_stats {
   Count last_chunk_removals = 0;     // removals that left an underfull final chunk unmerged (4.2.3)
   Count upper_down_ptr_updates = 0;  // down pointers rewritten above level 1
   Count chunk_reads = 0;       // team-wide reads of a chunk (not a rare path: the cost of a search)
+  Count reraised_keys = 0;     // keys raised by a delete in place of the one it removed (the re-raise rule)
 
   template <class Other>
   GFSL_FN basic_path_stats& operator+=(const basic_path_stats<Other>& o) {
@@ -46,6 +47,7 @@ struct basic_path_stats {
     last_chunk_removals += o.last_chunk_removals;
     upper_down_ptr_updates += o.upper_down_ptr_updates;
     chunk_reads += o.chunk_reads;
+    reraised_keys += o.reraised_keys;
     return *this;
   }
 };
@@ -72,8 +74,10 @@ enum class path_stat : std::uint8_t {
   last_chunk_removals,
   upper_down_ptr_updates,
   chunk_reads,
+  reraised_keys,
 };
-inline constexpr int path_stat_count = 15;
+// At most 16: the device team of N = 16 keeps them in its 16 lanes.
+inline constexpr int path_stat_count = 16;
 static_assert(sizeof(path_stats) == path_stat_count * sizeof(std::uint64_t),
               "path_stat numbers basic_path_stats' members, which are all the struct holds");
 
@@ -83,7 +87,8 @@ GFSL_FN std::uint64_t& counter_of(path_stats& p, path_stat s) {
       &p.splits,           &p.merges,          &p.zombies_skipped,    &p.zombie_unlinks,
       &p.head_unlinks,     &p.backtracks,      &p.restarts,           &p.down_ptr_updates,
       &p.lock_waits,       &p.raised_keys,     &p.upper_splits,       &p.merge_presplits,
-      &p.last_chunk_removals, &p.upper_down_ptr_updates, &p.chunk_reads};
+      &p.last_chunk_removals, &p.upper_down_ptr_updates, &p.chunk_reads,
+      &p.reraised_keys};
   return *fields[static_cast<int>(s)];
 }
 
@@ -108,6 +113,7 @@ inline constexpr rare_path rare_paths[] = {
     {"down-pointer-update-above-level-1", &path_stats::upper_down_ptr_updates},
     {"lock-wait", &path_stats::lock_waits},
     {"raised-key", &path_stats::raised_keys},
+    {"re-raise", &path_stats::reraised_keys},
 };
 
 }  // namespace gfsl

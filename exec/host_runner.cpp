@@ -65,7 +65,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
                              : script                ? pool_for_keys(static_cast<double>(script->size()), w.chunk)
                                                      : default_pool_chunks(w);
   host_structure<N> s(pool);
-  const std::uint64_t threshold = p_chunk_threshold_of(w.p_chunk);
+  const std::uint64_t threshold = shape_rule_of(w.p_chunk, w.reraise);
   out.report.pool_chunks = pool;
 
   std::mutex fault_lock;

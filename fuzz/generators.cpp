@@ -63,6 +63,19 @@ std::array<int, 3> mix_of(int kinds, std::array<int, 3> weight) {
 
 }  // namespace
 
+const char* upper_choice_name(upper_choice c) {
+  return c == upper_choice::reraise ? "reraise" : c == upper_choice::mixed ? "mixed" : "thesis";
+}
+bool parse_upper_choice(const std::string& text, upper_choice& out) {
+  for (upper_choice c : {upper_choice::thesis, upper_choice::reraise, upper_choice::mixed}) {
+    if (text == upper_choice_name(c)) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 rc::Gen<model::workload> gen_workload(const generator_limits& lim) {
   using namespace rc;
   // Kinds: all three in half the runs, each other subset in the rest.
@@ -73,7 +86,7 @@ rc::Gen<model::workload> gen_workload(const generator_limits& lim) {
                                                     {1, gen::element(key_shape::hot_low, key_shape::hot_spread, key_shape::sequential)}});
   return gen::mapcat(gen_range(lim.max_range), [lim, kinds, weights, shape](std::uint32_t range) {
     return gen::apply(
-        [range](std::uint64_t ops, std::uint32_t teams, int enabled, std::array<int, 3> weight, double prefill, int chunk,
+        [range, upper = lim.upper](std::uint64_t ops, std::uint32_t teams, int enabled, std::array<int, 3> weight, double prefill, int chunk,
                 double p_chunk, std::uint64_t seed, key_shape keys, std::pair<int, std::uint32_t> hot) {
           model::workload w;
           w.ops = ops;
@@ -94,6 +107,9 @@ rc::Gen<model::workload> gen_workload(const generator_limits& lim) {
             w.hot_spread = keys == key_shape::hot_spread;
           }
           w.sequential_keys = keys == key_shape::sequential;
+          // From the seed, not a generator of its own: the other fields of a
+          // campaign seed's runs stay what they were before the option.
+          w.reraise = upper == upper_choice::reraise || (upper == upper_choice::mixed && (model::mix64(seed) >> 17 & 1));
           return w;
         },
         gen::inRange<std::uint64_t>(4, lim.max_ops + 1), gen::inRange<std::uint32_t>(2, lim.max_teams + 1), kinds, weights,

@@ -10,12 +10,20 @@
 
 namespace gfsl::fuzz {
 
+// The upper levels' rule of the generated runs (model::workload::reraise):
+// the thesis' in every run, re-raise in every run, or each run's own (one bit
+// of its workload seed).
+enum class upper_choice { thesis, reraise, mixed };
+const char* upper_choice_name(upper_choice c);
+bool parse_upper_choice(const std::string& text, upper_choice& out);
+
 struct generator_limits {
   std::uint32_t max_teams = 64;         // 2..max_teams on the CPU
   std::uint64_t max_ops = 2000;
   std::uint32_t max_range = 1000000;
   bool vary_granularity = true;          // else always `granularity`
   sched::granularity granularity = sched::granularity::chunk;
+  upper_choice upper = upper_choice::thesis;
 };
 
 rc::Gen<model::workload> gen_workload(const generator_limits& lim);

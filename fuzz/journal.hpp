@@ -34,6 +34,7 @@ inline constexpr const char* report_file = "report.json";
 // The options that define a campaign, as its first journal line records them.
 struct campaign_header {
   std::string backend = "host", variant = "robust", mutant = "none", granularity = "any";
+  std::string upper = "thesis";   // the upper levels' rule: thesis, reraise, mixed (fuzz/generators.hpp)
   double seconds = 60;
   double shrink_seconds = 60;     // shrinking each failure stops after this long
   bool keep_going = false;        // --keep-going: failures grouped by signature, the campaign goes on

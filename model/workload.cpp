@@ -14,6 +14,7 @@ std::string workload::describe() const {
     << " seed=" << seed;
   if (hot_keys) s << " hot=" << hot_pct << "%:" << hot_keys << (hot_spread ? " spread" : "");
   if (sequential_keys) s << " keys=sequential";
+  if (reraise) s << " upper=reraise";
   return s.str();
 }
 

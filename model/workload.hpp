@@ -38,6 +38,11 @@ struct workload {
   // starts (ascending inserts split the last chunk of a run of keys over and
   // over, a shape uniform keys never make).
   bool sequential_keys = false;
+  // The upper levels' rule: false is the thesis' (a delete removes a raised
+  // key and nothing takes its place, so upper levels drain under churn);
+  // true re-raises the next key of the deleted key's level-0 chunk in its
+  // place (docs/ALGORITHM.md, "Re-raising on delete").
+  bool reraise = false;
 
   // One line naming every field, e.g. for a replay string.
   std::string describe() const;

@@ -184,7 +184,8 @@ std::vector<extra_field> header_fields(const trace_header& h) {
       number("hot_pct", static_cast<std::uint64_t>(w.hot_pct)),
       text("replay", h.replay),
   };
-  for (const auto& [name, set] : {std::pair<const char*, bool>{"hot_spread", w.hot_spread}, {"sequential_keys", w.sequential_keys}}) {
+  for (const auto& [name, set] : {std::pair<const char*, bool>{"hot_spread", w.hot_spread}, {"sequential_keys", w.sequential_keys},
+                                   {"reraise", w.reraise}}) {
     if (!set) continue;
     extra_field f;
     f.name = name;
@@ -243,9 +244,9 @@ std::string apply_field(trace_header& h, const extra_field& f) {
   if (f.name == "seed") return want_unsigned(w.seed, UINT64_MAX);
   if (f.name == "hot_keys") return want_unsigned(w.hot_keys, UINT32_MAX);
   if (f.name == "hot_pct") return want_unsigned(w.hot_pct, INT_MAX);
-  if (f.name == "hot_spread" || f.name == "sequential_keys") {
+  if (f.name == "hot_spread" || f.name == "sequential_keys" || f.name == "reraise") {
     if (f.kind != t::boolean) return "expected true or false for \"" + f.name + "\"";
-    (f.name == "hot_spread" ? w.hot_spread : w.sequential_keys) = f.b;
+    (f.name == "hot_spread" ? w.hot_spread : f.name == "sequential_keys" ? w.sequential_keys : w.reraise) = f.b;
     return {};
   }
   if (f.name == "delete_value") {

@@ -207,7 +207,7 @@ device_run run(const model::workload& w, const device_options& o) {
 
   const std::uint64_t threads = static_cast<std::uint64_t>(w.teams) * N;
   const unsigned blocks = static_cast<unsigned>((threads + o.threads_per_block - 1) / o.threads_per_block);
-  const std::uint64_t threshold = p_chunk_threshold_of(w.p_chunk);
+  const std::uint64_t threshold = shape_rule_of(w.p_chunk, w.reraise);
   cudaEvent_t begin, end, prefilled;
   GFSL_CUDA_CHECK(cudaEventCreate(&begin));
   GFSL_CUDA_CHECK(cudaEventCreate(&end));
