@@ -169,6 +169,11 @@ command add_stress_command(CLI::App& root) {
   c->add_option("--stable-every", st->o.stable_every, "stable-contains: the stable keys are the multiples of this")
       ->capture_default_str();
   c->add_option("--p-chunk", st->o.p_chunk, "probability that a split raises a key to the level above")->capture_default_str();
+  c->add_option_function<std::string>(
+       "--upper", [st](const std::string& v) { st->o.reraise = v == "reraise"; },
+       "the upper levels' rule: thesis (default), or reraise (a delete that removes a raised key raises the next key "
+       "of its level-0 chunk in its place)")
+      ->check(CLI::IsMember({"thesis", "reraise"}));
   c->add_option("--teams", st->o.teams, "teams (default: host 4, threads 2 per hardware thread, cuda all resident)");
   c->add_option("--ops-per-team", st->o.ops_per_team, "host: operations of each team per structure")->capture_default_str();
   c->add_option("--structures", st->o.max_structures, "stop after this many structures per configuration (0: --seconds only)")

@@ -124,6 +124,7 @@ class cpu_runner {
     res_.device = "cpu";
     res_.shape = shape_name(o_.sh);
     res_.variant = variant_name(V);
+    res_.reraise = o_.reraise;
     res_.mutant = o_.mut == mutant::none ? "none" : mutant_name(o_.mut);
     res_.mutant_role = mutant_role(o_.mut);
     res_.chunk = N;
@@ -199,7 +200,7 @@ class cpu_runner {
   bool build(host_structure<N>& s, std::uint64_t seed) {
     ++res_.structures;
     host_team<N> filler(0, seed ^ 0xF1F1F1F1ull, s.words());
-    algorithm<host_team<N>, false, V> a(filler, s.view(), p_chunk_threshold_of(o_.p_chunk));
+    algorithm<host_team<N>, false, V> a(filler, s.view(), shape_rule_of(o_.p_chunk, o_.reraise));
     std::string error;
     if (!prefill(a, prefill_keys(p_, seed), error)) {
       res_.error = "structure " + std::to_string(res_.structures - 1) + ": " + error + " (pool of " +
@@ -220,7 +221,7 @@ class cpu_runner {
     }
     if (so.strat == sched::strategy::fair_pct && so.fair_after == 0) so.fair_after = so.pct_steps / 2;
     sched::scheduler sch(so);
-    const std::uint64_t threshold = p_chunk_threshold_of(o_.p_chunk);
+    const std::uint64_t threshold = shape_rule_of(o_.p_chunk, o_.reraise);
     std::vector<std::unique_ptr<team_type>> teams;
     std::vector<std::unique_ptr<algo_type>> algos;
     std::vector<team_state> states(p_.teams);
@@ -288,7 +289,7 @@ class cpu_runner {
   void threaded_structure(std::uint32_t index, std::uint64_t seed, clock_type::time_point deadline) {
     host_structure<N> s(pool_chunks());
     if (!build(s, seed)) return;
-    const std::uint64_t threshold = p_chunk_threshold_of(o_.p_chunk);
+    const std::uint64_t threshold = shape_rule_of(o_.p_chunk, o_.reraise);
     // The structure lives rebuild_seconds x (1 + u), u in [0, 1) from its
     // seed, so that successive structures differ in layout and age.
     const double life = o_.rebuild_seconds * (1.0 + static_cast<double>(seed % 1024) / 1024.0);

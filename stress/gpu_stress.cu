@@ -142,6 +142,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   res.device = prop.name;
   res.shape = shape_name(o.sh);
   res.variant = variant_name(V);
+  res.reraise = o.reraise;
   res.mutant = o.mut == mutant::none ? "none" : mutant_name(o.mut);
   res.mutant_role = mutant_role(o.mut);
   res.chunk = N;
@@ -172,7 +173,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   device_buffer<hang_report> hang(1);
   device_buffer<path_stats> stats(1);
   GFSL_CUDA_CHECK(cudaMemset(report_count.ptr, 0, sizeof(unsigned long long)));
-  const std::uint64_t threshold = p_chunk_threshold_of(o.p_chunk);
+  const std::uint64_t threshold = shape_rule_of(o.p_chunk, o.reraise);
   const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(p.teams) * N + threads_per_block - 1) / threads_per_block);
 
   const auto start = clock_type::now();

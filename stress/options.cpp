@@ -125,6 +125,7 @@ std::string encode_replay(const options& o, int chunk, std::uint32_t range, std:
     << ":pct-steps=" << o.so.pct_steps << ":livelock-steps=" << o.so.livelock_steps << ":pool=" << o.pool
     << ":structure-seed=" << seed;
   if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
+  if (o.reraise) s << ":upper=reraise";
   return s.str();
 }
 
@@ -172,6 +173,13 @@ std::string decode_replay(const std::string& text, options& o) {
                         number("livelock-steps", r.so.livelock_steps), number("pool", r.pool),
                         number("structure-seed", r.replay_structure_seed)}) {
     if (!e.empty()) return e;
+  }
+  r.reraise = false;
+  if (fields.count("upper")) {
+    std::string upper;
+    text_of("upper", upper);
+    if (upper != "reraise" && upper != "thesis") return "replay string: field 'upper' has a bad value '" + upper + "'";
+    r.reraise = upper == "reraise";
   }
   // A line written before variants existed ran the published algorithm.
   r.var = variant::thesis;

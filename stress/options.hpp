@@ -23,6 +23,7 @@ struct options {
   std::uint32_t writers_num = 1, writers_den = 32;  // team t writes iff t % den < num
   std::uint32_t stable_every = 2;
   double p_chunk = 1.0;
+  bool reraise = false;              // the upper levels' rule (model::workload::reraise)
   std::uint32_t teams = 0;           // 0: host 4, threads 2 per hardware thread, cuda every resident team
   std::uint64_t ops_per_team = 2000; // host: operations of each team per structure
   std::uint64_t max_structures = 0;  // stop after this many structures (0: only --seconds bounds)

@@ -89,6 +89,7 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
                  printable(r.backend).c_str(), printable(r.device).c_str(), r.shape.c_str(), r.variant.c_str(),
                  r.chunk, r.range, r.teams, r.writers);
     if (!r.granularity.empty()) std::fprintf(out, ", %s scheduler at %s granularity", r.sched.c_str(), r.granularity.c_str());
+    if (r.reraise) std::fprintf(out, ", upper levels re-raised");
     std::fprintf(out, "\n");
     if (r.mutant != "none") std::fprintf(out, "  mutant: %s (%s)\n", r.mutant.c_str(), r.mutant_role.c_str());
     const counters& c = r.totals;

@@ -16,6 +16,7 @@ struct config_result {
   std::string device;          // cuda: the GPU's name; else "cpu"
   std::string shape;
   std::string variant;         // thesis | robust
+  bool reraise = false;        // the upper levels' re-raise rule (off: the thesis')
   std::string mutant = "none";
   std::string mutant_role;     // "amplifier", "seeded bug" or empty
   std::string granularity;     // host only

@@ -65,6 +65,35 @@ TEST(Cli, ScheduledRunReplaysFromItsOneLine) {
   }
 }
 
+// The upper levels' rule travels in the replay line: a re-raising run
+// replays as itself, and differs from the same line under the thesis' rule.
+TEST(Cli, ReraiseRunReplaysFromItsOneLine) {
+  const result first =
+      run("run --teams 6 --ops 4000 --mix 20,50,30 --range 600 --chunk 16 --seed 4 --sched random --upper reraise");
+  ASSERT_EQ(first.code, 0) << first.out;
+  EXPECT_NE(first.out.find("upper=reraise"), std::string::npos) << first.out;
+  const std::string line = replay_string(first.out);
+  ASSERT_FALSE(line.empty()) << first.out;
+  const result again = run("replay " + line);
+  EXPECT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(without_linearizability(without_timing(first.out)), without_linearizability(without_timing(again.out)));
+  const auto reraised = [](const std::string& out) {
+    const auto at = out.find("(re-raised ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find(')', at) - at);
+  };
+  EXPECT_NE(reraised(first.out), "(re-raised 0") << first.out;
+  std::string thesis_line = line;
+  thesis_line.replace(thesis_line.find(":upper=reraise"), 14, ":upper=thesis");
+  const result thesis = run("replay " + thesis_line);
+  EXPECT_EQ(thesis.code, 0) << thesis.out;
+  EXPECT_EQ(reraised(thesis.out), "(re-raised 0") << thesis.out;
+  std::string bad_line = line;
+  bad_line.replace(bad_line.find(":upper=reraise"), 14, ":upper=sometimes");
+  const result bad = run("replay " + bad_line);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("field 'upper' has a bad value 'sometimes'"), std::string::npos) << bad.out;
+}
+
 // The torn read of the published algorithm (docs/FINDINGS.md), shrunk by a
 // campaign at lane granularity: only linearizability sees it (the structure,
 // its events, the mid-run checks and the final contents are all right), so

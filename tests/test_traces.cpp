@@ -51,6 +51,7 @@ gfsl::traces::trace_header sample_header() {
   w.hot_pct = 40;
   w.hot_spread = true;
   w.sequential_keys = true;
+  w.reraise = true;
   auto h = gfsl::traces::make_header(w, "threads", "NVIDIA H200 \"SXM\"\tunit", gfsl::model::clock_kind::device_counter,
                                       "gfsl run --backend threads --teams 9 --seed 18446744073709551600");
   gfsl::traces::extra_field a;
@@ -141,6 +142,7 @@ void expect_same_header(const gfsl::traces::trace_header& a, const gfsl::traces:
   EXPECT_EQ(a.workload.hot_pct, b.workload.hot_pct);
   EXPECT_EQ(a.workload.hot_spread, b.workload.hot_spread);
   EXPECT_EQ(a.workload.sequential_keys, b.workload.sequential_keys);
+  EXPECT_EQ(a.workload.reraise, b.workload.reraise);
   EXPECT_EQ(a.extra, b.extra);
 }
 
