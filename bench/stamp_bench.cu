@@ -31,9 +31,9 @@ launch_shape shape_of(int warps) {
 enum class target { shared_word, own_word };
 
 template <cuda::std::memory_order Order, target Where>
-__global__ void hammer(std::uint64_t* words, int rmws) {
-  if (threadIdx.x % 32 != 0) return;
+__global__ void hammer(std::uint64_t* words, int rmws, int warps) {
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (threadIdx.x % 32 != 0 || warp >= static_cast<std::size_t>(warps)) return;
   // Own words are 128 bytes apart: one L2 line each.
   std::uint64_t* word = Where == target::shared_word ? words : words + warp * 16;
   cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> a(*word);
@@ -47,8 +47,9 @@ __global__ void hammer(std::uint64_t* words, int rmws) {
 // cycles each acq_rel RMW takes to return, so the latency an operation pays
 // can be read against the rate the word serves.
 template <cuda::std::memory_order Order>
-__global__ void paced(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned long long* cycles) {
-  if (threadIdx.x % 32 != 0) return;
+__global__ void paced(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned long long* cycles, int warps) {
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (threadIdx.x % 32 != 0 || warp >= static_cast<std::size_t>(warps)) return;
   cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> a(*words);
   std::uint64_t sink = 0;
   long long spent = 0;
@@ -81,7 +82,7 @@ double rate(std::uint64_t* words, int warps, int rmws) {
   std::vector<double> per_second;
   for (int r = 0; r < 5; ++r) {
     CHECK(cudaEventRecord(a));
-    hammer<Order, Where><<<shape_of(warps).blocks, shape_of(warps).threads>>>(words, rmws);
+    hammer<Order, Where><<<shape_of(warps).blocks, shape_of(warps).threads>>>(words, rmws, warps);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
@@ -134,7 +135,7 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreate(&b));
     CHECK(cudaMemset(cycles, 0, sizeof *cycles));
     CHECK(cudaEventRecord(a));
-    kernel<<<shape_of(warps).blocks, shape_of(warps).threads>>>(words, paced_rmws, gap, cycles);
+    kernel<<<shape_of(warps).blocks, shape_of(warps).threads>>>(words, paced_rmws, gap, cycles, warps);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
