@@ -28,6 +28,10 @@ namespace {
 using gfsl::testing_cli::result;
 using gfsl::testing_cli::run;
 
+// Every temp_path of this binary goes when its tests end.
+const ::testing::Environment* const temp_cleanup =
+    ::testing::AddGlobalTestEnvironment(new gfsl::testing_files::temp_files_removed("gfsl_io_"));
+
 std::string temp_path(const std::string& name) { return testing::TempDir() + "gfsl_io_" + std::to_string(::getpid()) + "_" + name; }
 
 using gfsl::testing_files::slurp;

@@ -56,11 +56,19 @@ template <int N>
 struct layout {
   static constexpr chunk_index e = spare<N>(0), f = spare<N>(1);
 };
+// Level 0 as above, and level 1 holding `raised` after minus infinity.
+template <int N>
+void lay_level0_and_1(world<N>& w, const kvs& raised) {
+  using l = layout<N>;
+  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {l::e, level0({13, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28})}, {l::f, level0({30, 34, 38, 42})}});
+  kvs level1{{neg_inf, 0}};
+  level1.insert(level1.end(), raised.begin(), raised.end());
+  w.lay(1, {{1, level1}});
+}
 template <int N>
 void lay_two_levels(world<N>& w) {
   using l = layout<N>;
-  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {l::e, level0({13, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28})}, {l::f, level0({30, 34, 38, 42})}});
-  w.lay(1, {{1, {{neg_inf, 0}, {13, l::e}, {30, l::f}}}});
+  lay_level0_and_1(w, {{13, l::e}, {30, l::f}});
   w.lay(2, {{2, {{neg_inf, 1}, {13, 1}}}});
 }
 
@@ -119,8 +127,7 @@ TYPED_TEST(Reraise, DeleteOfTheLargestKeyOfItsChunkRaisesNothing) {
   constexpr int N = TypeParam::N;
   using l = layout<N>;
   world<N> w;
-  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {l::e, level0({13, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28})}, {l::f, level0({30, 34, 38, 42})}});
-  w.lay(1, {{1, {{neg_inf, 0}, {28, l::e}, {30, l::f}}}});
+  lay_level0_and_1(w, {{28, l::e}, {30, l::f}});
   expect_well_formed(w);
   auto a = algorithm_of<N, TypeParam::variant>(w, true);
   w.reset_observation();
@@ -135,8 +142,7 @@ TYPED_TEST(Reraise, ANextKeyAlreadyRaisedIsLeftAsItIs) {
   constexpr int N = TypeParam::N;
   using l = layout<N>;
   world<N> w;
-  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {l::e, level0({13, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28})}, {l::f, level0({30, 34, 38, 42})}});
-  w.lay(1, {{1, {{neg_inf, 0}, {13, l::e}, {17, l::e}, {30, l::f}}}});
+  lay_level0_and_1(w, {{13, l::e}, {17, l::e}, {30, l::f}});
   expect_well_formed(w);
   auto a = algorithm_of<N, TypeParam::variant>(w, true);
   w.reset_observation();

@@ -30,6 +30,10 @@ namespace fs = std::filesystem;
 using gfsl::testing_cli::result;
 using gfsl::testing_cli::run;
 
+// Every temp_dir of this binary goes when its tests end.
+const ::testing::Environment* const temp_cleanup =
+    ::testing::AddGlobalTestEnvironment(new gfsl::testing_files::temp_files_removed("gfsl_scale_"));
+
 std::string temp_dir(const std::string& name) {
   const std::string d = testing::TempDir() + "gfsl_scale_" + std::to_string(::getpid()) + "_" + name;
   fs::remove_all(d);
