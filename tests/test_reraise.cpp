@@ -72,6 +72,20 @@ void lay_two_levels(world<N>& w) {
   w.lay(2, {{2, {{neg_inf, 1}, {13, 1}}}});
 }
 
+// Deletes `k` with the re-raise rule on, from the structure `w` holds, and
+// expects level 1 to end as `level1`, nothing re-raised, and the structure
+// well formed.
+template <int N, gfsl::variant V>
+void expect_delete_raises_nothing(world<N>& w, key_type k, const kvs& level1) {
+  expect_well_formed(w);
+  auto a = algorithm_of<N, V>(w, true);
+  w.reset_observation();
+  expect_result(a.remove(k), status::ok, true, val(k));
+  EXPECT_EQ(gfsl::level_entries(w.view(), 1), level1);
+  EXPECT_EQ(w.stats().reraised_keys, 0u);
+  expect_well_formed(w);
+}
+
 TYPED_TEST(Reraise, DeleteOfRaisedKeyRaisesTheNextKeyOfItsChunkAtTheSameLevels) {
   constexpr int N = TypeParam::N;
   world<N> w;
@@ -113,12 +127,7 @@ TYPED_TEST(Reraise, DeleteOfAnUnraisedKeyRaisesNothing) {
   constexpr int N = TypeParam::N;
   world<N> w;
   lay_two_levels(w);
-  auto a = algorithm_of<N, TypeParam::variant>(w, true);
-  w.reset_observation();
-  expect_result(a.remove(21), status::ok, true, val(21));
-  EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{13, layout<N>::e}, {30, layout<N>::f}}));
-  EXPECT_EQ(w.stats().reraised_keys, 0u);
-  expect_well_formed(w);
+  expect_delete_raises_nothing<N, TypeParam::variant>(w, 21, {{13, layout<N>::e}, {30, layout<N>::f}});
 }
 
 // 28 is the largest key of E and represents it: no key of E lies above it,
@@ -128,13 +137,7 @@ TYPED_TEST(Reraise, DeleteOfTheLargestKeyOfItsChunkRaisesNothing) {
   using l = layout<N>;
   world<N> w;
   lay_level0_and_1(w, {{28, l::e}, {30, l::f}});
-  expect_well_formed(w);
-  auto a = algorithm_of<N, TypeParam::variant>(w, true);
-  w.reset_observation();
-  expect_result(a.remove(28), status::ok, true, val(28));
-  EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{30, l::f}}));
-  EXPECT_EQ(w.stats().reraised_keys, 0u);
-  expect_well_formed(w);
+  expect_delete_raises_nothing<N, TypeParam::variant>(w, 28, {{30, l::f}});
 }
 
 // The next key is itself raised already: nothing is added twice.
@@ -143,13 +146,7 @@ TYPED_TEST(Reraise, ANextKeyAlreadyRaisedIsLeftAsItIs) {
   using l = layout<N>;
   world<N> w;
   lay_level0_and_1(w, {{13, l::e}, {17, l::e}, {30, l::f}});
-  expect_well_formed(w);
-  auto a = algorithm_of<N, TypeParam::variant>(w, true);
-  w.reset_observation();
-  expect_result(a.remove(13), status::ok, true, val(13));
-  EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{17, l::e}, {30, l::f}}));
-  EXPECT_EQ(w.stats().reraised_keys, 0u);
-  expect_well_formed(w);
+  expect_delete_raises_nothing<N, TypeParam::variant>(w, 13, {{17, l::e}, {30, l::f}});
 }
 
 // Churn: the same operations under both rules, one team, from one prefill.
