@@ -240,16 +240,15 @@ std::unique_ptr<counter_session> counter_session::open(std::string& error) {
   return std::unique_ptr<counter_session>(new counter_session(std::move(s)));
 }
 
-bool counter_session::begin(std::string& error) {
-  state& s = *s_;
+namespace {
+
+// The steps of begin() after the device is idle: "" when the range is open,
+// else what CUPTI refused (the caller closes what was opened).
+std::string open_range(counter_session::state& s) {
   const cupti_api& a = s.api;
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    error = "the device failed before the counted kernel";
-    return false;
-  }
   auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = s.context;
-  if (error = s.check(a.enable(&enable), "cuptiRangeProfilerEnable"); !error.empty()) return false;
+  if (std::string e = s.check(a.enable(&enable), "cuptiRangeProfilerEnable"); !e.empty()) return e;
   s.range = enable.pRangeProfilerObject;
   auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = s.range;
@@ -257,19 +256,13 @@ bool counter_session::begin(std::string& error) {
   size.numMetrics = metric_count;
   size.maxNumOfRanges = 1;
   size.maxNumRangeTreeNodes = 1;
-  if (error = s.check(a.counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize"); !error.empty()) {
-    s.close_range();
-    return false;
-  }
+  if (std::string e = s.check(a.counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize"); !e.empty()) return e;
   s.counter_data.assign(size.counterDataSize, 0);
   auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = s.range;
   init.counterDataSize = s.counter_data.size();
   init.pCounterData = s.counter_data.data();
-  if (error = s.check(a.counter_data_init(&init), "cuptiRangeProfilerCounterDataImageInitialize"); !error.empty()) {
-    s.close_range();
-    return false;
-  }
+  if (std::string e = s.check(a.counter_data_init(&init), "cuptiRangeProfilerCounterDataImageInitialize"); !e.empty()) return e;
   // One user range, replayed by nobody: the one pass open() checked for.
   auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   set.pRangeProfilerObject = s.range;
@@ -284,26 +277,50 @@ bool counter_session::begin(std::string& error) {
   set.minNestingLevel = 1;
   set.passIndex = 0;
   set.targetNestingLevel = 1;
-  if (error = s.check(a.set_config(&set), "cuptiRangeProfilerSetConfig"); !error.empty()) {
-    s.close_range();
-    return false;
-  }
+  if (std::string e = s.check(a.set_config(&set), "cuptiRangeProfilerSetConfig"); !e.empty()) return e;
   auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   start.pRangeProfilerObject = s.range;
-  if (error = s.check(a.start(&start), "cuptiRangeProfilerStart"); !error.empty()) {
-    s.close_range();
-    return false;
-  }
+  if (std::string e = s.check(a.start(&start), "cuptiRangeProfilerStart"); !e.empty()) return e;
   s.started = true;
   auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
   push.pRangeProfilerObject = s.range;
   push.pRangeName = "measured kernel";
-  if (error = s.check(a.push(&push), "cuptiRangeProfilerPushRange"); !error.empty()) {
-    s.close_range();
+  if (std::string e = s.check(a.push(&push), "cuptiRangeProfilerPushRange"); !e.empty()) return e;
+  s.pushed = true;
+  return "";
+}
+
+// The steps of end() after the counted kernel: pop, stop, decode; "" when
+// all succeeded, else what CUPTI refused (the caller closes the rest).
+std::string close_and_decode(counter_session::state& s, std::size_t& dropped) {
+  const cupti_api& a = s.api;
+  auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+  pop.pRangeProfilerObject = s.range;
+  s.pushed = false;
+  if (std::string e = s.check(a.pop(&pop), "cuptiRangeProfilerPopRange"); !e.empty()) return e;
+  auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = s.range;
+  s.started = false;
+  if (std::string e = s.check(a.stop(&stop), "cuptiRangeProfilerStop"); !e.empty()) return e;
+  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = s.range;
+  if (std::string e = s.check(a.decode(&decode), "cuptiRangeProfilerDecodeData"); !e.empty()) return e;
+  dropped = decode.numOfRangeDropped;
+  return "";
+}
+
+}  // namespace
+
+bool counter_session::begin(std::string& error) {
+  state& s = *s_;
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    error = "the device failed before the counted kernel";
     return false;
   }
-  s.pushed = true;
-  return true;
+  error = open_range(s);
+  if (error.empty()) return true;
+  s.close_range();
+  return false;
 }
 
 bool counter_session::end(kernel_counters& out, std::string& error) {
@@ -313,37 +330,17 @@ bool counter_session::end(kernel_counters& out, std::string& error) {
     error = "counters: no range open";
     return false;
   }
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    s.close_range();
-    error = "the counted kernel failed";
-    return false;
-  }
-  auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-  pop.pRangeProfilerObject = s.range;
-  s.pushed = false;
-  if (error = s.check(a.pop(&pop), "cuptiRangeProfilerPopRange"); !error.empty()) {
-    s.close_range();
-    return false;
-  }
-  auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-  stop.pRangeProfilerObject = s.range;
-  s.started = false;
-  if (error = s.check(a.stop(&stop), "cuptiRangeProfilerStop"); !error.empty()) {
-    s.close_range();
-    return false;
-  }
-  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-  decode.pRangeProfilerObject = s.range;
-  error = s.check(a.decode(&decode), "cuptiRangeProfilerDecodeData");
-  s.close_range();  // the counter data image holds what follows
+  std::size_t dropped = 0;
+  error = cudaDeviceSynchronize() != cudaSuccess ? "the counted kernel failed" : close_and_decode(s, dropped);
+  s.close_range();  // whatever is still open; the counter data image holds what follows
   if (!error.empty()) return false;
   auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = s.counter_data.data();
   info.counterDataImageSize = s.counter_data.size();
   if (error = s.check(a.counter_data_info(&info), "cuptiRangeProfilerGetCounterDataInfo"); !error.empty()) return false;
-  if (info.numTotalRanges != 1 || decode.numOfRangeDropped != 0) {
+  if (info.numTotalRanges != 1 || dropped != 0) {
     error = "counters: expected one profiled range, got " + std::to_string(info.numTotalRanges) + " (" +
-            std::to_string(decode.numOfRangeDropped) + " dropped)";
+            std::to_string(dropped) + " dropped)";
     return false;
   }
   double values[metric_count] = {};
