@@ -21,6 +21,7 @@
 #include "bench/device_counters.hpp"
 #include "core/stats.hpp"
 #include "core/types.hpp"
+#include "model/history.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::bench {
@@ -73,6 +74,12 @@ struct gfsl_bench_config {
   // Record the history as `gfsl run --backend cuda` does (device-counter call
   // and return stamps, one record per operation): its cost, next to off.
   bool record = false;
+  // How: on the device counter or %globaltimer (the runner's two clocks),
+  // and all of it (0) or one part alone, to measure what each costs: 1 the
+  // records without stamps, 2 the stamps without records
+  // (exec/cuda/recording.cuh, recording_parts).
+  model::clock_kind record_clock = model::clock_kind::device_counter;
+  int record_parts = 0;
   // The algorithm's variant (core/types.hpp). thesis is compiled at the
   // tuned launch configuration (512/4) only: a comparison, not a tuning.
   gfsl::variant var = gfsl::default_variant;

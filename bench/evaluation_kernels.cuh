@@ -106,7 +106,7 @@ template <int N, int Threads, int MinBlocks, gfsl::variant V = gfsl::default_var
 __global__ void __launch_bounds__(Threads, MinBlocks)
     bench_ops(structure_view<N> s, model::workload w, bool prefill, const model::operation* ops, std::uint64_t count,
               std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
-              std::uint64_t* clock) {
+              std::uint64_t* clock, model::clock_kind clock_kind, recording_parts parts) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;
   const team_id t = static_cast<team_id>(t64);
@@ -118,11 +118,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // (as the team's path counters, core/stats.hpp).
   const int lane = team.lane();
   std::uint32_t answers = 0;
-  [[maybe_unused]] team_recorder<N> recorder(team, records, model::clock_kind::device_counter, clock);
+  [[maybe_unused]] team_recorder<N> recorder(team, records, clock_kind, clock, parts);
   for (std::uint64_t j = first; j < last; ++j) {
     team.begin_operation();
     const model::operation op = ops[j];
-    if constexpr (Record) recorder.call(j, op);  // on the runner's default clock
+    if constexpr (Record) recorder.call(j, op);  // as the runner records, or one part of it
     op_result r;
     if constexpr (!updates_out_of_line<N>) {
       // One call of the algorithm in the loop: every function is inlined,
@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       break;
     }
   }
+  if constexpr (Record) recorder.finish(first);
   if (answers != 0 && lane < 3) {
     unsigned long long* const to[3] = {&out->inserted, &out->removed, &out->prefill_duplicates};
     atomicAdd(to[lane], static_cast<unsigned long long>(answers));
@@ -243,6 +244,8 @@ struct kernel_args {
   tallies* out = nullptr;
   model::op_record* records = nullptr;
   std::uint64_t* clock = nullptr;
+  model::clock_kind clock_kind = model::clock_kind::device_counter;
+  recording_parts parts = recording_parts::all;
 };
 
 // One compiled instance of bench_ops, behind a plain function pointer, so
@@ -265,12 +268,12 @@ void launch_bench(unsigned blocks, const kernel_args<N>& a, bool record) {
   if constexpr (V == gfsl::default_variant) {
     if (record) {
       bench_ops<N, T, B, V, true><<<blocks, T>>>(a.s, a.w, false, a.ops, a.count, a.threshold, a.controls, a.out,
-                                                 a.records, a.clock);
+                                                 a.records, a.clock, a.clock_kind, a.parts);
       return;
     }
   }
   bench_ops<N, T, B, V><<<blocks, T>>>(a.s, a.w, a.prefill, a.ops, a.count, a.threshold, a.controls, a.out, nullptr,
-                                       a.clock);
+                                       a.clock, a.clock_kind, a.parts);
 }
 
 template <int N, int T, int B, gfsl::variant V>
@@ -382,6 +385,8 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.out = tally.ptr;
     a.records = records.ptr;
     a.clock = clock.ptr;
+    a.clock_kind = c.record_clock;
+    a.parts = static_cast<recording_parts>(c.record_parts);
     const int threads = kernels[i].threads;
     const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(teams[i]) * N + threads - 1) / threads);
     if (prefill) {

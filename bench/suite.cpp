@@ -145,7 +145,8 @@ row measured_row(const std::string& suite, const std::string& impl, const worklo
 }
 
 gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
-                              std::uint64_t ops, const suite_options& o, bool record) {
+                              std::uint64_t ops, const suite_options& o, bool record,
+                              gfsl::model::clock_kind record_clock, int record_parts) {
   gfsl_bench_config c;
   c.chunk = chunk;
   c.launch = lc;
@@ -158,14 +159,19 @@ gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload
   c.repeats = o.repeats;
   c.seed = o.seed;
   c.record = record;
+  c.record_clock = record_clock;
+  c.record_parts = record_parts;
   c.counters = o.counters;
   return c;
 }
 
 row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workload_spec& w, const measured_variant& v,
              const gfsl_bench_result& res) {
-  const std::string impl = std::string(c.record ? "gfsl-rec" : v.var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl") +
-                           (v.reraise ? "-reraise" : "");
+  std::string impl = c.record ? "gfsl-rec" : v.var == gfsl::variant::thesis ? "gfsl-thesis" : "gfsl";
+  if (c.record && c.record_parts == 1) impl += "-records-only";
+  else if (c.record && c.record_clock == gfsl::model::clock_kind::globaltimer) impl += "-globaltimer";
+  if (c.record && c.record_parts == 2) impl += "-stamps-only";
+  if (v.reraise) impl += "-reraise";
   row r = measured_row(suite, impl, w, c.range, c.ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
   r.chunk = c.chunk;
@@ -201,8 +207,9 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
 }
 
 row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
-                 std::uint64_t ops, const suite_options& o, bool record = false) {
-  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, record);
+                 std::uint64_t ops, const suite_options& o, bool record = false,
+                 gfsl::model::clock_kind record_clock = gfsl::model::clock_kind::device_counter, int record_parts = 0) {
+  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, record, record_clock, record_parts);
   return gfsl_row(suite, c, w, {c.var, c.reraise}, run_gfsl_bench(c));
 }
 
@@ -211,7 +218,7 @@ row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, c
 std::vector<row> measure_gfsl_variants(const std::string& suite, int chunk, const launch_config& lc,
                                        const workload_spec& w, std::uint32_t range, std::uint64_t ops,
                                        const suite_options& o) {
-  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, false);
+  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, false, gfsl::model::clock_kind::device_counter, 0);
   const std::vector<gfsl_bench_result> res = run_gfsl_bench_variants(c, o.variants);
   std::vector<row> rows;
   for (std::size_t i = 0; i < res.size(); ++i) rows.push_back(gfsl_row(suite, c, w, o.variants[i], res[i]));
@@ -281,8 +288,21 @@ std::vector<row> run_suite(const suite_options& o, std::FILE* csv, std::FILE* lo
       return rows;
     }
     if (o.suite == "recording") {
-      for (bool record : {false, true}) {
-        row r = measure_gfsl("recording", chunk, lc, table_mix, 1000000, o.ops, o, record);
+      // Off; recorded as `gfsl run --backend cuda` records (--clock counter,
+      // then globaltimer); then the device counter's two parts alone: the
+      // records without stamps, the stamps without records.
+      using gfsl::model::clock_kind;
+      struct recording_way {
+        bool record;
+        clock_kind clock;
+        int parts;
+      };
+      for (const recording_way& m : {recording_way{false, clock_kind::device_counter, 0},
+                                     recording_way{true, clock_kind::device_counter, 0},
+                                     recording_way{true, clock_kind::globaltimer, 0},
+                                     recording_way{true, clock_kind::device_counter, 1},
+                                     recording_way{true, clock_kind::device_counter, 2}}) {
+        row r = measure_gfsl("recording", chunk, lc, table_mix, 1000000, o.ops, o, m.record, m.clock, m.parts);
         emit(r, csv, log);
         rows.push_back(r);
       }

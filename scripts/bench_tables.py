@@ -60,7 +60,12 @@ def recording_table(rows):
         if r["impl"] == "gfsl":
             off[r["chunk"]] = m
         ratio = m / off[r["chunk"]] if off.get(r["chunk"]) else 1.0
-        rec = "on (device counter)" if r["impl"] == "gfsl-rec" else "off"
+        rec = {
+            "gfsl-rec": "on (device counter)",
+            "gfsl-rec-globaltimer": "on (%globaltimer)",
+            "gfsl-rec-records-only": "records only (no stamps)",
+            "gfsl-rec-stamps-only": "stamps only (device counter, no records)",
+        }.get(r["impl"], "off")
         print(f"| {r['chunk']} | {r['launch']} | {rec} | {m:.1f} | {float(r['ci95_low']):.1f}-{float(r['ci95_high']):.1f} | {ratio:.2f} |")
 
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cuda/atomic>
+#include <cuda/std/bit>
 #include <cstdint>
 
 #include "../../model/history.hpp"
@@ -44,6 +45,12 @@ __device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind cloc
   return v;
 }
 
+// What a recorder writes. The runner writes all of it; the benchmark kernel
+// also measures each part alone, to say what recording's cost is made of
+// (records_only stamps from the team's own operation numbers, no ordering at
+// all; stamps_only takes every stamp and writes one word per team).
+enum class recording_parts : std::uint8_t { all, records_only, stamps_only };
+
 // A team's records, in the order its operations run. On the device counter
 // one RMW between two operations of a team serves as the return of the first
 // and the call of the second: RMW value s gives the return stamp 2s and the
@@ -53,43 +60,84 @@ __device__ std::uint64_t take_stamp(device_team<N>& team, model::clock_kind cloc
 // orders anyway. It halves the RMWs on the run's one contended word, what
 // recording costs most on the device (docs/BENCHMARKS.md). globaltimer
 // readings are not distinct, so there each call and return reads its own.
+//
+// A record is five 8-byte words; each store writes the words it changes, one
+// lane per word, in one instruction, and as a streaming store (st.global.cs):
+// the history is written once and read on the host after the kernel, and
+// written through the default policy its 40 bytes per operation pushed the
+// structure's chunks out of L2 (docs/BENCHMARKS.md, "What recording costs,
+// part by part"). The call writes team, operation and both stamps (the return
+// still no_stamp: pending), the return the answer and its stamp.
 template <int N>
 class team_recorder {
  public:
   __device__ team_recorder(device_team<N>& team, model::op_record* records, model::clock_kind clock,
-                           std::uint64_t* counter)
-      : team_(team), records_(records), clock_(clock), counter_(counter) {}
+                           std::uint64_t* counter, recording_parts parts = recording_parts::all)
+      : team_(team), records_(records), clock_(clock), counter_(counter), parts_(parts) {}
 
   __device__ void call(std::uint64_t j, const model::operation& op) {
     std::uint64_t stamp;
-    if (clock_ == model::clock_kind::device_counter) {
+    if (parts_ == recording_parts::records_only) {
+      stamp = 2 * j + 1;
+    } else if (clock_ == model::clock_kind::device_counter) {
       stamp = 2 * (boundary_ != model::no_stamp ? boundary_ : take_stamp(team_, clock_, counter_)) + 1;
     } else {
       stamp = take_stamp(team_, clock_, counter_);
     }
-    if (team_.lane() == 0) records_[j] = model::op_record{team_.id(), op, status::ok, false, 0, stamp, model::no_stamp};
+    store_words(j, model::op_record{team_.id(), op, status::ok, false, 0, stamp, model::no_stamp}, call_words);
   }
+
   __device__ void ret(std::uint64_t j, const op_result& r) {
-    std::uint64_t stamp = take_stamp(team_, clock_, counter_);
-    if (clock_ == model::clock_kind::device_counter) {
-      boundary_ = stamp;
-      stamp *= 2;
+    std::uint64_t stamp = 2 * j + 2;
+    if (parts_ != recording_parts::records_only) {
+      stamp = take_stamp(team_, clock_, counter_);
+      if (clock_ == model::clock_kind::device_counter) {
+        boundary_ = stamp;
+        stamp *= 2;
+      }
     }
-    if (team_.lane() == 0) {
-      model::op_record& rec = records_[j];
-      rec.st = r.st;
-      rec.ok = r.ok;
-      rec.value = r.value;
-      rec.ret = stamp;
-    }
+    model::op_record rec;
+    rec.st = r.st;
+    rec.ok = r.ok;
+    rec.value = r.value;
+    rec.ret = stamp;
+    store_words(j, rec, ret_words);
+  }
+
+  // After the team's last operation (or its early stop).
+  __device__ void finish(std::uint64_t first) {
+    if (parts_ == recording_parts::stamps_only && team_.lane() == 0) records_[first].ret = stamps_seen_;
   }
 
  private:
+  struct record_words {
+    unsigned long long w0, w1, w2, w3, w4;
+  };
+  static_assert(sizeof(model::op_record) == sizeof(record_words) && alignof(model::op_record) == 8,
+                "a record is five aligned 8-byte words");
+  static constexpr unsigned call_words = 0b11011;  // team and kind, key and argument, call, return
+  static constexpr unsigned ret_words = 0b10100;   // status, found and value, return
+
+  __device__ void store_words(std::uint64_t j, const model::op_record& rec, unsigned words) {
+    if (parts_ == recording_parts::stamps_only) {
+      stamps_seen_ += rec.call + (rec.ret == model::no_stamp ? 0 : rec.ret);
+      return;
+    }
+    const record_words w = cuda::std::bit_cast<record_words>(rec);
+    const int l = team_.lane();
+    // Constant indices only: a word picked by lane from an array would put
+    // the array in local memory.
+    const unsigned long long mine = l == 0 ? w.w0 : l == 1 ? w.w1 : l == 2 ? w.w2 : l == 3 ? w.w3 : w.w4;
+    if (l < 5 && (words >> l & 1u)) __stcs(reinterpret_cast<unsigned long long*>(records_ + j) + l, mine);
+  }
+
   device_team<N>& team_;
   model::op_record* records_;
   model::clock_kind clock_;
   std::uint64_t* counter_;
+  recording_parts parts_;
   std::uint64_t boundary_ = model::no_stamp;  // the last return's RMW value, for the next call
+  std::uint64_t stamps_seen_ = 0;             // stamps_only: what keeps the stamps from being optimized away
 };
 
 // The device counter's first value for a run whose prefill took stamps below
