@@ -74,6 +74,10 @@ struct gfsl_bench_config {
   // Record the history as `gfsl run --backend cuda` does (device-counter call
   // and return stamps, one record per operation): its cost, next to off.
   bool record = false;
+  // The most operations a team takes at a time from a shared cursor (fewer
+  // where a team's share is under eight batches); 0: each team its fixed
+  // block of count / teams (the prefill always).
+  std::uint32_t batch = 64;
   // How: on the device counter or %globaltimer (the runner's two clocks),
   // and all of it (0) or one part alone, to measure what each costs: 1 the
   // records without stamps, 2 the stamps without records

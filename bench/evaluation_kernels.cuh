@@ -97,8 +97,12 @@ __device__ __noinline__ update_outcome<N> run_update(structure_view<N> s, std::u
   return {r, team.carry()};
 }
 
-// One team per N lanes; team t runs its contiguous block of the `count`
-// operations of `ops` (generate_prefill, generate_operations). `Record`: the
+// One team per N lanes. With `batch` 0 team t runs its contiguous block of
+// the `count` operations of `ops` (generate_prefill, generate_operations);
+// otherwise every team takes `batch` operations at a time from one cursor
+// until none are left, so that no team is left running a long block alone
+// after the others have finished (docs/BENCHMARKS.md, "Operations taken in
+// batches"). The prefill keeps fixed blocks. `Record`: the
 // operations recorded as the testbed's runner records them (a kernel of its
 // own, so that the recording code's registers do not weigh on the kernel
 // measured without it; never used for the prefill).
@@ -106,7 +110,8 @@ template <int N, int Threads, int MinBlocks, gfsl::variant V = gfsl::default_var
 __global__ void __launch_bounds__(Threads, MinBlocks)
     bench_ops(structure_view<N> s, model::workload w, bool prefill, const model::operation* ops, std::uint64_t count,
               std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
-              std::uint64_t* clock, model::clock_kind clock_kind, recording_parts parts) {
+              std::uint64_t* clock, model::clock_kind clock_kind, recording_parts parts, unsigned long long* cursor,
+              std::uint32_t batch) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;
   const team_id t = static_cast<team_id>(t64);
@@ -119,7 +124,17 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const int lane = team.lane();
   std::uint32_t answers = 0;
   [[maybe_unused]] team_recorder<N> recorder(team, records, clock_kind, clock, parts);
-  for (std::uint64_t j = first; j < last; ++j) {
+  std::uint64_t j = batch ? 0 : first, end = batch ? 0 : last;
+  for (;; ++j) {
+    if (j == end) {
+      if (batch == 0) break;
+      std::uint64_t b = 0;
+      if (lane == 0) b = atomicAdd(cursor, static_cast<unsigned long long>(batch));
+      b = team.shfl(typename device_team<N>::lanes{b}, 0);
+      if (b >= count) break;
+      j = b;
+      end = b + batch < count ? b + batch : count;
+    }
     team.begin_operation();
     const model::operation op = ops[j];
     if constexpr (Record) recorder.call(j, op);  // as the runner records, or one part of it
@@ -246,6 +261,8 @@ struct kernel_args {
   std::uint64_t* clock = nullptr;
   model::clock_kind clock_kind = model::clock_kind::device_counter;
   recording_parts parts = recording_parts::all;
+  unsigned long long* cursor = nullptr;
+  std::uint32_t batch = 0;
 };
 
 // One compiled instance of bench_ops, behind a plain function pointer, so
@@ -268,12 +285,12 @@ void launch_bench(unsigned blocks, const kernel_args<N>& a, bool record) {
   if constexpr (V == gfsl::default_variant) {
     if (record) {
       bench_ops<N, T, B, V, true><<<blocks, T>>>(a.s, a.w, false, a.ops, a.count, a.threshold, a.controls, a.out,
-                                                 a.records, a.clock, a.clock_kind, a.parts);
+                                                 a.records, a.clock, a.clock_kind, a.parts, a.cursor, a.batch);
       return;
     }
   }
   bench_ops<N, T, B, V><<<blocks, T>>>(a.s, a.w, a.prefill, a.ops, a.count, a.threshold, a.controls, a.out, nullptr,
-                                       a.clock, a.clock_kind, a.parts);
+                                       a.clock, a.clock_kind, a.parts, a.cursor, a.batch);
 }
 
 template <int N, int T, int B, gfsl::variant V>
@@ -335,6 +352,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   device_buffer<unsigned int> abort_flag(1);
   device_buffer<hang_report> hang(1);
   device_buffer<std::uint64_t> now(1), clock(1);
+  device_buffer<unsigned long long> cursor(1);
   device_buffer<model::op_record> records(c.record ? c.ops : 0);
   device_buffer<model::operation> ops(std::max<std::uint64_t>(c.ops, res[0].prefill_keys));
   structure_view<N> view{words.ptr, pool_chunks};
@@ -387,6 +405,12 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.clock = clock.ptr;
     a.clock_kind = c.record_clock;
     a.parts = static_cast<recording_parts>(c.record_parts);
+    a.cursor = cursor.ptr;
+    // At most c.batch, and small enough that every team takes about eight
+    // batches: one batch is the work a team may be left doing alone at the
+    // end (insert-only at 1M keys gives a team 118 operations).
+    const std::uint64_t per_team = count / std::max<std::uint64_t>(teams[i], 1);
+    a.batch = prefill || c.batch == 0 ? 0 : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(per_team / 8, 1, c.batch));
     const int threads = kernels[i].threads;
     const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(teams[i]) * N + threads - 1) / threads);
     if (prefill) {
@@ -396,6 +420,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
+    GFSL_CUDA_CHECK(cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)));
     if (counted && !c.counters->begin(error)) return -1;
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     kernels[i].launch(blocks, a, c.record && !prefill);

@@ -157,6 +157,7 @@ gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload
   c.contains_pct = w.contains_pct;
   c.prefill = w.prefill;
   c.repeats = o.repeats;
+  c.batch = o.batch;
   c.seed = o.seed;
   c.record = record;
   c.record_clock = record_clock;
@@ -186,7 +187,8 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
   const path_stats& p = res.paths;
   r.note = "splits " + std::to_string(p.splits) + " merges " + std::to_string(p.merges) + " restarts " +
            std::to_string(p.restarts) + " lock waits " + std::to_string(p.lock_waits) + " chunk reads/op " +
-           per_op(p.chunk_reads, c.ops);
+           per_op(p.chunk_reads, c.ops) +
+           (c.batch ? " operations taken at most " + std::to_string(c.batch) + " at a time" : " a fixed block of operations per team");
   const double ops = static_cast<double>(c.ops ? c.ops : 1);
   r.chunk_reads_per_op = static_cast<double>(p.chunk_reads) / ops;
   if (res.counted) {

@@ -32,6 +32,7 @@ struct suite_options {
   std::vector<workload_spec> workloads = thesis_workloads();
   std::uint64_t ops = 10000000;        // of the mixed and contains-only runs
   int repeats = 5;
+  std::uint32_t batch = 64;            // operations a team takes at a time (0: a fixed block per team)
   std::string launch = "auto";         // "auto": the best of the launch suite at 1M keys, else T/B
   bool baseline = true;
   std::uint32_t baseline_max_range = 10000000;  // the baseline's memory grows with the range (thesis: up to 10M)

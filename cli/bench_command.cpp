@@ -77,6 +77,7 @@ command add_bench_command(CLI::App& root) {
     std::string launch = "auto", csv, baseline = "on", variants = "robust", counters = "off", upper = "thesis";
     std::uint64_t ops = 10000000, seed = 1;
     int repeats = 5;
+    std::uint32_t batch = 64;
     std::uint32_t baseline_max = 10000000;
     std::string devices, worker_device;
   };
@@ -94,6 +95,11 @@ command add_bench_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   b->add_option("--repeats", st->repeats, "timed runs per figure")->check(CLI::Range(1, 20))->capture_default_str();
+  b->add_option("--batch", st->batch,
+                "GFSL: the most operations a team takes at a time from a shared cursor (fewer where a team's share "
+                "is under eight batches); 0: each team runs a fixed block of ops / teams (the prefill always does)")
+      ->check(CLI::Range(0u, 1u << 20))
+      ->capture_default_str();
   b->add_option("--launch", st->launch, "threads per block / min blocks per SM (e.g. 256/4), or auto: the best at 1M keys")
       ->capture_default_str();
   b->add_option("--baseline", st->baseline, "also run the per-thread lock-free skiplist: on, off")
@@ -136,6 +142,7 @@ command add_bench_command(CLI::App& root) {
             o.suite = st->suite;
             o.ops = st->ops;
             o.repeats = st->repeats;
+            o.batch = st->batch;
             o.launch = st->launch;
             o.baseline = st->baseline == "on";
             o.baseline_max_range = st->baseline_max;
