@@ -2,7 +2,10 @@
 // recording off, with device-counter stamps and with %globaltimer stamps; and
 // grouping the history by key on the device (CUB) against the host.
 //
-//   build/bench/device_bench [ops] [range] [teams] [repeats]
+//   build/bench/device_bench [ops] [range] [teams] [repeats] [batch]
+//
+// `batch`: the most operations a team takes at a time (device_options::batch;
+// 0: fixed blocks).
 //
 // Each figure is the median of `repeats` runs (different seeds), all in this
 // one process, so ratios compare like with like.
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
   w.range = argc > 2 ? static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)) : 1000000;
   w.teams = argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 8192;
   const int repeats = argc > 4 ? std::atoi(argv[4]) : 5;
+  const std::uint32_t batch = argc > 5 ? static_cast<std::uint32_t>(std::strtoul(argv[5], nullptr, 10)) : 64;
   w.insert_pct = 10;
   w.delete_pct = 10;
   w.contains_pct = 80;
@@ -43,6 +47,7 @@ int main(int argc, char** argv) {
         w.seed = 1 + r;
         gfsl::device_options o;
         o.keep_records = std::string(mode) != "off";
+        o.batch = batch;
         o.clock = std::string(mode) == "globaltimer" ? gfsl::model::clock_kind::globaltimer : gfsl::model::clock_kind::device_counter;
         o.compare_host_partition = std::string(mode) == "counter";
         const gfsl::device_run d = gfsl::run_on_device(w, o);
@@ -57,8 +62,9 @@ int main(int argc, char** argv) {
       }
       const double m = median(mops);
       if (std::string(mode) == "off") off_mops = m;
-      std::printf("%s N=%d ops=%llu range=%u teams=%u recording %-11s median %8.1f Mops/s (%.2fx of off)", device.c_str(),
-                  chunk, (unsigned long long)w.ops, w.range, w.teams, mode, m, off_mops > 0 ? m / off_mops : 1.0);
+      std::printf("%s N=%d ops=%llu range=%u teams=%u batch=%u recording %-11s median %8.1f Mops/s (%.2fx of off)",
+                  device.c_str(), chunk, (unsigned long long)w.ops, w.range, w.teams, batch, mode, m,
+                  off_mops > 0 ? m / off_mops : 1.0);
       if (std::string(mode) == "counter") {
         std::printf("; group by key: device %.1f ms, host %.1f ms", median(part_dev), median(part_host));
       }

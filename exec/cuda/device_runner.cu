@@ -25,7 +25,10 @@ using cuda_util::device_buffer;
 using cuda_util::wait_for;
 
 // Each team runs its block of operations: `listed` ones when given (the
-// prefill), else operation_at(w, j) of the concurrent phase. A team stops at
+// prefill), else operation_at(w, j) of the concurrent phase. With `batch`
+// set, teams take the operations `batch` at a time from `cursor` instead of
+// fixed blocks, so that no team is left running alone at the end
+// (docs/BENCHMARKS.md, "Operations taken in batches"). A team stops at
 // its first error; the error word stops the others at their next operation.
 // Records are pre-filled with 0xFF bytes: a record whose call stamp is still
 // no_stamp belongs to an operation that never started. A team writes its
@@ -34,7 +37,8 @@ using cuda_util::wait_for;
 template <int N, bool Mutable, variant V>
 __global__ void __launch_bounds__(device_options::max_threads_per_block, device_options::min_blocks_per_sm) run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
                         std::uint64_t threshold, std::uint64_t seed, model::op_record* records, model::clock_kind clock,
-                        std::uint64_t* clock_counter, run_controls controls, mutant mut) {
+                        std::uint64_t* clock_counter, run_controls controls, mutant mut, unsigned long long* cursor,
+                        std::uint32_t batch) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;  // whole tiles only: blockDim is a multiple of 32
   const team_id t = static_cast<team_id>(t64);
@@ -42,7 +46,17 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
   algorithm<device_team<N>, Mutable, V> a(team, s, threshold, mut);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   team_recorder<N> recorder(team, records, clock, clock_counter);
-  for (std::uint64_t j = first; j < last; ++j) {
+  std::uint64_t j = batch ? 0 : first, end = batch ? 0 : last;
+  for (;; ++j) {
+    if (j == end) {
+      if (batch == 0) break;
+      std::uint64_t b = 0;
+      if (team.lane() == 0) b = atomicAdd(cursor, static_cast<unsigned long long>(batch));
+      b = team.shfl(typename device_team<N>::lanes{b}, 0);
+      if (b >= count) break;
+      j = b;
+      end = b + batch < count ? b + batch : count;
+    }
     if (team.abort_raised()) break;
     team.begin_operation();
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
@@ -168,6 +182,12 @@ device_run run(const model::workload& w, const device_options& o) {
   device_buffer<path_stats> stats(2);
   GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, 2 * sizeof(path_stats)));
   device_buffer<std::uint64_t> clock_counter(1);
+  device_buffer<unsigned long long> cursor(1);
+  GFSL_CUDA_CHECK(cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)));
+  // At most o.batch, and small enough that every team takes about eight.
+  const std::uint64_t per_team = w.ops / std::max<std::uint64_t>(w.teams, 1);
+  const std::uint32_t batch =
+      o.batch == 0 ? 0 : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(per_team / 8, 1, o.batch));
   const std::uint64_t first_stamp = device_counter_start(model::first_free_stamp(hr.prefill.size()));
   GFSL_CUDA_CHECK(cudaMemcpy(clock_counter.ptr, &first_stamp, sizeof first_stamp, cudaMemcpyHostToDevice));
   device_buffer<unsigned int> abort_flag(1);
@@ -241,7 +261,7 @@ device_run run(const model::workload& w, const device_options& o) {
   if (!hr.prefill.empty()) {
     run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold,
                                                        w.seed ^ 0xF1F1F1F1ull, prefill_records.ptr, model::clock_kind::none,
-                                                       nullptr, controls_for(stats.ptr + 1), mutant::none);
+                                                       nullptr, controls_for(stats.ptr + 1), mutant::none, nullptr, 0);
     GFSL_CUDA_CHECK(cudaGetLastError());
   }
   GFSL_CUDA_CHECK(cudaEventRecord(prefilled));
@@ -302,11 +322,11 @@ device_run run(const model::workload& w, const device_options& o) {
     if (o.mut == mutant::none) {
       run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                          o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
-                                                         controls, mutant::none);
+                                                         controls, mutant::none, cursor.ptr, batch);
     } else {
       run_ops<N, true, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                         o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
-                                                        controls, o.mut);
+                                                        controls, o.mut, cursor.ptr, batch);
     }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));

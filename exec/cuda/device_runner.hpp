@@ -16,6 +16,10 @@ struct device_options {
   std::uint32_t pool_chunks = 0;  // 0: sized from the workload
   model::clock_kind clock = model::clock_kind::device_counter;  // device_counter or globaltimer
   bool keep_records = true;       // false: recording off (no stamps, no records)
+  // The most operations of the concurrent phase a team takes at a time from
+  // one cursor (fewer where a team's share is under eight batches); 0: each
+  // team its fixed block of ops / teams.
+  std::uint32_t batch = 64;
   double hang_seconds = 30.0;     // a lock wait past this ends the run on the device
   double watchdog_seconds = 120.0;  // the host's bound on each kernel
   // The launch configuration chosen by `gfsl bench --suite launch` (thesis
