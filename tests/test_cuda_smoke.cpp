@@ -35,7 +35,7 @@ std::uint64_t single_team_answers_off_model(const gfsl::host_run& r) {
   gfsl::model::sequential_map m;
   for (const auto& op : r.prefill) m.apply(op);
   std::uint64_t off = 0;
-  for (const auto& rec : r.records) {  // team-major order: each team's operations in program order
+  for (const auto& rec : r.records) {  // grouped by key, by call within a key: one team's operations on a key in its program order
     if (shared.count(rec.op.key) || rec.st != gfsl::status::ok) continue;
     const auto want = m.apply(rec.op);
     if (want.ok != rec.ok || (want.ok && want.value != rec.value)) ++off;
