@@ -15,6 +15,7 @@
 #include "core/algorithm.hpp"
 #include "exec/cuda/cuda_check.cuh"
 #include "core/cuda/device_team.cuh"
+#include "exec/cuda/operation_batches.cuh"
 #include "exec/cuda/recording.cuh"
 #include "exec/host_runner.hpp"
 #include "core/layout.hpp"
@@ -126,15 +127,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   [[maybe_unused]] team_recorder<N> recorder(team, records, clock_kind, clock, parts);
   std::uint64_t j = batch ? 0 : first, end = batch ? 0 : last;
   for (;; ++j) {
-    if (j == end) {
-      if (batch == 0) break;
-      std::uint64_t b = 0;
-      if (lane == 0) b = atomicAdd(cursor, static_cast<unsigned long long>(batch));
-      b = team.shfl(typename device_team<N>::lanes{b}, 0);
-      if (b >= count) break;
-      j = b;
-      end = b + batch < count ? b + batch : count;
-    }
+    if (j == end && !next_batch(team, cursor, batch, count, j, end)) break;
     team.begin_operation();
     const model::operation op = ops[j];
     if constexpr (Record) recorder.call(j, op);  // as the runner records, or one part of it
@@ -406,11 +399,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.clock_kind = c.record_clock;
     a.parts = static_cast<recording_parts>(c.record_parts);
     a.cursor = cursor.ptr;
-    // At most c.batch, and small enough that every team takes about eight
-    // batches: one batch is the work a team may be left doing alone at the
-    // end (insert-only at 1M keys gives a team 118 operations).
-    const std::uint64_t per_team = count / std::max<std::uint64_t>(teams[i], 1);
-    a.batch = prefill || c.batch == 0 ? 0 : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(per_team / 8, 1, c.batch));
+    a.batch = prefill ? 0 : batch_for(c.batch, count, teams[i]);
     const int threads = kernels[i].threads;
     const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(teams[i]) * N + threads - 1) / threads);
     if (prefill) {

@@ -14,6 +14,7 @@
 #include "device_runner.hpp"
 #include "cuda_check.cuh"
 #include "../../core/cuda/device_team.cuh"
+#include "operation_batches.cuh"
 #include "recording.cuh"
 #include "structure_init.cuh"
 
@@ -48,15 +49,7 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
   team_recorder<N> recorder(team, records, clock, clock_counter);
   std::uint64_t j = batch ? 0 : first, end = batch ? 0 : last;
   for (;; ++j) {
-    if (j == end) {
-      if (batch == 0) break;
-      std::uint64_t b = 0;
-      if (team.lane() == 0) b = atomicAdd(cursor, static_cast<unsigned long long>(batch));
-      b = team.shfl(typename device_team<N>::lanes{b}, 0);
-      if (b >= count) break;
-      j = b;
-      end = b + batch < count ? b + batch : count;
-    }
+    if (j == end && !next_batch(team, cursor, batch, count, j, end)) break;
     if (team.abort_raised()) break;
     team.begin_operation();
     const model::operation op = listed ? listed[j] : model::operation_at(w, j);
@@ -184,10 +177,7 @@ device_run run(const model::workload& w, const device_options& o) {
   device_buffer<std::uint64_t> clock_counter(1);
   device_buffer<unsigned long long> cursor(1);
   GFSL_CUDA_CHECK(cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)));
-  // At most o.batch, and small enough that every team takes about eight.
-  const std::uint64_t per_team = w.ops / std::max<std::uint64_t>(w.teams, 1);
-  const std::uint32_t batch =
-      o.batch == 0 ? 0 : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(per_team / 8, 1, o.batch));
+  const std::uint32_t batch = batch_for(o.batch, w.ops, w.teams);
   const std::uint64_t first_stamp = device_counter_start(model::first_free_stamp(hr.prefill.size()));
   GFSL_CUDA_CHECK(cudaMemcpy(clock_counter.ptr, &first_stamp, sizeof first_stamp, cudaMemcpyHostToDevice));
   device_buffer<unsigned int> abort_flag(1);
