@@ -142,7 +142,7 @@ class algorithm {
   }
   GFSL_FN op_result contains_answer(const lateral& hit) const {
     if (hit.tid == none) return {status::ok, false, 0};
-    return {status::ok, true, entry_value(t_.shfl(hit.kv, hit.tid))};
+    return {status::ok, true, t_.shfl_high(hit.kv, hit.tid)};
   }
 
   // insert (Alg. 4.5) from the locked level-0 chunk enclosing k: insert-if-
@@ -167,7 +167,7 @@ class algorithm {
     key_type up_key = bottom.raise_key;
     chunk_index down = bottom.raise_down;
     for (int level = 1; raise && level < max_levels; ++level) {
-      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
       const level_insert upper = insert_to_level(level, from, up_key, down);
       if (upper.st != status::ok) {
         st = upper.st;  // the key is in the structure; it was not raised further
@@ -196,7 +196,7 @@ class algorithm {
       unlock(bottom.chunk);
       return {status::ok, false, 0};
     }
-    const value_type old_value = entry_value(t_.shfl(bottom.kv, bottom_tid));
+    const value_type old_value = t_.shfl_high(bottom.kv, bottom_tid);
 
     // Alg. 4.11 line 12 re-reads the height: levels above the height seen by
     // the search kept their head chunk in the path (search_down initialises it
@@ -204,7 +204,7 @@ class algorithm {
     const int height = robust ? highest_level_holding(k, path) : get_height();
     int removed_height = 0;  // the highest level k was removed from
     for (int level = height; level > 0; --level) {
-      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
       const lateral in_level = search_lateral(k, from, level, false, true);
       if (in_level.tid == none) continue;
       const locked_chunk enc = find_and_lock_enclosing(in_level.chunk, k);
@@ -247,7 +247,7 @@ class algorithm {
     if (r == key_empty || r <= k) return;
     chunk_index down = bottom.chunk;
     for (int level = 1; level <= height; ++level) {
-      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
       const level_insert upper = insert_to_level(level, from, r, down);
       if (upper.st != status::ok) return;
       if (!upper.unlocked) unlock(upper.chunk);
@@ -313,11 +313,46 @@ class algorithm {
       // into F) would send us past the live chunk F. A zombie's NEXT never
       // changes after its mark (zombie-frozen), so one load after the LOCK
       // lane's (ordered by the barrier that ends the read) is its final value.
-      if (zombie && !bug(mutant::zombie_next_not_reloaded)) {
-        t_.set_lane(kv, next_lane, t_.load(s_.chunk(c) + next_lane, next_lane));
-      }
+      if (zombie && !bug(mutant::zombie_next_not_reloaded)) t_.set_lane(kv, next_lane, load_next_entry(c));
     }
     return {kv, zombie};
+  }
+  GFSL_FN entry_type load_next_entry(chunk_index c) { return t_.load(s_.chunk(c) + next_lane, next_lane); }
+  // A traversal's chunk read and its step, from one ballot: DATA and NEXT
+  // lanes vote as getTidForNextStep (Alg. 4.3), or with `equal` as
+  // isTidWithEqualKey (Alg. 4.4), and the LOCK lane votes the zombie mark.
+  // The decisions are those of read_marked followed by equal_or_next, from
+  // the same loads; the mark comes out of the ballot instead of a shuffle of
+  // the LOCK lane and a test of it (docs/BENCHMARKS.md, "The zombie mark in
+  // the step's vote"). A zombie's NEXT, the only entry a traversal uses of
+  // it, comes from zombie_next (robust: reloaded, as read_marked does); `kv`
+  // stays as read, so the live path keeps no second copy of it.
+  // NEXT votes when k is beyond the max field, DATA lanes when their key is
+  // <= k (or == k); EMPTY is +infinity so it never votes. The votes are
+  // written without branches (& and | on bools): with if's the compiler gave
+  // each lane's vote a divergent branch of its own and a reconvergence
+  // (BSSY/BSYNC) on every step of every search.
+  struct stepped_read {
+    lanes kv;
+    std::uint32_t votes;
+    GFSL_FN bool zombie() const { return ((votes >> lock_lane) & 1u) != 0; }
+  };
+  GFSL_FN stepped_read read_step(chunk_index c, key_type k, bool equal) {
+    const lanes kv = load_chunk(c);
+    return {kv, t_.ballot(kv, [k, equal](int lane, std::uint64_t e) {
+              const key_type key = entry_key(e);
+              return ((lane < dsize) & (equal ? key == k : key <= k)) | ((lane == next_lane) & (key < k)) |
+                     ((lane == lock_lane) & lock_is_zombie(e));
+            })};
+  }
+  // The step of a live chunk's read: its LOCK lane did not vote.
+  GFSL_FN int step_of(const stepped_read& r) const { return winner(r.votes); }
+  // Where a traversal goes from the zombie c it read as `kv`.
+  GFSL_FN chunk_index zombie_next(chunk_index c, const lanes& kv) {
+    if constexpr (robust) {
+      if (!bug(mutant::zombie_next_not_reloaded)) return entry_value(load_next_entry(c));  // as in read_marked
+    }
+    return next_of(kv);
   }
   GFSL_FN lanes load_chunk(chunk_index c) {
     t_.count(path_stat::chunk_reads);
@@ -327,13 +362,13 @@ class algorithm {
     return t_.load_lanes(s_.chunk(c));
   }
   GFSL_FN std::uint64_t load_lock(chunk_index c) { return t_.load(s_.chunk(c) + lock_lane, lock_lane); }
-  GFSL_FN key_type max_of(const lanes& kv) const { return entry_key(t_.shfl(kv, next_lane)); }
-  GFSL_FN chunk_index next_of(const lanes& kv) const { return entry_value(t_.shfl(kv, next_lane)); }
+  GFSL_FN key_type max_of(const lanes& kv) const { return t_.shfl_low(kv, next_lane); }
+  GFSL_FN chunk_index next_of(const lanes& kv) const { return t_.shfl_high(kv, next_lane); }
   GFSL_FN std::uint64_t lock_of(const lanes& kv) const { return t_.shfl(kv, lock_lane); }
   GFSL_FN bool is_zombie(const lanes& kv) const { return lock_is_zombie(lock_of(kv)); }
   // The final chunk of a level is the one with an infinite max (thesis 3).
   GFSL_FN bool is_final(const lanes& kv) const { return max_of(kv) == key_empty; }
-  GFSL_FN key_type key_at(const lanes& kv, int lane) const { return entry_key(t_.shfl(kv, lane)); }
+  GFSL_FN key_type key_at(const lanes& kv, int lane) const { return t_.shfl_low(kv, lane); }
 
   GFSL_FN int count_keys(const lanes& kv) const {
     return popcount32(t_.ballot(kv, [](int lane, std::uint64_t e) {
@@ -344,17 +379,8 @@ class algorithm {
     return highest_bit(t_.ballot(kv, [k](int lane, std::uint64_t e) { return lane < dsize && entry_key(e) == k; }));
   }
 
-  // getTidForNextStep (Alg. 4.3): NEXT votes when k is beyond the max field,
-  // DATA lanes when their key is <= k; EMPTY is +infinity so it never votes.
-  // The votes are written without branches (& and | on bools): with if's
-  // the compiler gave each lane's vote a divergent branch of its own and a
-  // reconvergence (BSSY/BSYNC) on every step of every search.
-  GFSL_FN int next_step(key_type k, const lanes& kv) const {
-    return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) {
-      return ((lane < dsize) & (entry_key(e) <= k)) | ((lane == next_lane) & (entry_key(e) < k));
-    }));
-  }
-  // isTidWithEqualKey (Alg. 4.4): as above but DATA lanes vote on equality.
+  // isTidWithEqualKey (Alg. 4.4) on a chunk already read (read_step votes
+  // the same way on a fresh read).
   GFSL_FN int equal_or_next(key_type k, const lanes& kv) const {
     return winner(t_.ballot(kv, [k](int lane, std::uint64_t e) {
       return ((lane < dsize) & (entry_key(e) == k)) | ((lane == next_lane) & (entry_key(e) < k));
@@ -394,9 +420,13 @@ class algorithm {
       t_.set_lane(header, 0, error_none);
       return header;
     }
+    // The word a lane reads, as a constant picked by two selects plus the
+    // lane (one branch per case cost the operation about ten instructions).
     return t_.gather([this](int lane) -> const std::uint64_t* {
-      if (lane >= header_levels) return s_.heads() + (lane - header_levels);
-      return lane == 0 ? s_.error_word() : s_.level_counts() + lane;
+      const std::size_t base = lane >= header_levels ? header_offsets::heads - header_levels
+                               : lane == 0           ? header_offsets::error_word
+                                                     : header_offsets::level_counts;
+      return s_.words + base + static_cast<std::size_t>(lane);
     });
   }
   GFSL_FN bool stopped_in(const lanes& header) const { return t_.shfl(header, 0) != error_none; }
@@ -417,7 +447,7 @@ class algorithm {
   // The head of `level` from a header read, or no_chunk (thesis: not read).
   GFSL_FN chunk_index head_in_header(const lanes& header, int level) const {
     if constexpr (!robust) return no_chunk;
-    return level < 0 ? no_chunk : static_cast<chunk_index>(t_.shfl(header, header_levels + level));
+    return level < 0 ? no_chunk : static_cast<chunk_index>(t_.shfl_low(header, header_levels + level));
   }
   GFSL_FN chunk_index head_of(int level) {
     return static_cast<chunk_index>(t_.load(s_.heads() + level, 0));
@@ -440,8 +470,8 @@ class algorithm {
       // initial value and the head to start from.
       const bool head_in_path = robust && with_path;
       if (with_path) path = t_.load_lanes(s_.heads());
-      if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl(path, target)) : head_of(target);
-      chunk_index curr = head_in_path           ? static_cast<chunk_index>(t_.shfl(path, height))
+      if (height < target) return head_in_path ? static_cast<chunk_index>(t_.shfl_low(path, target)) : head_of(target);
+      chunk_index curr = head_in_path           ? static_cast<chunk_index>(t_.shfl_low(path, height))
                          : head_given != no_chunk ? head_given
                                                   : head_of(height);
       // The chunk of this level we stepped laterally from, or no_chunk
@@ -450,23 +480,28 @@ class algorithm {
       lanes prev_kv{};
       bool restart = false;
       while (height > target) {
-        const marked_read r = read_marked(curr);
+        const stepped_read r = read_step(curr, k, false);
         const lanes& kv = r.kv;
-        if (r.zombie) {
-          curr = with_path ? unlink_zombie(height, prev != no_chunk, prev, curr, kv) : next_of(kv);
+        if (r.zombie()) [[unlikely]] {
+          const chunk_index next = zombie_next(curr, kv);
+          curr = with_path ? unlink_zombie(height, prev != no_chunk, prev, curr, next) : next;
           t_.count(path_stat::zombies_skipped);
           continue;
         }
-        const int step = next_step(k, kv);
-        if (step == next_lane) {  // lateral step
-          prev = curr;
-          prev_kv = kv;
-          curr = next_of(kv);
-        } else if (step != none) {  // down step
-          if (with_path) t_.set_lane(path, height, curr);
-          --height;
-          prev = no_chunk;
-          curr = entry_value(t_.shfl(kv, step));
+        const int step = step_of(r);
+        if (step != none) {
+          // A lateral step (NEXT won) and a down step (a DATA lane won) both
+          // go where the winner's value points: one shuffle for either.
+          const chunk_index to = t_.shfl_high(kv, step);
+          if (step == next_lane) {  // lateral step
+            prev = curr;
+            prev_kv = kv;
+          } else {  // down step
+            if (with_path) t_.set_lane(path, height, curr);
+            --height;
+            prev = no_chunk;
+          }
+          curr = to;
         } else {  // every key here is above k: backtrack through the previous chunk
           const int back = prev != no_chunk ? down_step_tid(k, prev_kv) : none;
           if (back == none) {  // no previous chunk in this level (4.2.1): restart
@@ -489,7 +524,7 @@ class algorithm {
           if (with_path) t_.set_lane(path, height, prev);
           --height;
           prev = no_chunk;
-          curr = entry_value(t_.shfl(prev_kv, back));
+          curr = t_.shfl_high(prev_kv, back);
         }
       }
       if (!restart) return curr;
@@ -503,14 +538,16 @@ class algorithm {
   GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink, bool validate) {
     chunk_index prev = no_chunk;  // as in search_down
     for (;;) {
-      const marked_read r = read_marked(curr);
+      const stepped_read r = read_step(curr, k, true);
       lanes kv = r.kv;
-      if (r.zombie && !bug(mutant::zombies_not_skipped)) {
-        curr = unlink ? unlink_zombie(level, prev != no_chunk, prev, curr, kv) : next_of(kv);
+      if (r.zombie() && !bug(mutant::zombies_not_skipped)) [[unlikely]] {
+        const chunk_index next = zombie_next(curr, kv);
+        curr = unlink ? unlink_zombie(level, prev != no_chunk, prev, curr, next) : next;
         t_.count(path_stat::zombies_skipped);
         continue;
       }
-      int tid = equal_or_next(k, kv);
+      // A zombie not skipped (the planted bug) is searched like a live chunk.
+      int tid = r.zombie() ? equal_or_next(k, kv) : step_of(r);
       if constexpr (robust) {
         if (tid == none && validate && !bug(mutant::absence_not_validated)) {
           if (!validated_read(curr, kv)) continue;  // a burst overlapped: read again
@@ -555,8 +592,8 @@ class algorithm {
   // past the zombies if its lock can be had at once, or move the head array
   // entry if the zombie headed the level. Never waits.
   GFSL_FN chunk_index unlink_zombie(int level, bool have_prev, chunk_index prev, chunk_index zombie,
-                                    const lanes& zombie_kv) {
-    chunk_index target = next_of(zombie_kv);
+                                    chunk_index zombie_successor) {
+    chunk_index target = zombie_successor;
     for (;;) {  // a zombie is never written again, so its NEXT is final
       const marked_read r = read_marked(target);
       if (!r.zombie) break;
@@ -1002,7 +1039,7 @@ class algorithm {
       const int tid = tid_with_key(enc.kv, mk);
       if (tid != none) {
         const lateral below = search_lateral(mk, lower, level, false, true);
-        if (below.tid != none && entry_value(t_.shfl(enc.kv, tid)) != below.chunk) {
+        if (below.tid != none && t_.shfl_high(enc.kv, tid) != below.chunk) {
           store_entry(enc.chunk, tid, make_entry(mk, below.chunk));
           t_.count(path_stat::down_ptr_updates);
           if (level > 0) t_.count(path_stat::upper_down_ptr_updates);
@@ -1027,7 +1064,7 @@ class algorithm {
   GFSL_FN int highest_level_holding(key_type k, lanes& path) {
     int level = 1;
     for (; level < max_levels; ++level) {
-      const chunk_index from = static_cast<chunk_index>(t_.shfl(path, level));
+      const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
       const lateral in_level = search_lateral(k, from, level, false, true);
       if (in_level.tid == none) break;
       t_.set_lane(path, level, in_level.chunk);

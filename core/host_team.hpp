@@ -157,6 +157,8 @@ class host_team {
     return bits;
   }
   std::uint64_t shfl(const lanes& x, int src) const { return x[src]; }
+  std::uint32_t shfl_high(const lanes& x, int src) const { return static_cast<std::uint32_t>(x[src] >> 32); }
+  std::uint32_t shfl_low(const lanes& x, int src) const { return static_cast<std::uint32_t>(x[src]); }
   void set_lane(lanes& x, int lane, std::uint64_t v) const { x[lane] = v; }
 
   std::uint64_t load(const std::uint64_t* p, int lane) {

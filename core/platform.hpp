@@ -44,10 +44,10 @@ GFSL_FN int popcount32(std::uint32_t x) {
 // Index of the highest set bit; -1 for zero. Ballots give precedence to the
 // highest lane (thesis 4.2.1), so this is the one reduction every step uses.
 GFSL_FN int highest_bit(std::uint32_t x) {
-  if (x == 0) return -1;
 #if defined(__CUDA_ARCH__)
-  return 31 - __clz(x);
+  return 31 - __clz(x);  // __clz(0) is 32: FLO alone, no test for zero
 #else
+  if (x == 0) return -1;
   return 31 - __builtin_clz(x);
 #endif
 }

@@ -10,7 +10,10 @@
 // Every access to shared memory goes through the team: `load_lanes` (lane i
 // loads word base[i]), `gather` (lane i loads the word it names),
 // `store_lanes` (the named lanes store at once, in no order), `load`, `store`,
-// `cas` and `fetch_add` (performed by the named lane, result broadcast). On the CPU each per-lane access passes one
+// `cas` and `fetch_add` (performed by the named lane, result broadcast).
+// `shfl_high` and `shfl_low` broadcast one half of a lane's word (an
+// entry's value, a down or NEXT pointer; its key; a chunk index), one 32-bit
+// shuffle where `shfl` makes two. On the CPU each per-lane access passes one
 // hook (core/host_team.hpp), the point where a scheduler interleaves teams.
 #pragma once
 
@@ -36,6 +39,8 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { t.load_lanes(p) } -> std::same_as<typename T::lanes>;
   { ct.ballot(cl, [](int, std::uint64_t) { return true; }) } -> std::same_as<std::uint32_t>;
   { ct.shfl(cl, 0) } -> std::same_as<std::uint64_t>;
+  { ct.shfl_high(cl, 0) } -> std::same_as<std::uint32_t>;
+  { ct.shfl_low(cl, 0) } -> std::same_as<std::uint32_t>;
   { ct.set_lane(l, 0, std::uint64_t{}) };
   { t.load(p, 0) } -> std::same_as<std::uint64_t>;
   { t.store(p, 0, std::uint64_t{}, mem_order::release) };

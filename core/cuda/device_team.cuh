@@ -236,6 +236,25 @@ class device_team {
     return x.v;
 #endif
   }
+  // One shuffle of the high word. Through shfl, the unused low half still
+  // cost its convergence test (UMOV and BRA.DIV: ptxas drops a dead SHFL but
+  // not the branch in front of it) on every step of every search.
+  __host__ __device__ std::uint32_t shfl_high(const lanes& x, int src) const {
+#if defined(__CUDA_ARCH__)
+    return __shfl_sync(warp_mask(), static_cast<unsigned>(x.v >> 32), src, N);
+#else
+    (void)src;
+    return static_cast<std::uint32_t>(x.v >> 32);
+#endif
+  }
+  __host__ __device__ std::uint32_t shfl_low(const lanes& x, int src) const {
+#if defined(__CUDA_ARCH__)
+    return __shfl_sync(warp_mask(), static_cast<unsigned>(x.v), src, N);
+#else
+    (void)src;
+    return static_cast<std::uint32_t>(x.v);
+#endif
+  }
   __host__ __device__ void set_lane(lanes& x, int lane, std::uint64_t v) const {
     if (my_lane() == lane) x.v = v;
   }
