@@ -114,11 +114,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
               std::uint64_t* clock, model::clock_kind clock_kind, recording_parts parts, unsigned long long* cursor,
               std::uint32_t batch) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
-#if defined(GFSL_EXP_UNIFORM_EXIT)
-  if (__all_sync(0xFFFFFFFFu, t64 >= w.teams)) return;
-#else
   if (t64 >= w.teams) return;
-#endif
   const team_id t = static_cast<team_id>(t64);
   device_team<N> team(t, w.seed, controls);
   algorithm<device_team<N>, false, V> a(team, s, threshold);
