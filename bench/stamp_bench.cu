@@ -8,7 +8,10 @@
 // lane 0 does once per operation, on (a) the one word of the recording
 // clock, acq_rel and relaxed, and (b) a word of its own, for the rate the
 // memory system gives when nothing is shared. The figure is RMWs per second
-// over the whole kernel (CUDA events), the median of 5 launches.
+// over the whole kernel (CUDA events), the median of 5 launches. The paced
+// rows give the latency an operation would wait for its stamp, for each
+// order of the RMW and for a release add not waited for followed by an
+// acquire load (`red+load`, a clock that would stamp with loads).
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -58,6 +61,28 @@ __global__ void paced(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned 
     const long long t0 = clock64();
     sink += a.fetch_add(1, Order);
     // The next access waits for the value, as a recording team's does.
+    if (sink == 1ull << 62) words[2] = 0;
+    spent += clock64() - t0;
+  }
+  if (sink == 42) words[1] = sink;
+  atomicAdd(cycles, static_cast<unsigned long long>(spent));
+}
+
+// The same pacing, with the boundary between two operations made of a
+// release add whose result is not waited for (RED) and an acquire load of
+// the word: the stamp a load-based clock would take. The load is what an
+// operation waits on; the cycles are those of the pair.
+__global__ void paced_red_load(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned long long* cycles, int warps) {
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (threadIdx.x % 32 != 0 || warp >= static_cast<std::size_t>(warps)) return;
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> a(*words);
+  std::uint64_t sink = 0;
+  long long spent = 0;
+  for (int i = 0; i < rmws; ++i) {
+    if (gap_ns) __nanosleep(gap_ns);
+    const long long t0 = clock64();
+    a.fetch_add(1, cuda::std::memory_order_release);
+    sink += a.load(cuda::std::memory_order_acquire);
     if (sink == 1ull << 62) words[2] = 0;
     spent += clock64() - t0;
   }
@@ -155,6 +180,7 @@ int main(int argc, char** argv) {
     paced_row("acquire", paced<cuda::std::memory_order_acquire>, gap);
     paced_row("release", paced<cuda::std::memory_order_release>, gap);
     paced_row("acq_rel", paced<cuda::std::memory_order_acq_rel>, gap);
+    paced_row("red+load", paced_red_load, gap);
   }
   CHECK(cudaFree(cycles));
   CHECK(cudaFree(words));
