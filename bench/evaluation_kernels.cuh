@@ -144,10 +144,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       r = u.r;
     }
     if constexpr (Record) recorder.ret(j, r);
-    const bool counted = lane == 0 ? op.kind == op_kind::insert && r.ok
-                         : lane == 1 ? op.kind == op_kind::remove && r.ok
-                         : lane == 2 ? !Record && prefill && r.st == status::ok && !r.ok
-                                     : false;
+    // Without branches: written with ?:, a jump table on the lane (BRX) and
+    // about 20 warp instructions an operation
+    // (docs/device-runs/2026-11-24-h100-ncu-source-contains.txt).
+    const bool counted = ((lane == 0) & (op.kind == op_kind::insert) & r.ok) |
+                         ((lane == 1) & (op.kind == op_kind::remove) & r.ok) |
+                         ((lane == 2) & !Record & prefill & (r.st == status::ok) & !r.ok);
     answers += counted ? 1u : 0u;
     if (r.st != status::ok) {
       if (team.lane() == 0) {

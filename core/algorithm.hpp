@@ -80,8 +80,9 @@ class algorithm {
   GFSL_FN op_result contains(key_type k) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     const lanes header = read_header();
-    if (stopped_in(header)) return {status::stopped, false, 0};
-    return contains_from(header, k);
+    const std::uint32_t votes = header_votes(header);
+    if (stopped_in(votes)) return {status::stopped, false, 0};
+    return contains_from(header, votes, k);
   }
   GFSL_FN op_result insert(key_type k, value_type v) { return apply(op_kind::insert, k, v); }
   GFSL_FN op_result remove(key_type k) { return apply(op_kind::remove, k, 0); }
@@ -107,12 +108,13 @@ class algorithm {
   GFSL_FN op_result apply(op_kind kind, key_type k, value_type v) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     const lanes header = read_header();
-    if (stopped_in(header)) return {status::stopped, false, 0};
-    if (!contains_shares_search && kind == op_kind::contains) return contains_from(header, k);
+    const std::uint32_t votes = header_votes(header);
+    if (stopped_in(votes)) return {status::stopped, false, 0};
+    if (!contains_shares_search && kind == op_kind::contains) return contains_from(header, votes, k);
     const bool update = kind != op_kind::contains;
     const bool insert = kind == op_kind::insert;
     lanes path{};
-    const int height = height_in_header(header);
+    const int height = height_in_votes(votes);
     const chunk_index start = search_down(k, 0, path, update, height, head_in_header(header, height));
     const lateral hit = search_lateral(k, start, 0, update, !insert);
     if (!update) return contains_answer(hit);
@@ -134,9 +136,9 @@ class algorithm {
   };
 
   // contains' own search, from the header the operation read.
-  GFSL_FN op_result contains_from(const lanes& header, key_type k) {
+  GFSL_FN op_result contains_from(const lanes& header, std::uint32_t votes, key_type k) {
     lanes no_path{};
-    const int height = height_in_header(header);
+    const int height = height_in_votes(votes);
     const chunk_index start = search_down(k, 0, no_path, false, height, head_in_header(header, height));
     return contains_answer(search_lateral(k, start, 0, false, true));
   }
@@ -415,13 +417,14 @@ class algorithm {
   GFSL_FN lanes read_header() {
     if constexpr (!robust) {
       lanes header = t_.splat(t_.load(s_.error_word(), 0));
-      if (stopped_in(header)) return header;
+      if (t_.shfl(header, 0) != error_none) return header;
       header = t_.load_lanes(s_.level_counts());
       t_.set_lane(header, 0, error_none);
       return header;
     }
     // The word a lane reads, as a constant picked by two selects plus the
-    // lane (one branch per case cost the operation about ten instructions).
+    // lane: with a branch per case, choosing the address took 24
+    // instructions an operation (docs/device-runs/2026-11-24-h100-ncu-source-contains.txt).
     return t_.gather([this](int lane) -> const std::uint64_t* {
       const std::size_t base = lane >= header_levels ? header_offsets::heads - header_levels
                                : lane == 0           ? header_offsets::error_word
@@ -429,18 +432,27 @@ class algorithm {
       return s_.words + base + static_cast<std::size_t>(lane);
     });
   }
-  GFSL_FN bool stopped_in(const lanes& header) const { return t_.shfl(header, 0) != error_none; }
+  // One ballot answers both questions a header read is asked: lane 0 votes
+  // "the structure has failed" (its word is the error word), lanes 1 to
+  // header_levels - 1 "my level is in use" (one 64-bit shuffle and its test
+  // fewer per operation than asking lane 0 apart).
+  GFSL_FN std::uint32_t header_votes(const lanes& header) const {
+    return t_.ballot(header, [](int lane, std::uint64_t w) {
+      return ((lane == 0) & (w != error_none)) |
+             ((lane > 0) & (lane < header_levels) & (static_cast<std::int64_t>(w) > 0));
+    });
+  }
+  GFSL_FN static bool stopped_in(std::uint32_t votes) { return (votes & 1u) != 0; }
   GFSL_FN int height_in(const lanes& counts) const {
     const int h = highest_bit(t_.ballot(counts, [](int lane, std::uint64_t c) {
       return lane > 0 && static_cast<std::int64_t>(c) > 0;
     }));
     return h < 0 ? 0 : h;
   }
-  // The height a header read gives, or -1: read it again (see read_header).
-  GFSL_FN int height_in_header(const lanes& header) const {
-    const int h = highest_bit(t_.ballot(header, [](int lane, std::uint64_t c) {
-      return lane > 0 && lane < header_levels && static_cast<std::int64_t>(c) > 0;
-    }));
+  // The height a header read gives (its votes, once not stopped), or -1:
+  // read it again (see read_header).
+  GFSL_FN static int height_in_votes(std::uint32_t votes) {
+    const int h = highest_bit(votes & ~1u);
     if (robust && h == header_levels - 1) return -1;
     return h < 0 ? 0 : h;
   }
