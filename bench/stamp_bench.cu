@@ -48,8 +48,11 @@ __global__ void hammer(std::uint64_t* words, int rmws, int warps) {
 // The one word under a paced load: each warp waits `gap_ns` between RMWs (as
 // a recording team does its operation between two stamps) and sums the
 // cycles each acq_rel RMW takes to return, so the latency an operation pays
-// can be read against the rate the word serves.
-template <cuda::std::memory_order Order>
+// can be read against the rate the word serves. `AddThenLoad`: the boundary
+// between two operations is a release add whose result is not waited for
+// (RED) and an acquire load of the word, the stamp a load-based clock would
+// take; the load is what an operation waits on, the cycles are the pair's.
+template <cuda::std::memory_order Order, bool AddThenLoad = false>
 __global__ void paced(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned long long* cycles, int warps) {
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (threadIdx.x % 32 != 0 || warp >= static_cast<std::size_t>(warps)) return;
@@ -59,30 +62,13 @@ __global__ void paced(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned 
   for (int i = 0; i < rmws; ++i) {
     if (gap_ns) __nanosleep(gap_ns);
     const long long t0 = clock64();
-    sink += a.fetch_add(1, Order);
+    if constexpr (AddThenLoad) {
+      a.fetch_add(1, cuda::std::memory_order_release);
+      sink += a.load(cuda::std::memory_order_acquire);
+    } else {
+      sink += a.fetch_add(1, Order);
+    }
     // The next access waits for the value, as a recording team's does.
-    if (sink == 1ull << 62) words[2] = 0;
-    spent += clock64() - t0;
-  }
-  if (sink == 42) words[1] = sink;
-  atomicAdd(cycles, static_cast<unsigned long long>(spent));
-}
-
-// The same pacing, with the boundary between two operations made of a
-// release add whose result is not waited for (RED) and an acquire load of
-// the word: the stamp a load-based clock would take. The load is what an
-// operation waits on; the cycles are those of the pair.
-__global__ void paced_red_load(std::uint64_t* words, int rmws, unsigned gap_ns, unsigned long long* cycles, int warps) {
-  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  if (threadIdx.x % 32 != 0 || warp >= static_cast<std::size_t>(warps)) return;
-  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> a(*words);
-  std::uint64_t sink = 0;
-  long long spent = 0;
-  for (int i = 0; i < rmws; ++i) {
-    if (gap_ns) __nanosleep(gap_ns);
-    const long long t0 = clock64();
-    a.fetch_add(1, cuda::std::memory_order_release);
-    sink += a.load(cuda::std::memory_order_acquire);
     if (sink == 1ull << 62) words[2] = 0;
     spent += clock64() - t0;
   }
@@ -180,7 +166,7 @@ int main(int argc, char** argv) {
     paced_row("acquire", paced<cuda::std::memory_order_acquire>, gap);
     paced_row("release", paced<cuda::std::memory_order_release>, gap);
     paced_row("acq_rel", paced<cuda::std::memory_order_acq_rel>, gap);
-    paced_row("red+load", paced_red_load, gap);
+    paced_row("red+load", paced<cuda::std::memory_order_relaxed, true>, gap);
   }
   CHECK(cudaFree(cycles));
   CHECK(cudaFree(words));
