@@ -75,11 +75,10 @@ static __global__ void generate_operations(model::workload w, std::uint64_t coun
 // the call as its carried state, by value, so that it stays in registers
 // on the contains path.
 //
-// N = 32 only. At N = 16 the kernel keeps every operation inline, through
-// apply()'s one search (contains_shares_search): with the call, the search
-// was compiled twice (contains' and the updates') and N = 16 mixed runs
-// were slower, [10,10,80] at 1M keys 0.88x and [20,20,60] 0.80x, though
-// contains-only gained 1.15x (H200, docs/BENCHMARKS.md).
+// N = 32 only. At N = 16 the kernel keeps every operation inline: with the
+// call, N = 16 mixed runs were slower, [10,10,80] at 1M keys 0.88x and
+// [20,20,60] 0.80x, though contains-only gained 1.15x (H200, when contains
+// still shared the updates' search at N = 16; docs/BENCHMARKS.md).
 template <int N>
 inline constexpr bool updates_out_of_line = N == 32;
 template <int N>

@@ -87,37 +87,35 @@ class algorithm {
   GFSL_FN op_result insert(key_type k, value_type v) { return apply(op_kind::insert, k, v); }
   GFSL_FN op_result remove(key_type k) { return apply(op_kind::remove, k, 0); }
 
-  // Every operation begins with the same search (searchDown, then
-  // searchLateral), made here with the kinds' differences as run-time
-  // arguments: contains records no path and unlinks no zombie (lock-free,
-  // Alg. 4.1); insert's "not here" needs no validation (insert_to_level
-  // re-checks under the lock). Both updates then lock the level-0 chunk
-  // enclosing k with the same spin (Alg. 4.5 via insertToLevel, Alg. 4.11
-  // line 8). Each kind makes the accesses it made with a search of its own.
+  // Both updates begin with the same search (searchDown with a path, then
+  // searchLateral), made here with their differences as run-time
+  // arguments: insert's "not here" needs no validation (insert_to_level
+  // re-checks under the lock). Both then lock the level-0 chunk enclosing k
+  // with the same spin (Alg. 4.5 via insertToLevel, Alg. 4.11 line 8).
+  // Each kind makes the accesses it made with a search of its own.
   //
   // Why one call site: a kernel that inlines every function
   // (core/platform.hpp) holds one copy of these loops per call site, and
   // with a copy per kind the instruction cache, not the memory system, was
   // what mixed workloads waited on (docs/BENCHMARKS.md, "One search per
-  // operation"). The updates always share theirs. contains shares it too at
-  // N = 16, where that measured fastest; at N = 32 contains keeps a search
-  // of its own, because carrying the updates' state through its loop made
-  // contains-only runs half as fast there.
-  static constexpr bool contains_shares_search = N < 32;
+  // operation"). contains (no path, no zombie unlinking: lock-free, Alg.
+  // 4.1) keeps a search of its own at both N: carrying the updates' state
+  // through its loop made contains-only runs half as fast at N = 32, and
+  // 0.74x-0.83x at N = 16 once the step's vote carried the zombie mark,
+  // for 1%-6% on [10,10,80] (docs/BENCHMARKS.md, "contains' own search at
+  // N = 16").
 
   GFSL_FN op_result apply(op_kind kind, key_type k, value_type v) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     const lanes header = read_header();
     const std::uint32_t votes = header_votes(header);
     if (stopped_in(votes)) return {status::stopped, false, 0};
-    if (!contains_shares_search && kind == op_kind::contains) return contains_from(header, votes, k);
-    const bool update = kind != op_kind::contains;
+    if (kind == op_kind::contains) return contains_from(header, votes, k);
     const bool insert = kind == op_kind::insert;
     lanes path{};
     const int height = height_in_votes(votes);
-    const chunk_index start = search_down(k, 0, path, update, height, head_in_header(header, height));
-    const lateral hit = search_lateral(k, start, 0, update, !insert);
-    if (!update) return contains_answer(hit);
+    const chunk_index start = search_down(k, 0, path, true, height, head_in_header(header, height));
+    const lateral hit = search_lateral(k, start, 0, true, !insert);
     if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
     const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
     if (insert) return insert_locked(bottom, path, k, v);
