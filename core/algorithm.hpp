@@ -101,8 +101,9 @@ class algorithm {
   // operation"). contains (no path, no zombie unlinking: lock-free, Alg.
   // 4.1) keeps a search of its own at both N: carrying the updates' state
   // through its loop made contains-only runs half as fast at N = 32, and
-  // 0.74x-0.83x at N = 16 once the step's vote carried the zombie mark,
-  // for 1%-6% on [10,10,80] (docs/BENCHMARKS.md, "contains' own search at
+  // at N = 16, once the step's vote carried the zombie mark, 0.74x-0.77x as
+  // fast, while its own search costs robust [10,10,80] 1%-6% there (the
+  // kernel holds two searches; docs/BENCHMARKS.md, "contains' own search at
   // N = 16").
 
   GFSL_FN op_result apply(op_kind kind, key_type k, value_type v) {
