@@ -132,9 +132,10 @@ class device_team {
   // lives through the whole kernel, across the call of the updates
   // (bench/evaluation_kernels.cuh), and ptxas kept it in local memory: two
   // local loads on every step of every search (Nsight Compute, N = 32
-  // contains). Read again at each use, it costs an S2R; ptxas still keeps
-  // one copy between a vote and the next chunk read (one local store and
-  // one load a step instead of two loads; docs/BENCHMARKS.md).
+  // contains). Read again at each use, it costs an S2R. Since the zombie
+  // mark moved into the step's vote, ptxas keeps the lane in a register
+  // through searchDown's loop, which touches no local memory at N = 32
+  // (docs/BENCHMARKS.md, "The zombie mark in the step's vote").
   __host__ __device__ static int my_lane() {
 #if defined(__CUDA_ARCH__)
     unsigned lane;
