@@ -268,6 +268,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   kind("contains", op_kind::contains);
   if (c.errors) std::printf("  errors    %10llu\n", static_cast<unsigned long long>(c.errors));
   const auto& p = r.report.paths;
+  const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
   std::printf("paths:    splits %llu (above level 0 %llu), merges %llu (with a pre-split %llu), last-chunk removals %llu, "
               "zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, restarts %llu, down-pointer updates "
               "%llu (above level 1 %llu), raised keys %llu (re-raised %llu), lock waits %llu, chunk reads %llu (%.2f per operation)\n",
@@ -277,12 +278,9 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
               (unsigned long long)p.backtracks, (unsigned long long)p.restarts, (unsigned long long)p.down_ptr_updates,
               (unsigned long long)p.upper_down_ptr_updates, (unsigned long long)p.raised_keys, (unsigned long long)p.reraised_keys,
               (unsigned long long)p.lock_waits, (unsigned long long)p.chunk_reads,
-              r.records.empty() && o.w.ops == 0 ? 0.0
-                                                : static_cast<double>(p.chunk_reads) /
-                                                      static_cast<double>(r.records.empty() ? o.w.ops : r.records.size()));
+              ops_done > 0 ? static_cast<double>(p.chunk_reads) / ops_done : 0.0);
   std::printf("structure: height %d, %llu of %u pool chunks allocated, %zu keys at the end\n", r.report.height,
               (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
-  const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
               r.report.seconds > 0 ? ops_done / r.report.seconds / 1e6 : 0.0);
 
