@@ -1,5 +1,6 @@
 // GPU figures for docs/BENCHMARKS.md: throughput of the concurrent phase with
-// recording off, with device-counter stamps and with %globaltimer stamps; and
+// recording off, with device-counter stamps (one per call and return, then in
+// stamp groups of 4 and 16 operations) and with %globaltimer stamps; and
 // grouping the history by key on the device (CUB) against the host.
 //
 //   build/bench/device_bench [ops] [range] [teams] [repeats] [batch]
@@ -41,12 +42,13 @@ int main(int argc, char** argv) {
   for (int chunk : {32, 16}) {
     w.chunk = chunk;
     double off_mops = 0;
-    for (const char* mode : {"off", "counter", "globaltimer"}) {
+    for (const char* mode : {"off", "counter", "counter/4", "counter/16", "globaltimer"}) {
       std::vector<double> mops, part_dev, part_host;
       for (int r = 0; r < repeats; ++r) {
         w.seed = 1 + r;
         gfsl::device_options o;
         o.keep_records = std::string(mode) != "off";
+        o.stamp_group = std::string(mode) == "counter/4" ? 4 : std::string(mode) == "counter/16" ? 16 : 1;
         o.batch = batch;
         o.clock = std::string(mode) == "globaltimer" ? gfsl::model::clock_kind::globaltimer : gfsl::model::clock_kind::device_counter;
         o.compare_host_partition = std::string(mode) == "counter";

@@ -84,6 +84,9 @@ struct gfsl_bench_config {
   // (exec/cuda/recording.cuh, recording_parts).
   model::clock_kind record_clock = model::clock_kind::device_counter;
   int record_parts = 0;
+  // A team's operations per stamp group (exec/cuda/recording.cuh; 1: a stamp
+  // at every call and return, as `gfsl run` records by default).
+  std::uint32_t stamp_group = 1;
   // The algorithm's variant (core/types.hpp). thesis is compiled at the
   // tuned launch configuration (512/4) only: a comparison, not a tuning.
   gfsl::variant var = gfsl::default_variant;

@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     bench_ops(structure_view<N> s, model::workload w, bool prefill, const model::operation* ops, std::uint64_t count,
               std::uint64_t threshold, run_controls controls, tallies* out, model::op_record* records,
               std::uint64_t* clock, model::clock_kind clock_kind, recording_parts parts, unsigned long long* cursor,
-              std::uint32_t batch) {
+              std::uint32_t batch, std::uint32_t stamp_group) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;
   const team_id t = static_cast<team_id>(t64);
@@ -123,7 +123,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // (as the team's path counters, core/stats.hpp).
   const int lane = team.lane();
   std::uint32_t answers = 0;
-  [[maybe_unused]] team_recorder<N> recorder(team, records, clock_kind, clock, parts);
+  // The recorder only in the recording kernel: its slots are shared memory.
+  [[maybe_unused]] auto recorder = [&] {
+    if constexpr (Record) {
+      return team_recorder<N, Threads>(team, records, clock_kind, clock, parts, stamp_group);
+    } else {
+      return 0;
+    }
+  }();
   std::uint64_t j = batch ? 0 : first, end = batch ? 0 : last;
   for (;; ++j) {
     if (j == end && !next_batch(team, cursor, batch, count, j, end)) break;
@@ -255,6 +262,7 @@ struct kernel_args {
   std::uint64_t* clock = nullptr;
   model::clock_kind clock_kind = model::clock_kind::device_counter;
   recording_parts parts = recording_parts::all;
+  std::uint32_t stamp_group = 1;
   unsigned long long* cursor = nullptr;
   std::uint32_t batch = 0;
 };
@@ -279,12 +287,12 @@ void launch_bench(unsigned blocks, const kernel_args<N>& a, bool record) {
   if constexpr (V == gfsl::default_variant) {
     if (record) {
       bench_ops<N, T, B, V, true><<<blocks, T>>>(a.s, a.w, false, a.ops, a.count, a.threshold, a.controls, a.out,
-                                                 a.records, a.clock, a.clock_kind, a.parts, a.cursor, a.batch);
+                                                 a.records, a.clock, a.clock_kind, a.parts, a.cursor, a.batch, a.stamp_group);
       return;
     }
   }
   bench_ops<N, T, B, V><<<blocks, T>>>(a.s, a.w, a.prefill, a.ops, a.count, a.threshold, a.controls, a.out, nullptr,
-                                       a.clock, a.clock_kind, a.parts, a.cursor, a.batch);
+                                       a.clock, a.clock_kind, a.parts, a.cursor, a.batch, 1);
 }
 
 template <int N, int T, int B, gfsl::variant V>
@@ -399,6 +407,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     a.clock = clock.ptr;
     a.clock_kind = c.record_clock;
     a.parts = static_cast<recording_parts>(c.record_parts);
+    a.stamp_group = c.stamp_group;
     a.cursor = cursor.ptr;
     a.batch = prefill ? 0 : batch_for(c.batch, count, teams[i]);
     const int threads = kernels[i].threads;

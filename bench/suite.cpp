@@ -146,7 +146,7 @@ row measured_row(const std::string& suite, const std::string& impl, const worklo
 
 gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
                               std::uint64_t ops, const suite_options& o, bool record,
-                              gfsl::model::clock_kind record_clock, int record_parts) {
+                              gfsl::model::clock_kind record_clock, int record_parts, std::uint32_t stamp_group = 1) {
   gfsl_bench_config c;
   c.chunk = chunk;
   c.launch = lc;
@@ -162,6 +162,7 @@ gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload
   c.record = record;
   c.record_clock = record_clock;
   c.record_parts = record_parts;
+  c.stamp_group = stamp_group;
   c.counters = o.counters;
   return c;
 }
@@ -172,6 +173,7 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
   if (c.record && c.record_parts == 1) impl += "-records-only";
   else if (c.record && c.record_clock == gfsl::model::clock_kind::globaltimer) impl += "-globaltimer";
   if (c.record && c.record_parts == 2) impl += "-stamps-only";
+  if (c.record && c.stamp_group > 1) impl += "-group" + std::to_string(c.stamp_group);
   if (v.reraise) impl += "-reraise";
   row r = measured_row(suite, impl, w, c.range, c.ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
@@ -210,8 +212,9 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
 
 row measure_gfsl(const std::string& suite, int chunk, const launch_config& lc, const workload_spec& w, std::uint32_t range,
                  std::uint64_t ops, const suite_options& o, bool record = false,
-                 gfsl::model::clock_kind record_clock = gfsl::model::clock_kind::device_counter, int record_parts = 0) {
-  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, record, record_clock, record_parts);
+                 gfsl::model::clock_kind record_clock = gfsl::model::clock_kind::device_counter, int record_parts = 0,
+                 std::uint32_t stamp_group = 1) {
+  const gfsl_bench_config c = gfsl_config(chunk, lc, w, range, ops, o, record, record_clock, record_parts, stamp_group);
   return gfsl_row(suite, c, w, {c.var, c.reraise}, run_gfsl_bench(c));
 }
 
@@ -292,19 +295,26 @@ std::vector<row> run_suite(const suite_options& o, std::FILE* csv, std::FILE* lo
     if (o.suite == "recording") {
       // Off; recorded as `gfsl run --backend cuda` records (--clock counter,
       // then globaltimer); then the device counter's two parts alone: the
-      // records without stamps, the stamps without records.
+      // records without stamps, the stamps without records; then the device
+      // counter with stamp groups of 4, 16 and (N = 32) 32 (`gfsl run
+      // --stamp-group`).
       using gfsl::model::clock_kind;
       struct recording_way {
         bool record;
         clock_kind clock;
         int parts;
+        std::uint32_t group;
       };
-      for (const recording_way& m : {recording_way{false, clock_kind::device_counter, 0},
-                                     recording_way{true, clock_kind::device_counter, 0},
-                                     recording_way{true, clock_kind::globaltimer, 0},
-                                     recording_way{true, clock_kind::device_counter, 1},
-                                     recording_way{true, clock_kind::device_counter, 2}}) {
-        row r = measure_gfsl("recording", chunk, lc, table_mix, 1000000, o.ops, o, m.record, m.clock, m.parts);
+      for (const recording_way& m : {recording_way{false, clock_kind::device_counter, 0, 1},
+                                     recording_way{true, clock_kind::device_counter, 0, 1},
+                                     recording_way{true, clock_kind::globaltimer, 0, 1},
+                                     recording_way{true, clock_kind::device_counter, 1, 1},
+                                     recording_way{true, clock_kind::device_counter, 2, 1},
+                                     recording_way{true, clock_kind::device_counter, 0, 4},
+                                     recording_way{true, clock_kind::device_counter, 0, 16},
+                                     recording_way{true, clock_kind::device_counter, 0, 32}}) {
+        if (m.group > static_cast<std::uint32_t>(chunk)) continue;  // a lane per operation of a group
+        row r = measure_gfsl("recording", chunk, lc, table_mix, 1000000, o.ops, o, m.record, m.clock, m.parts, m.group);
         emit(r, csv, log);
         rows.push_back(r);
       }

@@ -261,6 +261,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     }
   }
   std::printf("workload: %s\n", o.w.describe().c_str());
+  if (o.backend == "cuda" && o.clock != "off" && o.stamp_group > 1) {
+    std::printf("stamps:   a team's operations in groups of up to %u, called at one stamp and returning at the next "
+                "(never two on one key)\n", o.stamp_group);
+  }
   std::printf("prefill:  %zu keys\n", r.prefill.size());
   std::printf("operations:\n");
   kind("insert", op_kind::insert);
@@ -440,6 +444,16 @@ int execute(run_options& o) {
     std::fprintf(stderr, "gfsl run: --chunk 8 runs on the host backends only (a GPU team is 16 or 32 lanes)\n");
     return exit_usage;
   }
+  if (o.stamp_group != 1 && (o.backend != "cuda" || o.clock == "off")) {
+    std::fprintf(stderr, "gfsl run: --stamp-group %u: stamp groups are for recorded GPU runs (--backend cuda, --clock counter or globaltimer)\n",
+                 o.stamp_group);
+    return exit_usage;
+  }
+  if (o.stamp_group < 1 || o.stamp_group > static_cast<std::uint32_t>(o.w.chunk)) {
+    std::fprintf(stderr, "gfsl run: --stamp-group %u: expected 1 to the chunk size (%u)\n", o.stamp_group,
+                 static_cast<unsigned>(o.w.chunk));
+    return exit_usage;
+  }
   if (o.script && o.backend == "cuda") {
     std::fprintf(stderr, "gfsl run: --team-ops (a listed workload) runs on the host backends only\n");
     return exit_usage;
@@ -453,6 +467,7 @@ int execute(run_options& o) {
     gfsl::device_options dopt;
     dopt.pool_chunks = o.pool;
     dopt.keep_records = o.clock != "off";
+    dopt.stamp_group = o.stamp_group;
     dopt.clock = o.clock == "globaltimer" ? gfsl::model::clock_kind::globaltimer : gfsl::model::clock_kind::device_counter;
     dopt.hang_seconds = o.hang_timeout;
     dopt.watchdog_seconds = o.watchdog;
@@ -645,6 +660,10 @@ command add_run_command(CLI::App& root) {
       ->capture_default_str();
   run->add_option("--clock", o.clock, "cuda: stamps from a device-wide counter, %globaltimer, or off (recording off)")
       ->check(CLI::IsMember({"counter", "globaltimer", "off"}))
+      ->capture_default_str();
+  run->add_option("--stamp-group", o.stamp_group,
+                  "cuda: a team's operations per stamp: a group of up to this many is called at one stamp and returns at "
+                  "the next, never two on one key (1: a stamp at every call and return; at most the chunk size)")
       ->capture_default_str();
   run->add_option("--hang-timeout", o.hang_timeout,
                   "cuda: seconds a team may wait on a lock before the run is stopped on the device; threads: seconds a team "

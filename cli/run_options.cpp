@@ -58,6 +58,7 @@ std::string encode_replay(const run_options& o) {
     << o.w.delete_pct << "," << o.w.contains_pct << ":range=" << o.w.range << ":prefill=" << fmt_double(o.w.prefill)
     << ":chunk=" << o.w.chunk << ":p-chunk=" << fmt_double(o.w.p_chunk) << ":seed=" << o.w.seed << ":pool=" << o.pool;
   if (o.backend == "cuda") s << ":clock=" << o.clock;
+  if (o.backend == "cuda" && o.stamp_group != 1) s << ":stamp-group=" << o.stamp_group;
   if (o.w.hot_keys) s << ":hot=" << o.w.hot_pct << "," << o.w.hot_keys << (o.w.hot_spread ? ",spread" : "");
   if (o.w.sequential_keys) s << ":keys=sequential";
   if (o.w.reraise) s << ":upper=reraise";
@@ -199,6 +200,14 @@ std::string decode_replay(const std::string& text, run_options& o) {
     if (std::string e = take("clock", r.clock); !e.empty()) return e;
     if (r.clock != "counter" && r.clock != "globaltimer" && r.clock != "off") {
       return "replay string: field 'clock' has a bad value '" + r.clock + "'";
+    }
+    // Written only when not 1 (lines from before stamp groups have none).
+    if (fields.count("stamp-group")) {
+      if (std::string e = take("stamp-group", r.stamp_group); !e.empty()) return e;
+      if (r.stamp_group < 1 || r.stamp_group > static_cast<std::uint32_t>(r.w.chunk)) {
+        return "replay string: field 'stamp-group' is " + std::to_string(r.stamp_group) + ", expected 1 to the chunk size " +
+               std::to_string(r.w.chunk);
+      }
     }
   } else if (r.backend != "threads") {
     return "replay string: field 'backend' has a bad value '" + r.backend + "'";

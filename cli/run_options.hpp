@@ -23,6 +23,7 @@ struct run_options {
   double watchdog = 120.0;          // cuda: the host's bound on each kernel, seconds
   double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device; threads: a team without a completed operation for this long; seconds
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
+  std::uint32_t stamp_group = 1;    // cuda: a team's operations per stamp group (exec/cuda/recording.cuh)
   std::string trace;                // where to write the history ("" : nowhere)
   std::string trace_format = "binary";  // binary (with snapshots and events) | json (JSON lines, the history only)
   bool events = false;              // record and check the structural event log

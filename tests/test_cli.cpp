@@ -212,6 +212,26 @@ TEST(Cli, BadReplayStringsGetOneLineAndExitCode2) {
   }
 }
 
+// A GPU run's stamp groups travel in its replay line; a group larger than
+// the chunk (a lane per operation) is refused as the line is read.
+TEST(Cli, ReplayStringsCarryTheStampGroup) {
+  const std::string line =
+      "gfsl1:backend=cuda:teams=4:ops=100:mix=10,10,80:range=100:prefill=0.5:chunk=16:p-chunk=1:seed=1:pool=0:clock=counter";
+  const result big = run("replay " + line + ":stamp-group=32:variant=robust");
+  EXPECT_EQ(big.code, 2) << big.out;
+  EXPECT_NE(big.out.find("field 'stamp-group' is 32, expected 1 to the chunk size 16"), std::string::npos) << big.out;
+  const result bad = run("replay " + line + ":stamp-group=x:variant=robust");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("field 'stamp-group' has a bad value 'x'"), std::string::npos) << bad.out;
+  const result fits = run("replay " + line + ":stamp-group=16:variant=robust");
+  if (fits.code == 0) {
+    EXPECT_NE(fits.out.find("stamp-group=16"), std::string::npos) << fits.out;  // a GPU is present: the run's line has it
+  } else {
+    EXPECT_EQ(fits.code, 2) << fits.out;  // no GPU: read, then refused for want of a device
+    EXPECT_EQ(fits.out.find("replay string"), std::string::npos) << fits.out;
+  }
+}
+
 TEST(Cli, ThreadsRunSaysItCannotBeReplayed) {
   const result r = run("run --backend threads --teams 4 --ops 20000 --range 500 --chunk 32");
   EXPECT_EQ(r.code, 0) << r.out;
@@ -220,7 +240,9 @@ TEST(Cli, ThreadsRunSaysItCannotBeReplayed) {
 
 TEST(Cli, BadOptionsGetOneLineAndExitCode2) {
   for (const char* args : {"run --mix 10,10", "run --mix 50,50,50", "run --chunk 64", "run --backend gpu",
-                           "run --p-chunk 2", "run --teams 0", "run --sched fifo", "run --granularity word", "run --depth 0", "run --range 0", "run --frobnicate", ""}) {
+                           "run --p-chunk 2", "run --teams 0", "run --sched fifo", "run --granularity word", "run --depth 0", "run --range 0", "run --frobnicate", "",
+                           "run --stamp-group 4", "run --backend threads --stamp-group 2", "run --backend cuda --stamp-group 0",
+                           "run --backend cuda --chunk 16 --stamp-group 17", "run --backend cuda --clock off --stamp-group 4"}) {
     const result r = run(args);
     EXPECT_EQ(r.code, 2) << args << ":\n" << r.out;
     EXPECT_FALSE(r.out.empty()) << args;

@@ -11,6 +11,7 @@
 #include "exec/cuda/device_runner.hpp"
 #include "model/final_state.hpp"
 #include "invariants/temporal.hpp"
+#include "linearizability/checker.hpp"
 
 namespace {
 
@@ -103,6 +104,86 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
       const smoke_case& c = info.param;
       return "N" + std::to_string(c.chunk) + "_teams" + std::to_string(c.teams) + "_range" + std::to_string(c.range);
+    });
+
+// Stamp groups (device_options::stamp_group): the records a grouped run
+// writes keep the recorder's rules, and the history checks linearizable.
+// Rules, per team: a group (its operations share a call stamp) holds at most
+// `group` operations, every one of them completed, all returning at one
+// stamp after the call; no two on one key; and the team's groups follow each
+// other (each called after the one before returned). At 2,000 keys with 40%
+// inserts and deletes, teams often meet a key again within a group, which
+// starts a new one; at 1M keys groups are nearly always full.
+struct group_case {
+  int chunk;
+  std::uint32_t group;
+  std::uint32_t range;
+  int insert_pct, delete_pct, contains_pct;
+};
+class CudaStampGroups : public ::testing::TestWithParam<group_case> {};
+
+TEST_P(CudaStampGroups, GroupsKeepTheirRulesAndTheHistoryIsLinearizable) {
+  if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const group_case c = GetParam();
+  gfsl::model::workload w;
+  w.chunk = c.chunk;
+  w.teams = 2048;
+  w.ops = 400000;
+  w.range = c.range;
+  w.insert_pct = c.insert_pct;
+  w.delete_pct = c.delete_pct;
+  w.contains_pct = c.contains_pct;
+  w.seed = 5;
+  gfsl::device_options o;
+  o.watchdog_seconds = 60.0;
+  o.stamp_group = c.group;
+  const gfsl::device_run d = gfsl::run_on_device(w, o);
+  ASSERT_FALSE(d.timed_out) << "kernel watchdog fired on " << d.device_name;
+  const gfsl::host_run& r = d.run;
+  ASSERT_EQ(r.report.first_error, gfsl::status::ok) << r.report.error_detail;
+  ASSERT_EQ(r.records.size(), w.ops);
+  struct group_seen {
+    std::uint64_t ret = 0;
+    std::vector<gfsl::key_type> keys;
+  };
+  std::map<std::pair<gfsl::team_id, std::uint64_t>, group_seen> groups;  // (team, call) -> group
+  for (const auto& rec : r.records) {
+    ASSERT_NE(rec.ret, gfsl::model::no_stamp) << "an operation of a finished run has no return stamp";
+    ASSERT_LT(rec.call, rec.ret);
+    auto [it, fresh] = groups.emplace(std::make_pair(rec.team, rec.call), group_seen{rec.ret, {}});
+    ASSERT_EQ(it->second.ret, rec.ret) << "team " << rec.team << ": two returns in the group called at " << rec.call;
+    it->second.keys.push_back(rec.op.key);
+  }
+  std::uint64_t full = 0;
+  gfsl::team_id last_team = 0;
+  std::uint64_t last_ret = 0;
+  for (auto& [at, g] : groups) {
+    ASSERT_LE(g.keys.size(), c.group) << "team " << at.first << ": a group of " << g.keys.size();
+    std::sort(g.keys.begin(), g.keys.end());
+    ASSERT_EQ(std::adjacent_find(g.keys.begin(), g.keys.end()), g.keys.end())
+        << "team " << at.first << ": two operations on one key in the group called at " << at.second;
+    if (at.first == last_team && last_ret != 0) ASSERT_LT(last_ret, at.second) << "team " << at.first << ": groups overlap";
+    last_team = at.first;
+    last_ret = g.ret;
+    full += g.keys.size() == c.group ? 1 : 0;
+  }
+  const double mean = static_cast<double>(w.ops) / static_cast<double>(groups.size());
+  std::printf("[ groups   ] %s N=%d groups of %u at %u keys: %zu groups, %.2f operations each, %.1f%% full\n",
+              d.device_name.c_str(), c.chunk, c.group, c.range, groups.size(), mean, 100.0 * full / groups.size());
+  EXPECT_GT(mean, 1.5) << "groups do not form";
+  gfsl::lin::check_options co;
+  co.explain = false;
+  const auto checked = gfsl::lin::check_history(gfsl::model::full_history(r.prefill, r.records), co);
+  EXPECT_EQ(checked.v, gfsl::lin::verdict::linearizable) << checked.violating_keys << " keys violating";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Groups, CudaStampGroups,
+    ::testing::Values(group_case{32, 4, 1000000, 10, 10, 80}, group_case{32, 32, 2000, 40, 40, 20},
+                      group_case{16, 16, 1000000, 10, 10, 80}, group_case{16, 8, 2000, 40, 40, 20}),
+    [](const auto& info) {
+      const group_case& c = info.param;
+      return "N" + std::to_string(c.chunk) + "_group" + std::to_string(c.group) + "_range" + std::to_string(c.range);
     });
 
 // A chunk locked by a team that does not exist: every insert reaching it

@@ -39,14 +39,15 @@ template <int N, bool Mutable, variant V>
 __global__ void __launch_bounds__(device_options::max_threads_per_block, device_options::min_blocks_per_sm) run_ops(structure_view<N> s, model::workload w, const model::operation* listed, std::uint64_t count,
                         std::uint64_t threshold, std::uint64_t seed, model::op_record* records, model::clock_kind clock,
                         std::uint64_t* clock_counter, run_controls controls, mutant mut, unsigned long long* cursor,
-                        std::uint32_t batch) {
+                        std::uint32_t batch, std::uint32_t stamp_group) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= w.teams) return;  // whole tiles only: blockDim is a multiple of 32
   const team_id t = static_cast<team_id>(t64);
   device_team<N> team(t, seed, controls);
   algorithm<device_team<N>, Mutable, V> a(team, s, threshold, mut);
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
-  team_recorder<N> recorder(team, records, clock, clock_counter);
+  team_recorder<N, device_options::max_threads_per_block> recorder(team, records, clock, clock_counter, recording_parts::all,
+                                                                  stamp_group);
   std::uint64_t j = batch ? 0 : first, end = batch ? 0 : last;
   for (;; ++j) {
     if (j == end && !next_batch(team, cursor, batch, count, j, end)) break;
@@ -58,6 +59,7 @@ __global__ void __launch_bounds__(device_options::max_threads_per_block, device_
     if (records) recorder.ret(j, r);
     if (r.st != status::ok) break;
   }
+  if (records) recorder.finish(first);
   team.flush_stats();
 }
 
@@ -251,7 +253,7 @@ device_run run(const model::workload& w, const device_options& o) {
   if (!hr.prefill.empty()) {
     run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, prefill_ops.ptr, hr.prefill.size(), threshold,
                                                        w.seed ^ 0xF1F1F1F1ull, prefill_records.ptr, model::clock_kind::none,
-                                                       nullptr, controls_for(stats.ptr + 1), mutant::none, nullptr, 0);
+                                                       nullptr, controls_for(stats.ptr + 1), mutant::none, nullptr, 0, 1);
     GFSL_CUDA_CHECK(cudaGetLastError());
   }
   GFSL_CUDA_CHECK(cudaEventRecord(prefilled));
@@ -312,11 +314,11 @@ device_run run(const model::workload& w, const device_options& o) {
     if (o.mut == mutant::none) {
       run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                          o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
-                                                         controls, mutant::none, cursor.ptr, batch);
+                                                         controls, mutant::none, cursor.ptr, batch, o.stamp_group);
     } else {
       run_ops<N, true, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                         o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
-                                                        controls, o.mut, cursor.ptr, batch);
+                                                        controls, o.mut, cursor.ptr, batch, o.stamp_group);
     }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
@@ -424,6 +426,13 @@ device_run run_on_device(const model::workload& w, const device_options& o) {
                                 std::to_string(device_options::max_threads_per_block) + "]");
   }
   if (w.chunk != 16 && w.chunk != 32) throw std::invalid_argument("a GPU team is 16 or 32 lanes: chunks of 16 or 32 entries");
+  if (o.stamp_group < 1 || o.stamp_group > static_cast<std::uint32_t>(w.chunk)) {
+    throw std::invalid_argument("a stamp group holds 1 to " + std::to_string(w.chunk) + " operations (a lane each), not " +
+                                std::to_string(o.stamp_group));
+  }
+  if (o.stamp_group > 1 && o.keep_records && w.ops > 0xFFFFFFFFull) {
+    throw std::invalid_argument("a history recorded in stamp groups holds fewer than 2^32 operations");
+  }
   return with_variant(o.var, [&](auto v) {
     constexpr variant V = decltype(v)::value;
     return w.chunk == 16 ? run<16, V>(w, o) : run<32, V>(w, o);

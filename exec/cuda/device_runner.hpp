@@ -16,6 +16,11 @@ struct device_options {
   std::uint32_t pool_chunks = 0;  // 0: sized from the workload
   model::clock_kind clock = model::clock_kind::device_counter;  // device_counter or globaltimer
   bool keep_records = true;       // false: recording off (no stamps, no records)
+  // Operations of a team per stamp group, 1 to the chunk size (1: a stamp at
+  // every call and return). In a group every operation is called at the
+  // group's opening stamp and returns at its closing one; a group never holds
+  // two operations on one key (exec/cuda/recording.cuh).
+  std::uint32_t stamp_group = 1;
   // The most operations of the concurrent phase a team takes at a time from
   // one cursor (fewer where a team's share is under eight batches); 0: each
   // team its fixed block of ops / teams.

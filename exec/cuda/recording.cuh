@@ -61,26 +61,75 @@ enum class recording_parts : std::uint8_t { all, records_only, stamps_only };
 // recording costs most on the device (docs/BENCHMARKS.md). globaltimer
 // readings are not distinct, so there each call and return reads its own.
 //
+// Stamp groups (`group` > 1): one stamp opens a group of up to `group`
+// consecutive operations of the team and the next one closes it; every
+// operation of the group is called at the opening stamp and returns at the
+// closing one. Each operation's interval then contains its true one, so a
+// history that is linearizable in real time stays linearizable: the checkers
+// judge a weaker real-time order, never a false one. What the widening could
+// hide is a team's own order on a key (two operations of one group on one key
+// would overlap, and the checker could swap them). So a group never holds two
+// operations on one key: an operation whose key the open group already holds
+// closes it first. Linearizability is checked key by key (linearizability/
+// ops.hpp), and on one key every team's operations keep their program order
+// in the stamps; across keys the checker never uses it. The closing stamp
+// is written into the group's records at the close, by the lanes that hold
+// them (lane i: the i-th operation's record and key); an operation whose
+// group never closed (a kernel the host gave up on) stays pending, which
+// says less than it knew, never something false. It divides the RMWs on
+// the run's word by up to `group` (docs/BENCHMARKS.md, "Stamp groups").
+// A group's records are numbered in 32 bits: a grouped history holds fewer
+// than 2^32 operations (device_runner.cu refuses more).
+//
 // A record is five 8-byte words; each store writes the words it changes, one
 // lane per word, in one instruction, and as a streaming store (st.global.cs):
 // the history is written once and read on the host after the kernel, and
 // written through the default policy its 40 bytes per operation pushed the
 // structure's chunks out of L2 (docs/BENCHMARKS.md, "What recording costs,
 // part by part"). The call writes team, operation and both stamps (the return
-// still no_stamp: pending), the return the answer and its stamp.
-template <int N>
+// still no_stamp: pending), the return the answer and its stamp (in a group,
+// the answer; the stamp at the close).
+//
+// What the recorder carries from one call to the next (the last RMW value,
+// the open group, the keys and records of its operations) lives in shared
+// memory, one slot per thread: kept in registers, it was live across every
+// operation of a kernel held to 32 registers, and the recorded kernels spilled
+// more in their searches (docs/BENCHMARKS.md, "Stamp groups"). Each thread
+// keeps its own copy of the team's values, so no slot is written by one lane
+// and read by another. `Threads`: the most threads a block of the kernel has.
+template <int Threads>
+struct recorder_slots {
+  std::uint64_t stamp[Threads];     // one stamp a call: the last return's RMW value; in groups: the open group's call stamp
+  std::uint64_t seen[Threads];      // stamps_only: the sum that keeps the stamps from being optimized away
+  std::uint32_t in_group[Threads];  // operations in the open group
+  key_type key[Threads];            // lane i: the key of the open group's i-th operation
+  std::uint32_t record[Threads];    // lane i: the record of the open group's i-th operation
+};
+
+template <int N, int Threads>
 class team_recorder {
  public:
+  static constexpr std::uint32_t max_group = N;  // a lane per operation of a group
+
   __device__ team_recorder(device_team<N>& team, model::op_record* records, model::clock_kind clock,
-                           std::uint64_t* counter, recording_parts parts = recording_parts::all)
-      : team_(team), records_(records), clock_(clock), counter_(counter), parts_(parts) {}
+                           std::uint64_t* counter, recording_parts parts = recording_parts::all,
+                           std::uint32_t group = 1)
+      : team_(team), records_(records), clock_(clock), counter_(counter), parts_(parts), group_(group) {
+    recorder_slots<Threads>& s = slots();
+    s.stamp[me()] = model::no_stamp;
+    s.seen[me()] = 0;
+    s.in_group[me()] = 0;
+  }
 
   __device__ void call(std::uint64_t j, const model::operation& op) {
     std::uint64_t stamp;
     if (parts_ == recording_parts::records_only) {
       stamp = 2 * j + 1;
+    } else if (group_ > 1) {
+      stamp = group_call(j, op.key);
     } else if (clock_ == model::clock_kind::device_counter) {
-      stamp = 2 * (boundary_ != model::no_stamp ? boundary_ : take_stamp(team_, clock_, counter_)) + 1;
+      const std::uint64_t boundary = slots().stamp[me()];
+      stamp = 2 * (boundary != model::no_stamp ? boundary : take_stamp(team_, clock_, counter_)) + 1;
     } else {
       stamp = take_stamp(team_, clock_, counter_);
     }
@@ -89,10 +138,10 @@ class team_recorder {
 
   __device__ void ret(std::uint64_t j, const op_result& r) {
     std::uint64_t stamp = 2 * j + 2;
-    if (parts_ != recording_parts::records_only) {
+    if (parts_ != recording_parts::records_only && group_ <= 1) {
       stamp = take_stamp(team_, clock_, counter_);
       if (clock_ == model::clock_kind::device_counter) {
-        boundary_ = stamp;
+        slots().stamp[me()] = stamp;  // the next call's stamp
         stamp *= 2;
       }
     }
@@ -101,12 +150,15 @@ class team_recorder {
     rec.ok = r.ok;
     rec.value = r.value;
     rec.ret = stamp;
-    store_words(j, rec, ret_words);
+    const bool deferred = group_ > 1 && parts_ != recording_parts::records_only;
+    store_words(j, rec, deferred ? answer_words : ret_words);
   }
 
-  // After the team's last operation (or its early stop).
+  // After the team's last operation (or its early stop): closes an open group.
   __device__ void finish(std::uint64_t first) {
-    if (parts_ == recording_parts::stamps_only && team_.lane() == 0) records_[first].ret = stamps_seen_;
+    const std::uint32_t n = slots().in_group[me()];
+    if (group_ > 1 && parts_ != recording_parts::records_only && n > 0) close_group(take_stamp(team_, clock_, counter_), n);
+    if (parts_ == recording_parts::stamps_only && team_.lane() == 0) records_[first].ret = slots().seen[me()];
   }
 
  private:
@@ -115,12 +167,60 @@ class team_recorder {
   };
   static_assert(sizeof(model::op_record) == sizeof(record_words) && alignof(model::op_record) == 8,
                 "a record is five aligned 8-byte words");
-  static constexpr unsigned call_words = 0b11011;  // team and kind, key and argument, call, return
-  static constexpr unsigned ret_words = 0b10100;   // status, found and value, return
+  static constexpr unsigned call_words = 0b11011;    // team and kind, key and argument, call, return
+  static constexpr unsigned ret_words = 0b10100;     // status, found and value, return
+  static constexpr unsigned answer_words = 0b00100;  // status, found and value (a group's return stamp comes at its close)
+  static constexpr int ret_word = 4;
+
+  __device__ static recorder_slots<Threads>& slots() {
+    __shared__ recorder_slots<Threads> s;
+    return s;
+  }
+  __device__ static int me() { return static_cast<int>(threadIdx.x); }
+
+  // The call stamp of operation j on `key` in a group: the open group's, or a
+  // new group's after closing the open one (full, or holding `key`).
+  __device__ std::uint64_t group_call(std::uint64_t j, key_type key) {
+    recorder_slots<Threads>& s = slots();
+    const std::uint32_t n = s.in_group[me()];
+    const key_type held = s.key[me()];
+    const bool holds = team_.ballot(typename device_team<N>::lanes{0}, [&](int lane, std::uint64_t) {
+      return static_cast<std::uint32_t>(lane) < n && held == key;
+    }) != 0;
+    std::uint32_t at = n;
+    if (n == 0 || n >= group_ || holds) {
+      std::uint64_t v = take_stamp(team_, clock_, counter_);
+      if (n > 0) {
+        close_group(v, n);
+        // A reading of %globaltimer may equal the one before it: the next
+        // group opens on a reading of its own, never before the close.
+        if (clock_ != model::clock_kind::device_counter) v = take_stamp(team_, clock_, counter_);
+      }
+      s.stamp[me()] = clock_ == model::clock_kind::device_counter ? 2 * v + 1 : v;
+      at = 0;
+    }
+    if (team_.lane() == static_cast<int>(at)) {
+      s.key[me()] = key;
+      s.record[me()] = static_cast<std::uint32_t>(j);
+    }
+    s.in_group[me()] = at + 1;
+    return s.stamp[me()];
+  }
+  // Writes the closing stamp (RMW value or reading v) into the records of the
+  // open group's n operations.
+  __device__ void close_group(std::uint64_t v, std::uint32_t n) {
+    const std::uint64_t stamp = clock_ == model::clock_kind::device_counter ? 2 * v : v;
+    if (parts_ == recording_parts::stamps_only) {
+      slots().seen[me()] += stamp;
+    } else if (static_cast<std::uint32_t>(team_.lane()) < n) {
+      __stcs(reinterpret_cast<unsigned long long*>(records_ + slots().record[me()]) + ret_word, static_cast<unsigned long long>(stamp));
+    }
+    slots().in_group[me()] = 0;
+  }
 
   __device__ void store_words(std::uint64_t j, const model::op_record& rec, unsigned words) {
     if (parts_ == recording_parts::stamps_only) {
-      stamps_seen_ += rec.call + (rec.ret == model::no_stamp ? 0 : rec.ret);
+      slots().seen[me()] += rec.call + (rec.ret == model::no_stamp ? 0 : rec.ret);
       return;
     }
     const record_words w = cuda::std::bit_cast<record_words>(rec);
@@ -136,8 +236,7 @@ class team_recorder {
   model::clock_kind clock_;
   std::uint64_t* counter_;
   recording_parts parts_;
-  std::uint64_t boundary_ = model::no_stamp;  // the last return's RMW value, for the next call
-  std::uint64_t stamps_seen_ = 0;             // stamps_only: what keeps the stamps from being optimized away
+  std::uint32_t group_;
 };
 
 // The device counter's first value for a run whose prefill took stamps below
