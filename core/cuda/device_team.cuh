@@ -159,14 +159,28 @@ class device_team {
   __host__ __device__ team_id id() const { return id_; }
   __device__ int lane() const { return my_lane(); }
   // Counter s lives in lane s's register (core/stats.hpp): one register for
-  // all of them, and an increment is a compare and an add, no branch.
-  __host__ __device__ void count(path_stat s) { stat_ += my_lane() == static_cast<int>(s) ? 1u : 0u; }
+  // all of them, and an increment is a compare and an add, no branch. Chunk
+  // reads, counted on every step of every search, are added by every lane:
+  // one instruction where the compare and the add took three (ptxas kept the
+  // sum in a second register and moved it back). Every lane of a team makes
+  // the same reads, so lane chunk_reads holds their number and every other
+  // lane holds its own counter plus that number, taken off at the flush.
+  __host__ __device__ void count(path_stat s) {
+    if (s == path_stat::chunk_reads) {
+      ++stat_;
+    } else {
+      stat_ += my_lane() == static_cast<int>(s) ? 1u : 0u;
+    }
+  }
   // Adds the team's counters into the run's totals (if the run keeps them).
+  // The whole team calls it (its shuffle).
   __device__ void flush_stats() {
 #if defined(__CUDA_ARCH__)
-    if (controls_->stats == nullptr || my_lane() >= path_stat_count || stat_ == 0) return;
-    atomicAdd(reinterpret_cast<unsigned long long*>(controls_->stats) + my_lane(), static_cast<unsigned long long>(stat_));
+    const std::uint32_t reads = __shfl_sync(warp_mask(), stat_, static_cast<int>(path_stat::chunk_reads), N);
+    const std::uint32_t mine = my_lane() == static_cast<int>(path_stat::chunk_reads) ? stat_ : stat_ - reads;
     stat_ = 0;
+    if (controls_->stats == nullptr || my_lane() >= path_stat_count || mine == 0) return;
+    atomicAdd(reinterpret_cast<unsigned long long*>(controls_->stats) + my_lane(), static_cast<unsigned long long>(mine));
 #endif
   }
 
