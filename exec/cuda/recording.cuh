@@ -109,8 +109,6 @@ struct recorder_slots {
 template <int N, int Threads>
 class team_recorder {
  public:
-  static constexpr std::uint32_t max_group = N;  // a lane per operation of a group
-
   __device__ team_recorder(device_team<N>& team, model::op_record* records, model::clock_kind clock,
                            std::uint64_t* counter, recording_parts parts = recording_parts::all,
                            std::uint32_t group = 1)
