@@ -137,26 +137,32 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     team.begin_operation();
     const model::operation op = ops[j];
     if constexpr (Record) recorder.call(j, op);  // as the runner records, or one part of it
+    // An update's answer, counted. Without branches: written with ?:, a
+    // jump table on the lane (BRX) and about 20 warp instructions an
+    // operation (docs/device-runs/2026-11-24-h100-ncu-source-contains.txt).
+    // A contains counts nothing (the prefill's operations are inserts), so
+    // it skips this.
+    const auto count_update = [&](const op_result& r) {
+      const bool counted = ((lane == 0) & (op.kind == op_kind::insert) & r.ok) |
+                           ((lane == 1) & (op.kind == op_kind::remove) & r.ok) |
+                           ((lane == 2) & !Record & prefill & (r.st == status::ok) & !r.ok);
+      answers += counted ? 1u : 0u;
+    };
     op_result r;
     if constexpr (!updates_out_of_line<N>) {
       // One call of the algorithm in the loop: every function is inlined,
       // and a second call site would be a second copy of all of it.
       r = apply_operation(a, op.kind, op.key, op.value);
+      if (op.kind != op_kind::contains) count_update(r);
     } else if (op.kind == op_kind::contains) {
       r = a.contains(op.key);
     } else {
       const update_outcome<N> u = run_update<N, V>(s, threshold, controls, t, team.carry(), op);
       team.resume(u.team);
       r = u.r;
+      count_update(r);
     }
     if constexpr (Record) recorder.ret(j, r);
-    // Without branches: written with ?:, a jump table on the lane (BRX) and
-    // about 20 warp instructions an operation
-    // (docs/device-runs/2026-11-24-h100-ncu-source-contains.txt).
-    const bool counted = ((lane == 0) & (op.kind == op_kind::insert) & r.ok) |
-                         ((lane == 1) & (op.kind == op_kind::remove) & r.ok) |
-                         ((lane == 2) & !Record & prefill & (r.st == status::ok) & !r.ok);
-    answers += counted ? 1u : 0u;
     if (r.st != status::ok) {
       if (team.lane() == 0) {
         atomicAdd(&out->errors, 1ull);
@@ -420,6 +426,11 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaMemset(clock.ptr, 0, sizeof(std::uint64_t)));
     GFSL_CUDA_CHECK(cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)));
+    // As the runner's: a record starts as 0xFF bytes, its return stamp
+    // no_stamp, which the call then need not write (exec/cuda/recording.cuh).
+    if (c.record && !prefill) {
+      GFSL_CUDA_CHECK(cudaMemset(records.ptr, 0xFF, std::min<std::uint64_t>(count, c.ops) * sizeof(model::op_record)));
+    }
     if (counted && !c.counters->begin(error)) return -1;
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     kernels[i].launch(blocks, a, c.record && !prefill);

@@ -58,6 +58,7 @@ class algorithm {
   static constexpr int N = Team::width;
   using shape = chunk_shape<N>;
   using lanes = typename Team::lanes;
+  using row = typename Team::row;
   using view = structure_view<N>;
 
   static constexpr int dsize = shape::dsize;
@@ -338,8 +339,9 @@ class algorithm {
     std::uint32_t votes;
     GFSL_FN bool zombie() const { return ((votes >> lock_lane) & 1u) != 0; }
   };
-  GFSL_FN stepped_read read_step(chunk_index c, key_type k, bool equal) {
-    const lanes kv = load_chunk(c);
+  // `pool`: pool_row(), taken by a search before its loop.
+  GFSL_FN stepped_read read_step(row pool, chunk_index c, key_type k, bool equal) {
+    const lanes kv = load_chunk(pool, c);
     return {kv, t_.ballot(kv, [k, equal](int lane, std::uint64_t e) {
               const key_type key = entry_key(e);
               return ((lane < dsize) & (equal ? key == k : key <= k)) | ((lane == next_lane) & (key < k)) |
@@ -355,13 +357,18 @@ class algorithm {
     }
     return next_of(kv);
   }
-  GFSL_FN lanes load_chunk(chunk_index c) {
+  GFSL_FN lanes load_chunk(chunk_index c) { return load_chunk(pool_row(), c); }
+  GFSL_FN lanes load_chunk(row pool, chunk_index c) {
     t_.count(path_stat::chunk_reads);
     if constexpr (Mutable) {
       if (bug(mutant::load_relaxed)) return t_.load_lanes(s_.chunk(c), mem_order::relaxed);
     }
-    return t_.load_lanes(s_.chunk(c));
+    return t_.load_row(pool, static_cast<std::uint64_t>(c) * N);
   }
+  // The pool as the row of chunk 0 (Team::row_of): chunk c is the row c * N
+  // words on. A search takes it once, before its loop, so that each of its
+  // reads costs one multiply-add for the address.
+  GFSL_FN row pool_row() const { return t_.row_of(s_.chunk(0)); }
   GFSL_FN std::uint64_t load_lock(chunk_index c) { return t_.load(s_.chunk(c) + lock_lane, lock_lane); }
   GFSL_FN key_type max_of(const lanes& kv) const { return t_.shfl_low(kv, next_lane); }
   GFSL_FN chunk_index next_of(const lanes& kv) const { return t_.shfl_high(kv, next_lane); }
@@ -490,8 +497,9 @@ class algorithm {
       chunk_index prev = no_chunk;
       lanes prev_kv{};
       bool restart = false;
+      const row pool = pool_row();
       while (height > target) {
-        const stepped_read r = read_step(curr, k, false);
+        const stepped_read r = read_step(pool, curr, k, false);
         const lanes& kv = r.kv;
         if (r.zombie()) [[unlikely]] {
           const chunk_index next = zombie_next(curr, kv);
@@ -548,8 +556,9 @@ class algorithm {
   // no burst of writes overlapped (validated_read).
   GFSL_FN lateral search_lateral(key_type k, chunk_index curr, int level, bool unlink, bool validate) {
     chunk_index prev = no_chunk;  // as in search_down
+    const row pool = pool_row();
     for (;;) {
-      const stepped_read r = read_step(curr, k, true);
+      const stepped_read r = read_step(pool, curr, k, true);
       lanes kv = r.kv;
       if (r.zombie() && !bug(mutant::zombies_not_skipped)) [[unlikely]] {
         const chunk_index next = zombie_next(curr, kv);

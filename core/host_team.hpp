@@ -106,6 +106,12 @@ class host_team {
   // Lane i loads p[i]. Acquire: a reader that sees a published pointer or
   // entry also sees what was written before it was published.
   lanes load_lanes(const std::uint64_t* p) { return load_lanes(p, mem_order::acquire); }
+  // A row of N words named by its first word (the device team names it by
+  // each lane's word, core/cuda/device_team.cuh); load_row(r, w) is
+  // load_lanes of the row w words further on.
+  using row = const std::uint64_t*;
+  row row_of(const std::uint64_t* p) const { return p; }
+  lanes load_row(row r, std::uint64_t words) { return load_lanes(r + words); }
   // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
   lanes load_lanes(const std::uint64_t* p, mem_order o) {
     return gather([p](int lane) { return p + lane; }, o);

@@ -8,7 +8,9 @@
 // serves both backends.
 //
 // Every access to shared memory goes through the team: `load_lanes` (lane i
-// loads word base[i]), `gather` (lane i loads the word it names),
+// loads word base[i]; `load_row` the same for a row named once by
+// `row_of`, the form the searches' loops use), `gather` (lane i loads the
+// word it names),
 // `store_lanes` (the named lanes store at once, in no order), `load`, `store`,
 // `cas` and `fetch_add` (performed by the named lane, result broadcast).
 // `shfl_high` and `shfl_low` broadcast one half of a lane's word (an
@@ -37,6 +39,8 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { T::width } -> std::convertible_to<int>;
   { ct.id() } -> std::convertible_to<team_id>;
   { t.load_lanes(p) } -> std::same_as<typename T::lanes>;
+  { ct.row_of(p) } -> std::same_as<typename T::row>;
+  { t.load_row(ct.row_of(p), std::uint64_t{}) } -> std::same_as<typename T::lanes>;
   { ct.ballot(cl, [](int, std::uint64_t) { return true; }) } -> std::same_as<std::uint32_t>;
   { ct.shfl(cl, 0) } -> std::same_as<std::uint64_t>;
   { ct.shfl_high(cl, 0) } -> std::same_as<std::uint32_t>;

@@ -210,6 +210,10 @@ class last_read_team : public Team {
     remember(p, v);
     return v;
   }
+  // Rows by their first word, so that every chunk read passes load_lanes.
+  using row = const std::uint64_t*;
+  GFSL_FN row row_of(const std::uint64_t* p) const { return p; }
+  GFSL_FN lanes load_row(row r, std::uint64_t words) { return load_lanes(r + words); }
   GFSL_FN chunk_index last_chunk() const { return last_chunk_; }
   GFSL_FN const lanes& last_words() const { return last_; }
 

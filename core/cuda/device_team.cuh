@@ -24,6 +24,7 @@
 
 #include <cuda/atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include "../events.hpp"
 #include "../layout.hpp"
@@ -192,6 +193,43 @@ class device_team {
 #else
     return lanes{*p};
 #endif
+  }
+  // A row of N words (a chunk) named once for a search's loop: load_row(r,
+  // w) reads the row w words further on. At N = 32 the row is this lane's
+  // address in the first row, as an integer, and a read's address is one
+  // multiply-add (IMAD.WIDE) on a value the search keeps through its loop;
+  // written as pointer arithmetic, the compiler re-associated base + lane +
+  // c * N into ((c * N | lane) << 3) + base, four instructions and a
+  // constant load per chunk read. N = 16 keeps the pointer: there the
+  // integer form ran the thesis variant's [10,10,80] at 0.88x of the
+  // pointer's (one H100, docs/BENCHMARKS.md, "Cheaper record stores, a
+  // chunk's address in one instruction").
+  static constexpr bool row_as_integer = N == 32;
+  using row = std::conditional_t<row_as_integer, std::uintptr_t, const std::uint64_t*>;
+  __host__ __device__ row row_of(const std::uint64_t* p) const {
+    if constexpr (row_as_integer) {
+#if defined(__CUDA_ARCH__)
+      return reinterpret_cast<std::uintptr_t>(p + my_lane());
+#else
+      return reinterpret_cast<std::uintptr_t>(p);
+#endif
+    } else {
+      return p;
+    }
+  }
+  __host__ __device__ lanes load_row(row r, std::uint64_t words) {
+    if constexpr (row_as_integer) {
+#if defined(__CUDA_ARCH__)
+      lanes out{ref(reinterpret_cast<const std::uint64_t*>(r + words * sizeof(std::uint64_t)))
+                    .load(cuda::std::memory_order_acquire)};
+      __syncwarp(warp_mask());
+      return out;
+#else
+      return load_lanes(reinterpret_cast<const std::uint64_t*>(r) + words);
+#endif
+    } else {
+      return load_lanes(r + words);
+    }
   }
   // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
   __host__ __device__ lanes load_lanes(const std::uint64_t* p, mem_order o) {

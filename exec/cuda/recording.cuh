@@ -7,7 +7,7 @@
 #pragma once
 
 #include <cuda/atomic>
-#include <cuda/std/bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "../../model/history.hpp"
@@ -81,14 +81,21 @@ enum class recording_parts : std::uint8_t { all, records_only, stamps_only };
 // A group's records are numbered in 32 bits: a grouped history holds fewer
 // than 2^32 operations (device_runner.cu refuses more).
 //
-// A record is five 8-byte words; each store writes the words it changes, one
-// lane per word, in one instruction, and as a streaming store (st.global.cs):
+// A record is five 8-byte words; the call and the return write only the
+// words they change, each as a streaming store (st.global.cs):
 // the history is written once and read on the host after the kernel, and
 // written through the default policy its 40 bytes per operation pushed the
 // structure's chunks out of L2 (docs/BENCHMARKS.md, "What recording costs,
-// part by part"). The call writes team, operation and both stamps (the return
-// still no_stamp: pending), the return the answer and its stamp (in a group,
-// the answer; the stamp at the close).
+// part by part"). The call writes team, operation and call stamp; the return
+// stamp is already no_stamp (pending): every record starts as 0xFF bytes (the
+// runner's memset, and the benchmark's before each recorded kernel). The
+// return writes the answer and its stamp (in a group, the answer; the stamp
+// at the close). Lane 0 stores each word, composed from its two 32-bit
+// halves. A word per lane, picked from the composed record, took the
+// compiler a branch per lane, about 40 warp instructions a call; two
+// 32-bit selects per lane and lane 0's stores measured alike, and lane 0's
+// are the simpler (docs/BENCHMARKS.md, "Cheaper record stores, a chunk's
+// address in one instruction").
 //
 // What the recorder carries from one call to the next (the last RMW value,
 // the open group, the keys and records of its operations) lives in shared
@@ -131,7 +138,16 @@ class team_recorder {
     } else {
       stamp = take_stamp(team_, clock_, counter_);
     }
-    store_words(j, model::op_record{team_.id(), op, status::ok, false, 0, stamp, model::no_stamp}, call_words);
+    if (parts_ == recording_parts::stamps_only) {
+      slots().seen[me()] += stamp;
+      return;
+    }
+    // Team and kind, key and argument, the call stamp.
+    if (team_.lane() == 0) {
+      store_word(j, team_word, team_.id(), static_cast<std::uint32_t>(op.kind));
+      store_word(j, op_word, op.key, op.value);
+      store_word(j, call_word, low_half(stamp), high_half(stamp));
+    }
   }
 
   __device__ void ret(std::uint64_t j, const op_result& r) {
@@ -143,13 +159,17 @@ class team_recorder {
         stamp *= 2;
       }
     }
-    model::op_record rec;
-    rec.st = r.st;
-    rec.ok = r.ok;
-    rec.value = r.value;
-    rec.ret = stamp;
+    if (parts_ == recording_parts::stamps_only) {
+      slots().seen[me()] += stamp;
+      return;
+    }
+    // Status, found and value; the return stamp (in a group, written at its
+    // close).
     const bool deferred = group_ > 1 && parts_ != recording_parts::records_only;
-    store_words(j, rec, deferred ? answer_words : ret_words);
+    if (team_.lane() == 0) {
+      store_word(j, answer_word, static_cast<std::uint32_t>(r.st) | (r.ok ? 1u << 8 : 0u), r.value);
+      if (!deferred) store_word(j, ret_word, low_half(stamp), high_half(stamp));
+    }
   }
 
   // After the team's last operation (or its early stop): closes an open group.
@@ -160,15 +180,26 @@ class team_recorder {
   }
 
  private:
-  struct record_words {
-    unsigned long long w0, w1, w2, w3, w4;
-  };
-  static_assert(sizeof(model::op_record) == sizeof(record_words) && alignof(model::op_record) == 8,
-                "a record is five aligned 8-byte words");
-  static constexpr unsigned call_words = 0b11011;    // team and kind, key and argument, call, return
-  static constexpr unsigned ret_words = 0b10100;     // status, found and value, return
-  static constexpr unsigned answer_words = 0b00100;  // status, found and value (a group's return stamp comes at its close)
-  static constexpr int ret_word = 4;
+  // The five 8-byte words of a record (model::op_record), each written whole
+  // by one lane from two 32-bit halves; padding bytes are written as zero.
+  static constexpr int team_word = 0, op_word = 1, answer_word = 2, call_word = 3, ret_word = 4;
+  static_assert(sizeof(model::op_record) == 40 && alignof(model::op_record) == 8, "a record is five aligned 8-byte words");
+  static_assert(offsetof(model::op_record, team) == 8 * team_word && sizeof(team_id) == 4 &&
+                    offsetof(model::op_record, op) == 8 * team_word + 4 && offsetof(model::operation, kind) == 0 &&
+                    sizeof(op_kind) == 1,
+                "word 0: team, then kind");
+  static_assert(offsetof(model::op_record, op) + offsetof(model::operation, key) == 8 * op_word &&
+                    offsetof(model::op_record, op) + offsetof(model::operation, value) == 8 * op_word + 4 &&
+                    sizeof(key_type) == 4 && sizeof(value_type) == 4,
+                "word 1: key, then argument");
+  static_assert(offsetof(model::op_record, st) == 8 * answer_word && sizeof(status) == 1 &&
+                    offsetof(model::op_record, ok) == 8 * answer_word + 1 && sizeof(bool) == 1 &&
+                    offsetof(model::op_record, value) == 8 * answer_word + 4,
+                "word 2: status, found, then value");
+  static_assert(offsetof(model::op_record, call) == 8 * call_word && offsetof(model::op_record, ret) == 8 * ret_word,
+                "words 3 and 4: the stamps");
+  __device__ static std::uint32_t low_half(std::uint64_t v) { return static_cast<std::uint32_t>(v); }
+  __device__ static std::uint32_t high_half(std::uint64_t v) { return static_cast<std::uint32_t>(v >> 32); }
 
   __device__ static recorder_slots<Threads>& slots() {
     __shared__ recorder_slots<Threads> s;
@@ -216,17 +247,9 @@ class team_recorder {
     slots().in_group[me()] = 0;
   }
 
-  __device__ void store_words(std::uint64_t j, const model::op_record& rec, unsigned words) {
-    if (parts_ == recording_parts::stamps_only) {
-      slots().seen[me()] += rec.call + (rec.ret == model::no_stamp ? 0 : rec.ret);
-      return;
-    }
-    const record_words w = cuda::std::bit_cast<record_words>(rec);
-    const int l = team_.lane();
-    // Constant indices only: a word picked by lane from an array would put
-    // the array in local memory.
-    const unsigned long long mine = l == 0 ? w.w0 : l == 1 ? w.w1 : l == 2 ? w.w2 : l == 3 ? w.w3 : w.w4;
-    if (l < 5 && (words >> l & 1u)) __stcs(reinterpret_cast<unsigned long long*>(records_ + j) + l, mine);
+  __device__ void store_word(std::uint64_t j, int word, std::uint32_t lo, std::uint32_t hi) {
+    const unsigned long long w = static_cast<unsigned long long>(hi) << 32 | lo;
+    __stcs(reinterpret_cast<unsigned long long*>(records_ + j) + word, w);
   }
 
   device_team<N>& team_;
