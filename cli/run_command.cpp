@@ -302,7 +302,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
       gfsl::model::sequential_map m;
       for (const auto& op : r.prefill) m.apply(op);
       for (const auto& rec : r.records) {
-        if (!rec.pending()) m.apply(rec.op);
+        // An insert that failed above level 0 (a full pool while raising)
+        // answered that its key is in level 0 (core: insert_locked).
+        const bool in_level0 = rec.op.kind == gfsl::op_kind::insert && rec.ret != gfsl::model::no_stamp && rec.ok;
+        if (!rec.pending() || in_level0) m.apply(rec.op);
       }
       model_state = m.entries();
     }

@@ -149,7 +149,7 @@ class algorithm {
 
   // insert (Alg. 4.5) from the locked level-0 chunk enclosing k: insert-if-
   // absent, then raise.
-  GFSL_FN op_result insert_locked(const locked_chunk& enclosing, const lanes& path, key_type k, value_type v) {
+  GFSL_FN op_result insert_locked(const locked_chunk& enclosing, lanes path, key_type k, value_type v) {
     const level_insert bottom = insert_into_locked(0, enclosing, k, v);
     if (bottom.st != status::ok) return {bottom.st, false, 0};
     if (!bottom.inserted) {  // k was inserted concurrently before we held the lock
@@ -168,19 +168,44 @@ class algorithm {
     bool raise = bottom.raise;
     key_type up_key = bottom.raise_key;
     chunk_index down = bottom.raise_down;
+    // robust: `path` leads to path_key; a raised key below it (a fresh
+    // chunk's minimum) takes a path of its own. The chunks of the level
+    // below that hold up_key stay locked until up_key is in this level.
+    key_type path_key = k;
+    chunk_index held = no_chunk, held_too = no_chunk;
     for (int level = 1; raise && level < max_levels; ++level) {
-      const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
+      chunk_index from;
+      if (robust && up_key < path_key) {
+        from = search_down(up_key, level, path, true);
+        path_key = up_key;
+      } else {
+        from = static_cast<chunk_index>(t_.shfl_low(path, level));
+      }
       const level_insert upper = insert_to_level(level, from, up_key, down);
+      if constexpr (robust) {
+        unlock_if_held(held);
+        unlock_if_held(held_too);
+        held = held_too = no_chunk;
+      }
       if (upper.st != status::ok) {
         st = upper.st;  // the key is in the structure; it was not raised further
         break;
       }
-      if (!upper.unlocked) unlock(upper.chunk);
+      if (robust && upper.inserted && upper.raise) {
+        held = upper.unlocked ? no_chunk : upper.chunk;
+        held_too = upper.also_locked;
+      } else if (!upper.unlocked) {
+        unlock(upper.chunk);
+      }
       if (!upper.inserted) break;
       t_.count(path_stat::raised_keys);
       raise = upper.raise;
       up_key = upper.raise_key;
       down = upper.raise_down;
+    }
+    if constexpr (robust) {  // a raise that reached the top level
+      unlock_if_held(held);
+      unlock_if_held(held_too);
     }
     if (!unlocked_early) {
       if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
@@ -206,22 +231,28 @@ class algorithm {
     const int height = robust ? highest_level_holding(k, path) : get_height();
     int removed_height = 0;  // the highest level k was removed from
     for (int level = height; level > 0; --level) {
-      const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
-      const lateral in_level = search_lateral(k, from, level, false, true);
-      if (in_level.tid == none) continue;
-      const locked_chunk enc = find_and_lock_enclosing(in_level.chunk, k);
-      // No re-check is needed by the thesis (our bottom lock excludes other
-      // updates of k); we still confirm before touching the chunk.
-      if (tid_with_key(enc.kv, k) == none) {
-        unlock(enc.chunk);
-        continue;
-      }
-      const status st = remove_from_chunk(level, enc.chunk, k);
-      if (st != status::ok) {
+      status st = status::ok;
+      if (!remove_from_level(level, k, path, st)) {
+        if (st == status::ok) continue;
         unlock(bottom.chunk);
         return {st, false, 0};  // k is still in the set (level 0 untouched)
       }
-      if (removed_height == 0) removed_height = level;
+      if (removed_height < level) removed_height = level;
+      if (robust && !bug(mutant::removed_key_not_sought_above)) {
+        // A split of k's chunk at `level` raises k when k is the fresh
+        // chunk's minimum, under that chunk's lock, which we have just held:
+        // such a raise was complete before we removed k here, and no other
+        // can follow (k is gone from this level). So k is looked for once
+        // more one level up, and so on while it is found there.
+        for (int up = level + 1; up < max_levels; ++up) {
+          if (!remove_from_level(up, k, path, st)) break;
+          if (removed_height < up) removed_height = up;
+        }
+        if (st != status::ok) {
+          unlock(bottom.chunk);
+          return {st, false, 0};
+        }
+      }
     }
     if (removed_height > 0 && reraises()) reraise_after(bottom, path, k, removed_height);
     const status st = remove_from_chunk(0, bottom.chunk, k);
@@ -252,6 +283,9 @@ class algorithm {
       const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
       const level_insert upper = insert_to_level(level, from, r, down);
       if (upper.st != status::ok) return;
+      // A split here raises nothing further (upper.raise is not followed):
+      // robust's fresh chunk, kept locked for a raise, is let go with it.
+      unlock_if_held(upper.also_locked);
       if (!upper.unlocked) unlock(upper.chunk);
       if (!upper.inserted) return;
       t_.count(path_stat::reraised_keys);
@@ -654,6 +688,9 @@ class algorithm {
     remember_lock(c, expected);
     return true;
   }
+  GFSL_FN void unlock_if_held(chunk_index c) {
+    if (c != no_chunk) unlock(c);
+  }
   // Release: every write made under the lock is visible before the lock frees.
   GFSL_FN void unlock(chunk_index c) {
     const std::uint64_t freed = robust ? lock_released(held_word(c)) : lock_free_word;
@@ -993,7 +1030,22 @@ class algorithm {
     r.inserted = true;
     r.chunk = target;
     r.raise = coin();
-    if (level == 0) {
+    if constexpr (robust) {
+      // robust raises the fresh chunk's minimum at every level (docs/
+      // ALGORITHM.md, "Raising a new chunk's minimum"), so that a search
+      // stepping down at minK lands in the fresh chunk itself, not in the
+      // chunk before it. minK is protected by the fresh chunk's lock, held
+      // until minK is in the level above (insert_locked): an update of minK
+      // needs that lock at this level (a delete removes it here only under
+      // it, and then looks above again, remove_locked).
+      r.raise_key = sp.fresh_min;
+      r.raise_down = bug(mutant::raised_key_points_past) && sp.successor != no_chunk ? sp.successor : sp.fresh;
+      if (r.raise && !into_fresh) {
+        r.also_locked = sp.fresh;
+      } else {
+        unlock(other);
+      }
+    } else if (level == 0) {
       // Raised-key rule (Alg. 4.9 line 11): raise max(k, minK). The raised key
       // always lives in the fresh chunk; when that is minK (k stayed in c) the
       // fresh chunk stays locked until the raise is done, so that minK cannot
@@ -1072,11 +1124,14 @@ class algorithm {
   // ---- Delete ----------------------------------------------------------------
 
   // robust: the highest level holding k, for a delete that holds k's level-0
-  // chunk locked. While that lock is held no other operation can add k to or
-  // remove k from any level (inserts and deletes of k lock the same chunk; a
-  // split raises only keys of chunks it holds), so which levels hold k is
-  // fixed, and "every key of level i+1 is in level i" holds at every instant
-  // (see insert). So the first level without k ends the search: one
+  // chunk locked. While that lock is held no other operation removes k from
+  // any level (inserts and deletes of k lock the same chunk), and k enters
+  // level i+1 only while it is in level i, in a chunk its raiser holds
+  // locked (a split raises the minimum of its fresh chunk, see insert), so
+  // until this delete removes k anywhere "every key of level i+1 is in
+  // level i" holds for k at every instant. So the first level without k
+  // ends the search (a raise of k that lands after it is found again after
+  // each removal, remove_locked): one
   // validated "not here" per delete, where the thesis' top-down scan
   // (Alg. 4.11 lines 12-16) concludes one at every level. Levels are searched
   // from the path's chunks, and the chunk found at each level replaces the
@@ -1090,6 +1145,24 @@ class algorithm {
       t_.set_lane(path, level, in_level.chunk);
     }
     return level - 1;
+  }
+
+  // Alg. 4.11 lines 13-16 at one level: k is looked for from the path's
+  // chunk and, when there, removed under its chunk's lock. True when k was
+  // removed; false with `st` ok when k is not in the level.
+  GFSL_FN bool remove_from_level(int level, key_type k, const lanes& path, status& st) {
+    const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
+    const lateral in_level = search_lateral(k, from, level, false, true);
+    if (in_level.tid == none) return false;
+    const locked_chunk enc = find_and_lock_enclosing(in_level.chunk, k);
+    // No re-check is needed by the thesis (our bottom lock excludes other
+    // updates of k); we still confirm before touching the chunk.
+    if (tid_with_key(enc.kv, k) == none) {
+      unlock(enc.chunk);
+      return false;
+    }
+    st = remove_from_chunk(level, enc.chunk, k);
+    return st == status::ok;
   }
 
   // removeFromChunk (Alg. 4.12) for the locked chunk c holding k. Unlocks c

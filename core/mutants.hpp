@@ -43,6 +43,7 @@ enum class mutant : std::uint8_t {
   absence_not_validated,
   version_not_bumped,
   head_fallback_wrong,
+  removed_key_not_sought_above,
   count_
 };
 
@@ -181,6 +182,10 @@ inline constexpr mutant_info mutant_catalog[] = {
     {mutant::head_fallback_wrong, "head-fallback-wrong", "host,cuda",
      "robust: a backtrack with no previous chunk restarts from the top instead of going on from the level's head "
      "chunk, so a stale upper-level key makes a search loop forever", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
+    {mutant::removed_key_not_sought_above, "removed-key-not-sought-above", "host,cuda",
+     "robust: a delete that removes its key from an upper level does not look for it again one level up; a split of "
+     "that level which made the key its fresh chunk's minimum raised it there after the delete's first look, and the "
+     "key stays in level i+1 without being in level i", {}, "robust"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

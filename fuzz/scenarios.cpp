@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <span>
 #include <vector>
 
 namespace gfsl::fuzz {
@@ -9,11 +10,16 @@ namespace gfsl::fuzz {
 namespace {
 
 // Keys 1..400 inserted in ascending order on 16-entry chunks, every split
-// raising: level 1 holds every 7th key from 14 and level 2 every 49th from
-// 105, and 399 (tests/test_fuzz.cpp checks this against the structure, both
-// variants). 399 is left out: it points into the level-1 chunk that begins
-// at 350, which still encloses the keys above 399 once it is deleted.
-const key_type level2_keys[] = {105, 154, 203, 252, 301, 350};
+// raising: level 1 holds every 7th key and level 2 every 49th
+// (tests/test_fuzz.cpp checks this against the structure, both variants).
+// thesis raises the key whose insert split the chunk (here always its
+// largest): level 2 holds 105, 154, .., 350 and 399. 399 is left out: it
+// points into the level-1 chunk that begins at 350, which still encloses
+// the keys above 399 once it is deleted. robust raises the fresh chunk's
+// minimum: level 2 holds 49, 98, .., 343, each the first key of the
+// level-1 chunk it points to.
+const key_type level2_keys_thesis[] = {105, 154, 203, 252, 301, 350};
+const key_type level2_keys_robust[] = {49, 98, 147, 196, 245, 294, 343};
 constexpr key_type restart_prefill_keys = 400;
 
 // zombie_next: 10, 20, .., 350 ascending. Level 0 is then the head chunk
@@ -26,15 +32,30 @@ constexpr key_type region_step = 70;
 constexpr key_type zombie_prefill_top = 350;
 
 // stale_upper_key: 1..1200 ascending. Its level-2 chunks, without the two
-// keys that are also in level 3 (742 and 1085; tests/test_fuzz.cpp checks
-// the layout).
-const std::vector<std::vector<key_type>> stale_level2_chunks = {
+// keys that are also in level 3 (thesis: 742 and 1085; robust: 343 and
+// 686; tests/test_fuzz.cpp checks the layouts).
+const std::vector<std::vector<key_type>> stale_level2_chunks_thesis = {
     {105, 154, 203, 252, 301, 350},
     {399, 448, 497, 546, 595, 644, 693},
     {791, 840, 889, 938, 987, 1036, 1134, 1183},
 };
+const std::vector<std::vector<key_type>> stale_level2_chunks_robust = {
+    {49, 98, 147, 196, 245, 294},
+    {392, 441, 490, 539, 588, 637},
+    {735, 784, 833, 882, 931, 980, 1029, 1078, 1127},
+};
 constexpr key_type stale_prefill_keys = 1200;
 constexpr int stale_victims = 3;
+
+// raise_race: 1..202 ascending. robust's layout (tests/test_fuzz.cpp
+// checks it): the last level-0 chunk holds 189..202 and the last level-1
+// chunk 98, 105, .., 189, both full; level 2 holds 49 and 98. Inserting
+// 203 splits level 0 and raises 196 (the fresh chunk's minimum), which
+// splits level 1 and raises 147, the minimum of its fresh chunk, to level
+// 2. The deleter removes 147 meanwhile.
+constexpr key_type race_prefill_keys = 202;
+constexpr key_type race_insert = 203;
+constexpr key_type race_victim = 147;
 
 template <class T>
 void shuffle(std::vector<T>& v, team_rng& rng) {
@@ -44,6 +65,10 @@ void shuffle(std::vector<T>& v, team_rng& rng) {
 template <class T, std::size_t K>
 T pick(const T (&from)[K], team_rng& rng) {
   return from[rng.next() % K];
+}
+template <class T>
+T pick(std::span<const T> from, team_rng& rng) {
+  return from[rng.next() % from.size()];
 }
 
 model::operation op(op_kind k, key_type key) { return {k, key, 0}; }
@@ -85,7 +110,7 @@ run_config restart_run(const generator_limits& lim, mutant m, variant v, team_rn
   // The reader looks up keys just above j (they step down at j); the deleter
   // first does one short operation, so that the reader's park can fall on
   // either side of the delete.
-  const key_type j = pick(level2_keys, rng);
+  const key_type j = pick(restart_level2_keys(v), rng);
   s.team_ops.resize(2);
   for (key_type k = j + 1; k <= j + 4; ++k) s.team_ops[0].push_back(op(op_kind::contains, k));
   s.team_ops[1].push_back(op(op_kind::contains, 1));
@@ -145,7 +170,7 @@ run_config stale_upper_key_run(const generator_limits& lim, mutant m, variant v,
   std::vector<key_type> aimed;
   model::operation_list lookups;
   std::vector<model::operation_list> shifters;
-  for (const auto& chunk : stale_level2_chunks) {
+  for (const auto& chunk : stale_upper_level2_chunks(v)) {
     shifters.push_back({op(op_kind::remove, chunk[0]), op(op_kind::remove, chunk[1])});
     aimed.insert(aimed.end(), chunk.begin() + 2, chunk.end());
   }
@@ -176,6 +201,21 @@ run_config stale_upper_key_run(const generator_limits& lim, mutant m, variant v,
   return c;
 }
 
+run_config raise_race_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, false);
+  c.so.strat = sched::strategy::random;
+  model::script s;
+  for (key_type k = 1; k <= race_prefill_keys; ++k) s.prefill.push_back(op(op_kind::insert, k));
+  s.team_ops.resize(2);
+  s.team_ops[0].push_back(op(op_kind::insert, race_insert));
+  // Up to three lookups first move the delete's start against the raise.
+  const int lead = static_cast<int>(rng.next() % 4);
+  for (int i = 0; i < lead; ++i) s.team_ops[1].push_back(op(op_kind::contains, 1 + rng.next() % race_prefill_keys));
+  s.team_ops[1].push_back(op(op_kind::remove, race_victim));
+  finish(c, std::move(s), race_insert);
+  return c;
+}
+
 }  // namespace
 
 const char* name(scenario s) {
@@ -183,12 +223,13 @@ const char* name(scenario s) {
     case scenario::restart: return "restart";
     case scenario::zombie_next: return "zombie-next";
     case scenario::stale_upper_key: return "stale-upper-key";
+    case scenario::raise_race: return "raise-race";
   }
   return "?";
 }
 
 std::vector<scenario> directed_runs_of(const generator_limits& lim) {
-  std::vector<scenario> kinds = {scenario::restart};
+  std::vector<scenario> kinds = {scenario::restart, scenario::raise_race};
   if (lim.vary_granularity || lim.granularity == sched::granularity::lane) {
     for (int twice = 0; twice < 2; ++twice) {
       kinds.push_back(scenario::zombie_next);
@@ -198,14 +239,21 @@ std::vector<scenario> directed_runs_of(const generator_limits& lim) {
   return kinds;
 }
 
-std::span<const key_type> restart_level2_keys() { return level2_keys; }
-std::span<const std::vector<key_type>> stale_upper_level2_chunks() { return stale_level2_chunks; }
+std::span<const key_type> restart_level2_keys(variant v) {
+  if (v == variant::robust) return level2_keys_robust;
+  return level2_keys_thesis;
+}
+std::span<const std::vector<key_type>> stale_upper_level2_chunks(variant v) {
+  if (v == variant::robust) return stale_level2_chunks_robust;
+  return stale_level2_chunks_thesis;
+}
 
 run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng) {
   switch (s) {
     case scenario::restart: return restart_run(lim, m, v, rng);
     case scenario::zombie_next: return zombie_next_run(lim, m, v, rng);
     case scenario::stale_upper_key: return stale_upper_key_run(lim, m, v, rng);
+    case scenario::raise_race: return raise_race_run(lim, m, v, rng);
   }
   return restart_run(lim, m, v, rng);
 }

@@ -37,6 +37,13 @@
 // runs, look up the key above each; three others delete the two smallest
 // keys of each level-2 chunk. Of 400 runs on the published algorithm, 13
 // hung and 13 left a stale key; none of 400 on the robust one failed.
+//
+// raise_race (robust's raised-key rule, docs/ALGORITHM.md): a split of an
+// upper level raises its fresh chunk's minimum m while another team deletes
+// m, which it found in that level but not yet in the one above. The delete
+// must look above again after each removal, or m stays in level i+1 and
+// leaves level i (`level-subset`). One insert at the end of a structure
+// whose last chunks of levels 0 and 1 are full, against one delete.
 #pragma once
 
 #include <span>
@@ -47,7 +54,7 @@
 
 namespace gfsl::fuzz {
 
-enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key };
+enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key, raise_race };
 const char* name(scenario s);
 
 // A directed run of kind `s` for the campaign (host backend: the park
@@ -57,15 +64,16 @@ const char* name(scenario s);
 // or not. Otherwise the torn-read kinds run at lane granularity.
 run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng);
 
-// The directed runs of one batch: restart once; the torn-read kinds twice
+// The directed runs of one batch: restart and raise_race once; the torn-read kinds twice
 // each (a few milliseconds a run), where the campaign reads lane by lane
 // (lane granularity, or varied): at chunk or line granularity no read of a
 // 16-entry chunk is torn, and they would only be costly random runs.
 std::vector<scenario> directed_runs_of(const generator_limits& lim);
 
-// The level-2 keys of the restart run's structure, which its deletes aim at.
-std::span<const key_type> restart_level2_keys();
+// The level-2 keys of the restart run's structure, which its deletes aim at
+// (they differ by variant: the raised-key rules differ).
+std::span<const key_type> restart_level2_keys(variant v);
 // The stale_upper_key run's level-2 chunks, less the keys also in level 3.
-std::span<const std::vector<key_type>> stale_upper_level2_chunks();
+std::span<const std::vector<key_type>> stale_upper_level2_chunks(variant v);
 
 }  // namespace gfsl::fuzz

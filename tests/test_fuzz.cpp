@@ -5,6 +5,9 @@
 #include <atomic>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include <filesystem>
 #include <fstream>
 
@@ -233,11 +236,13 @@ TEST(FuzzScenarios, TheDirectedRunReachesTheRestartPath) {
     ASSERT_TRUE(first.script);
     std::vector<gfsl::key_type> level2;
     for (const auto& chunk : chunks_after_prefill(first, 2)) level2.insert(level2.end(), chunk.begin(), chunk.end());
-    // Level 2 also holds 399, raised by the last split of level 1 into the
-    // level-1 chunk that begins at 350: deleting it leaves 350, so no search
-    // finds that chunk above its key.
-    std::vector<gfsl::key_type> aimed(gfsl::fuzz::restart_level2_keys().begin(), gfsl::fuzz::restart_level2_keys().end());
-    aimed.push_back(399);
+    // thesis: level 2 also holds 399, raised by the last split of level 1
+    // into the level-1 chunk that begins at 350: deleting it leaves 350, so
+    // no search finds that chunk above its key. robust: every level-2 key
+    // begins its level-1 chunk, and each is aimed at.
+    const auto keys = gfsl::fuzz::restart_level2_keys(v);
+    std::vector<gfsl::key_type> aimed(keys.begin(), keys.end());
+    if (v == gfsl::variant::thesis) aimed.push_back(399);
     EXPECT_EQ(level2, aimed) << gfsl::variant_name(v);
 
     int reached = 0;
@@ -290,13 +295,23 @@ TEST(FuzzScenarios, TheZombieNextRunBreaksOnlyThePublishedAlgorithm) {
 
 TEST(FuzzScenarios, TheStaleUpperKeyRunBreaksOnlyThePublishedAlgorithm) {
   using gfsl::fuzz::scenario;
-  gfsl::team_rng layout_rng(1);
-  const auto first = gfsl::fuzz::directed_run(scenario::stale_upper_key, {}, gfsl::mutant::none, gfsl::variant::thesis, layout_rng);
-  std::vector<std::vector<gfsl::key_type>> level2 = chunks_after_prefill(first, 2);
-  // 742 and 1085 are level-3 keys too: the run does not aim at them.
-  for (auto& chunk : level2) std::erase_if(chunk, [](gfsl::key_type k) { return k == 742 || k == 1085; });
-  const auto aimed = gfsl::fuzz::stale_upper_level2_chunks();
-  EXPECT_EQ(level2, std::vector<std::vector<gfsl::key_type>>(aimed.begin(), aimed.end()));
+  for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
+    gfsl::team_rng layout_rng(1);
+    const auto first = gfsl::fuzz::directed_run(scenario::stale_upper_key, {}, gfsl::mutant::none, v, layout_rng);
+    std::vector<std::vector<gfsl::key_type>> level2 = chunks_after_prefill(first, 2);
+    // The level-3 keys (thesis: 742 and 1085; robust: 343 and 686) are
+    // level-2 keys too: the run does not aim at them.
+    const auto level3_chunks = chunks_after_prefill(first, 3);
+    ASSERT_EQ(level3_chunks.size(), 1u) << gfsl::variant_name(v);
+    const std::vector<gfsl::key_type> level3 = level3_chunks.front();
+    const std::vector<gfsl::key_type> want3 =
+        v == gfsl::variant::thesis ? std::vector<gfsl::key_type>{742, 1085} : std::vector<gfsl::key_type>{343, 686};
+    EXPECT_EQ(level3, want3) << gfsl::variant_name(v);
+    for (auto& chunk : level2) std::erase_if(chunk, [&](gfsl::key_type k) { return std::find(level3.begin(), level3.end(), k) != level3.end(); });
+    std::erase_if(level2, [](const std::vector<gfsl::key_type>& chunk) { return chunk.empty(); });
+    const auto aimed = gfsl::fuzz::stale_upper_level2_chunks(v);
+    EXPECT_EQ(level2, std::vector<std::vector<gfsl::key_type>>(aimed.begin(), aimed.end())) << gfsl::variant_name(v);
+  }
   for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
     gfsl::team_rng rng(7);
     int hangs = 0, stale = 0;
@@ -311,6 +326,41 @@ TEST(FuzzScenarios, TheStaleUpperKeyRunBreaksOnlyThePublishedAlgorithm) {
     }
     if (v == gfsl::variant::thesis) {
       EXPECT_GE(hangs, 1);
+      EXPECT_GE(stale, 1);
+    }
+  }
+}
+
+// The raise race (fuzz/scenarios.hpp) on the layout it assumes: robust
+// passes every run, and robust with its delete not looking above again
+// (the removed-key-not-sought-above mutant) leaves the victim in level 2.
+TEST(FuzzScenarios, TheRaiseRaceRunCatchesADeleteThatDoesNotLookAboveAgain) {
+  using gfsl::fuzz::scenario;
+  gfsl::team_rng layout_rng(1);
+  const auto first = gfsl::fuzz::directed_run(scenario::raise_race, {}, gfsl::mutant::none, gfsl::variant::robust, layout_rng);
+  const auto level0 = chunks_after_prefill(first, 0), level1 = chunks_after_prefill(first, 1), level2 = chunks_after_prefill(first, 2);
+  ASSERT_FALSE(level0.empty());
+  ASSERT_FALSE(level1.empty());
+  std::vector<gfsl::key_type> want0, want1;
+  for (gfsl::key_type k = 189; k <= 202; ++k) want0.push_back(k);
+  for (gfsl::key_type k = 98; k <= 189; k += 7) want1.push_back(k);
+  EXPECT_EQ(level0.back(), want0);
+  EXPECT_EQ(level1.back(), want1);
+  EXPECT_EQ(level2, (std::vector<std::vector<gfsl::key_type>>{{49, 98}}));
+  for (const gfsl::mutant m : {gfsl::mutant::none, gfsl::mutant::removed_key_not_sought_above}) {
+    gfsl::team_rng rng(7);
+    int stale = 0, failed = 0;
+    for (int i = 0; i < 60; ++i) {
+      const auto j = gfsl::fuzz::execute_and_judge(gfsl::fuzz::directed_run(scenario::raise_race, {}, m, gfsl::variant::robust, rng));
+      if (m == gfsl::mutant::none) {
+        EXPECT_FALSE(j.failed()) << j.config.describe() << ": " << j.found.front().detail;
+      } else if (j.failed()) {
+        ++failed;
+        for (const auto& d : j.found) stale += d.detector == "invariant:level-subset";
+      }
+    }
+    if (m != gfsl::mutant::none) {
+      std::printf("raise race, removed-key-not-sought-above: %d of 60 runs failed, %d with level-subset\n", failed, stale);
       EXPECT_GE(stale, 1);
     }
   }

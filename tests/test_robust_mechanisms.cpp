@@ -76,6 +76,77 @@ op_result contains_across_split_and_merge(gfsl::mutant m, bool& interleaved) {
   }
 }
 
+// Point 5: a split raises its fresh chunk's minimum, at every level, where
+// the thesis raises the key that split (max(k, minK) at level 0, k above).
+// Level 0: 0 [-inf 10 .. 10(D-1)] (full) -> x0 [1000 1010 ..]; level 1:
+// 1 [-inf, 1000 .. ] (full, every key of x0). Inserting k = 10(D-1) - 5
+// splits chunk 0 (k goes to its fresh chunk), and the key raised splits
+// chunk 1 (and stays in chunk 1).
+template <int N>
+void lay_two_full_chunks(world<N>& w) {
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  const chunk_index x0 = spare<N>(0);
+  kvs full0{{neg_inf, 0}}, keys_x0, full1{{neg_inf, 0}};
+  for (int i = 1; i < D; ++i) full0.emplace_back(10 * i, val(10 * i));
+  for (int i = 0; i < D - 1; ++i) {
+    keys_x0.emplace_back(1000 + 10 * i, val(1000 + 10 * i));
+    full1.emplace_back(1000 + 10 * i, x0);
+  }
+  w.lay(0, {{0, full0}, {x0, keys_x0}});
+  w.lay(1, {{1, full1}});
+}
+
+TYPED_TEST(RobustMechanisms, ASplitRaisesItsFreshChunksMinimumAtEveryLevel) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  constexpr int F = D - gfsl::chunk_shape<N>::split_moved;  // the smallest moved key of level 0 is 10F
+  const key_type k = 10 * (D - 1) - 5;
+  for (const gfsl::variant v : {gfsl::variant::robust, gfsl::variant::thesis}) {
+    SCOPED_TRACE(gfsl::variant_name(v));
+    world<N> w;
+    lay_two_full_chunks(w);
+    expect_well_formed(w);
+    w.reset_observation();
+    const op_result r = v == gfsl::variant::robust ? w.template alg<gfsl::variant::robust>(1.0).insert(k, val(k))
+                                                   : w.template alg<gfsl::variant::thesis>(1.0).insert(k, val(k));
+    expect_result(r, status::ok, true, 0);
+    const chunk_index fresh0 = w.image(0).next, fresh1 = w.image(1).next;
+    ASSERT_EQ(w.contents(fresh0).front().first, 10u * F);
+    const kvs level1 = gfsl::level_entries(w.view(), 1), level2 = gfsl::level_entries(w.view(), 2);
+    const key_type m1 = w.contents(fresh1).front().first;  // the level-1 fresh chunk's minimum
+    if (v == gfsl::variant::robust) {
+      EXPECT_EQ(level1.front(), (kv{10u * F, fresh0})) << "level 0's fresh minimum, pointing at its chunk";
+      EXPECT_EQ(level2, (kvs{{m1, fresh1}})) << "level 1's fresh minimum, pointing at its chunk";
+    } else {
+      EXPECT_EQ(level1.front(), (kv{k, fresh0})) << "max(k, minK) = k";
+      EXPECT_EQ(level2, (kvs{{k, 1}})) << "k itself, which stayed in level 1's old chunk";
+    }
+    EXPECT_EQ(w.stats().raised_keys, 2u);
+    expect_well_formed(w);
+    auto a = w.template alg<gfsl::variant::robust>(1.0);
+    for (int i = 1; i < D; ++i) expect_result(a.contains(10 * i), status::ok, true, val(10 * i));
+    expect_result(a.contains(k), status::ok, true, val(k));
+    expect_result(a.contains(1000), status::ok, true, val(1000));
+  }
+}
+
+// Point 5, the delete's side: the level-1 fresh chunk's minimum m1 of the
+// test above, deleted, leaves every level, under both variants.
+TYPED_TEST(RobustMechanisms, ADeleteOfARaisedMinimumLeavesEveryLevel) {
+  constexpr int N = TypeParam::value;
+  constexpr int D = gfsl::chunk_shape<N>::dsize;
+  world<N> w;
+  lay_two_full_chunks(w);
+  auto a = w.template alg<gfsl::variant::robust>(1.0);
+  expect_result(a.insert(10 * (D - 1) - 5, val(10 * (D - 1) - 5)), status::ok, true, 0);
+  const key_type m1 = w.contents(w.image(1).next).front().first;
+  expect_result(a.remove(m1), status::ok, true, val(m1));
+  for (int level = 0; level < 3; ++level) {
+    for (const kv& e : gfsl::level_entries(w.view(), level)) EXPECT_NE(e.first, m1) << "level " << level;
+  }
+  expect_well_formed(w);
+}
+
 TYPED_TEST(RobustMechanisms, ZombieNextIsReReadAfterTheMark) {
   constexpr int N = TypeParam::value;
   bool interleaved = false;
