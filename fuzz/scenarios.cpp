@@ -52,10 +52,12 @@ constexpr int stale_victims = 3;
 // chunk 98, 105, .., 189, both full; level 2 holds 49 and 98. Inserting
 // 203 splits level 0 and raises 196 (the fresh chunk's minimum), which
 // splits level 1 and raises 147, the minimum of its fresh chunk, to level
-// 2. The deleter removes 147 meanwhile.
+// 2. The deleter removes one of them meanwhile: 147 (in level 1 already,
+// raised to level 2 by the other team's split of level 1) or 196 (raised
+// to level 1 under the fresh level-0 chunk's lock).
 constexpr key_type race_prefill_keys = 202;
 constexpr key_type race_insert = 203;
-constexpr key_type race_victim = 147;
+constexpr key_type race_victims[] = {147, 196};
 
 template <class T>
 void shuffle(std::vector<T>& v, team_rng& rng) {
@@ -211,7 +213,7 @@ run_config raise_race_run(const generator_limits& lim, mutant m, variant v, team
   // Up to three lookups first move the delete's start against the raise.
   const int lead = static_cast<int>(rng.next() % 4);
   for (int i = 0; i < lead; ++i) s.team_ops[1].push_back(op(op_kind::contains, 1 + rng.next() % race_prefill_keys));
-  s.team_ops[1].push_back(op(op_kind::remove, race_victim));
+  s.team_ops[1].push_back(op(op_kind::remove, pick(race_victims, rng)));
   finish(c, std::move(s), race_insert);
   return c;
 }

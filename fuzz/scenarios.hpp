@@ -42,8 +42,10 @@
 // upper level raises its fresh chunk's minimum m while another team deletes
 // m, which it found in that level but not yet in the one above. The delete
 // must look above again after each removal, or m stays in level i+1 and
-// leaves level i (`level-subset`). One insert at the end of a structure
-// whose last chunks of levels 0 and 1 are full, against one delete.
+// leaves level i (`level-subset`); and the raiser must hold m's chunk
+// until m is above (bottom-unlocked-early). One insert at the end of a
+// structure whose last chunks of levels 0 and 1 are full, against one
+// delete of the key it raises from level 0 or from level 1.
 #pragma once
 
 #include <span>

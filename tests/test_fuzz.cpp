@@ -332,9 +332,10 @@ TEST(FuzzScenarios, TheStaleUpperKeyRunBreaksOnlyThePublishedAlgorithm) {
 }
 
 // The raise race (fuzz/scenarios.hpp) on the layout it assumes: robust
-// passes every run, and robust with its delete not looking above again
-// (the removed-key-not-sought-above mutant) leaves the victim in level 2.
-TEST(FuzzScenarios, TheRaiseRaceRunCatchesADeleteThatDoesNotLookAboveAgain) {
+// passes every run; robust with its delete not looking above again
+// (removed-key-not-sought-above) leaves the victim in level 2, and with the
+// raiser's locks let go before the raise (bottom-unlocked-early) in level 1.
+TEST(FuzzScenarios, TheRaiseRaceRunCatchesARaisedKeyLeftUnprotected) {
   using gfsl::fuzz::scenario;
   gfsl::team_rng layout_rng(1);
   const auto first = gfsl::fuzz::directed_run(scenario::raise_race, {}, gfsl::mutant::none, gfsl::variant::robust, layout_rng);
@@ -347,7 +348,7 @@ TEST(FuzzScenarios, TheRaiseRaceRunCatchesADeleteThatDoesNotLookAboveAgain) {
   EXPECT_EQ(level0.back(), want0);
   EXPECT_EQ(level1.back(), want1);
   EXPECT_EQ(level2, (std::vector<std::vector<gfsl::key_type>>{{49, 98}}));
-  for (const gfsl::mutant m : {gfsl::mutant::none, gfsl::mutant::removed_key_not_sought_above}) {
+  for (const gfsl::mutant m : {gfsl::mutant::none, gfsl::mutant::removed_key_not_sought_above, gfsl::mutant::bottom_unlocked_early}) {
     gfsl::team_rng rng(7);
     int stale = 0, failed = 0;
     for (int i = 0; i < 60; ++i) {
@@ -360,7 +361,7 @@ TEST(FuzzScenarios, TheRaiseRaceRunCatchesADeleteThatDoesNotLookAboveAgain) {
       }
     }
     if (m != gfsl::mutant::none) {
-      std::printf("raise race, removed-key-not-sought-above: %d of 60 runs failed, %d with level-subset\n", failed, stale);
+      std::printf("raise race, %s: %d of 60 runs failed, %d with level-subset\n", std::string(gfsl::mutant_name(m)).c_str(), failed, stale);
       EXPECT_GE(stale, 1);
     }
   }
