@@ -115,32 +115,13 @@ class algorithm {
     if (kind == op_kind::contains) return contains_from(header, votes, k);
     const bool insert = kind == op_kind::insert;
     lanes path{};
-    int height = height_in_votes(votes);
-    chunk_index head = head_in_header(header, height);
-    // The update's own search, and robust's search for a raised key below
-    // k (insert_locked), from one call site: inlined, each call would be a
-    // copy of the search (see above).
-    key_type sought = k;
-    int target = 0;
-    raise_state rs;
-    for (;;) {
-      const chunk_index start = search_down(sought, target, path, true, height, head);
-      op_result r;
-      if (target == 0) {
-        const lateral hit = search_lateral(k, start, 0, true, !insert);
-        if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
-        const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
-        if (!insert) return remove_locked(bottom, path, k);
-        r = insert_locked(bottom, path, k, v, rs);
-      } else {
-        r = raise_from(rs, path, start);
-      }
-      if (!rs.needs_path) return r;
-      sought = rs.path_key = rs.up_key;
-      target = rs.level;
-      height = -1;
-      head = no_chunk;
-    }
+    const int height = height_in_votes(votes);
+    const chunk_index start = search_down(k, 0, path, true, height, head_in_header(header, height));
+    const lateral hit = search_lateral(k, start, 0, true, !insert);
+    if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
+    const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
+    if (insert) return insert_locked(bottom, path, k, v);
+    return remove_locked(bottom, path, k);
   }
 
  private:
@@ -166,24 +147,9 @@ class algorithm {
     return {status::ok, true, t_.shfl_high(hit.kv, hit.tid)};
   }
 
-  // An insert's raise (insert_locked): the key going up, the level it goes
-  // into next, and the chunks that stay locked until it is there.
-  struct raise_state {
-    bool raise = false;
-    bool needs_path = false;  // robust: up_key is below path_key; apply searches for it
-    int level = 1;
-    status st = status::ok;
-    key_type up_key = 0;
-    key_type path_key = 0;    // the key `path` leads to
-    chunk_index down = no_chunk;
-    chunk_index held = no_chunk, held_too = no_chunk;       // level - 1, holding up_key (robust)
-    chunk_index bottom = no_chunk, bottom_too = no_chunk;   // level 0, until every level is done
-  };
-
   // insert (Alg. 4.5) from the locked level-0 chunk enclosing k: insert-if-
   // absent, then raise.
-  GFSL_FN op_result insert_locked(const locked_chunk& enclosing, const lanes& path, key_type k, value_type v,
-                                  raise_state& rs) {
+  GFSL_FN op_result insert_locked(const locked_chunk& enclosing, lanes path, key_type k, value_type v) {
     const level_insert bottom = insert_into_locked(0, enclosing, k, v);
     if (bottom.st != status::ok) return {bottom.st, false, 0};
     if (!bottom.inserted) {  // k was inserted concurrently before we held the lock
@@ -198,62 +164,54 @@ class algorithm {
       if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
       if (!bottom.unlocked) unlock(bottom.chunk);
     }
-    rs.raise = bottom.raise;
-    rs.up_key = bottom.raise_key;
-    rs.down = bottom.raise_down;
-    rs.path_key = k;
-    rs.bottom = unlocked_early || bottom.unlocked ? no_chunk : bottom.chunk;
-    rs.bottom_too = unlocked_early ? no_chunk : bottom.also_locked;
-    return raise_from(rs, path, no_chunk);
-  }
-
-  // The raise, level by level, from rs.level; `searched`: that level's chunk
-  // from apply's search for up_key, or no_chunk. robust: `path` leads to
-  // path_key; a raised key below it (a fresh chunk's minimum) takes a path
-  // of its own: the raise stops with needs_path, and apply searches for it
-  // and calls again. The chunks of the level below that hold up_key stay
-  // locked until up_key is in this level.
-  GFSL_FN op_result raise_from(raise_state& rs, const lanes& path, chunk_index searched) {
-    rs.needs_path = false;
-    for (; rs.raise && rs.level < max_levels; ++rs.level) {
-      chunk_index from = searched;
-      searched = no_chunk;
-      if (from == no_chunk) {
-        if (robust && rs.up_key < rs.path_key) {
-          rs.needs_path = true;
-          return {status::ok, true, 0};
-        }
-        from = static_cast<chunk_index>(t_.shfl_low(path, rs.level));
+    status st = status::ok;
+    bool raise = bottom.raise;
+    key_type up_key = bottom.raise_key;
+    chunk_index down = bottom.raise_down;
+    // robust: `path` leads to path_key; a raised key below it (a fresh
+    // chunk's minimum) takes a path of its own. The chunks of the level
+    // below that hold up_key stay locked until up_key is in this level.
+    key_type path_key = k;
+    chunk_index held = no_chunk, held_too = no_chunk;
+    for (int level = 1; raise && level < max_levels; ++level) {
+      chunk_index from;
+      if (robust && up_key < path_key) {
+        from = search_down(up_key, level, path, true);
+        path_key = up_key;
+      } else {
+        from = static_cast<chunk_index>(t_.shfl_low(path, level));
       }
-      const level_insert upper = insert_to_level(rs.level, from, rs.up_key, rs.down);
+      const level_insert upper = insert_to_level(level, from, up_key, down);
       if constexpr (robust) {
-        unlock_if_held(rs.held);
-        unlock_if_held(rs.held_too);
-        rs.held = rs.held_too = no_chunk;
+        unlock_if_held(held);
+        unlock_if_held(held_too);
+        held = held_too = no_chunk;
       }
       if (upper.st != status::ok) {
-        rs.st = upper.st;  // the key is in the structure; it was not raised further
+        st = upper.st;  // the key is in the structure; it was not raised further
         break;
       }
       if (robust && upper.inserted && upper.raise) {
-        rs.held = upper.unlocked ? no_chunk : upper.chunk;
-        rs.held_too = upper.also_locked;
+        held = upper.unlocked ? no_chunk : upper.chunk;
+        held_too = upper.also_locked;
       } else if (!upper.unlocked) {
         unlock(upper.chunk);
       }
       if (!upper.inserted) break;
       t_.count(path_stat::raised_keys);
-      rs.raise = upper.raise;
-      rs.up_key = upper.raise_key;
-      rs.down = upper.raise_down;
+      raise = upper.raise;
+      up_key = upper.raise_key;
+      down = upper.raise_down;
     }
     if constexpr (robust) {  // a raise that reached the top level
-      unlock_if_held(rs.held);
-      unlock_if_held(rs.held_too);
+      unlock_if_held(held);
+      unlock_if_held(held_too);
     }
-    unlock_if_held(rs.bottom_too);
-    unlock_if_held(rs.bottom);
-    return {rs.st, true, 0};
+    if (!unlocked_early) {
+      if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
+      if (!bottom.unlocked) unlock(bottom.chunk);
+    }
+    return {st, true, 0};
   }
 
   // delete (Alg. 4.11): the bottom chunk holding k is locked throughout; k is
