@@ -230,29 +230,36 @@ class algorithm {
     // so), and a head chunk always reaches every chunk of its level.
     const int height = robust ? highest_level_holding(k, path) : get_height();
     int removed_height = 0;  // the highest level k was removed from
-    for (int level = height; level > 0; --level) {
+    // robust: after each removal the level above is looked at again (a split
+    // of k's chunk at this level raises k when k is the fresh chunk's
+    // minimum, under that chunk's lock, which we have just held: such a
+    // raise was complete before we removed k here, and no other can follow,
+    // k being gone from this level), and on up while k is found there; then
+    // the top-down pass goes on below where it was. One call of
+    // remove_from_level for both (inlined, each call site is a copy of it).
+    bool looking_up = false;
+    int resume_at = 0;
+    int level = height;
+    while (level > 0) {
       status st = status::ok;
-      if (!remove_from_level(level, k, path, st)) {
-        if (st == status::ok) continue;
+      const bool removed = remove_from_level(level, k, path, st);
+      if (st != status::ok) {
         unlock(bottom.chunk);
         return {st, false, 0};  // k is still in the set (level 0 untouched)
       }
-      if (removed_height < level) removed_height = level;
-      if (robust && !bug(mutant::removed_key_not_sought_above)) {
-        // A split of k's chunk at `level` raises k when k is the fresh
-        // chunk's minimum, under that chunk's lock, which we have just held:
-        // such a raise was complete before we removed k here, and no other
-        // can follow (k is gone from this level). So k is looked for once
-        // more one level up, and so on while it is found there.
-        for (int up = level + 1; up < max_levels; ++up) {
-          if (!remove_from_level(up, k, path, st)) break;
-          if (removed_height < up) removed_height = up;
-        }
-        if (st != status::ok) {
-          unlock(bottom.chunk);
-          return {st, false, 0};
-        }
+      if (removed && removed_height < level) removed_height = level;
+      if (robust && removed && level + 1 < max_levels && !bug(mutant::removed_key_not_sought_above)) {
+        if (!looking_up) resume_at = level - 1;
+        looking_up = true;
+        ++level;
+        continue;
       }
+      if (looking_up) {
+        looking_up = false;
+        level = resume_at;
+        continue;
+      }
+      --level;
     }
     if (removed_height > 0 && reraises()) reraise_after(bottom, path, k, removed_height);
     const status st = remove_from_chunk(0, bottom.chunk, k);
