@@ -1039,7 +1039,7 @@ class algorithm {
     r.raise = coin();
     if constexpr (robust) {
       // robust raises the fresh chunk's minimum at every level (docs/
-      // ALGORITHM.md, "Raising a new chunk's minimum"), so that a search
+      // ALGORITHM.md, robust point 5), so that a search
       // stepping down at minK lands in the fresh chunk itself, not in the
       // chunk before it. minK is protected by the fresh chunk's lock, held
       // until minK is in the level above (insert_locked): an update of minK
