@@ -131,7 +131,7 @@ TYPED_TEST(RobustMechanisms, ASplitRaisesItsFreshChunksMinimumAtEveryLevel) {
 }
 
 // Point 5, the delete's side: the level-1 fresh chunk's minimum m1 of the
-// test above, deleted, leaves every level, under both variants.
+// test above, deleted by robust, leaves every level.
 TYPED_TEST(RobustMechanisms, ADeleteOfARaisedMinimumLeavesEveryLevel) {
   constexpr int N = TypeParam::value;
   constexpr int D = gfsl::chunk_shape<N>::dsize;
