@@ -78,7 +78,10 @@ static __global__ void generate_operations(model::workload w, std::uint64_t coun
 // N = 32 only. At N = 16 the kernel keeps every operation inline: with the
 // call, N = 16 mixed runs were slower, [10,10,80] at 1M keys 0.88x and
 // [20,20,60] 0.80x, though contains-only gained 1.15x (H200, when contains
-// still shared the updates' search at N = 16; docs/BENCHMARKS.md).
+// still shared the updates' search at N = 16; docs/BENCHMARKS.md). Measured
+// again with the updates' rare paths apart (algorithm::apart): robust
+// [10,10,80] at N = 16 ran 770-774 Mops/s with the call, 848-854 inline
+// (docs/BENCHMARKS.md, "The updates' rare paths apart").
 template <int N>
 inline constexpr bool updates_out_of_line = N == 32;
 template <int N>

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "layout.hpp"
 #include "mutants.hpp"
@@ -26,6 +27,27 @@
 #include "types.hpp"
 
 namespace gfsl {
+
+// Whether a team type makes the algorithm's calls apart (algorithm::apart),
+// and the values it is detached into; teams that do not (the host's, and
+// any with state of their own) say so by default.
+struct team_not_detached {};
+template <class T, bool Apart>
+struct team_detached_as {
+  using type = team_not_detached;
+};
+template <class T>
+struct team_detached_as<T, true> {
+  using type = typename T::detached;
+};
+template <class T, class = void>
+struct team_calls_apart : std::false_type {
+  using detached = team_not_detached;
+};
+template <class T>
+struct team_calls_apart<T, std::void_t<decltype(T::calls_apart)>> : std::bool_constant<T::calls_apart> {
+  using detached = typename team_detached_as<T, T::calls_apart>::type;
+};
 
 // Threshold for the p_chunk coin: p in [0, 1] -> random_u32() < threshold.
 inline constexpr std::uint64_t p_chunk_threshold_of(double p) {
@@ -164,10 +186,22 @@ class algorithm {
       if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
       if (!bottom.unlocked) unlock(bottom.chunk);
     }
+    // A split at level 0 may raise a key (the coin): rare, so apart.
+    const status st =
+        bottom.raise ? apart<&algorithm::raise_above>(path, k, bottom.raise_key, bottom.raise_down) : status::ok;
+    if (!unlocked_early) {
+      if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
+      if (!bottom.unlocked) unlock(bottom.chunk);
+    }
+    return {st, true, 0};
+  }
+
+  // insert's raise (Alg. 4.5): up_key, which `down` holds in
+  // level 0, into level 1 and on up while each level's split raises again.
+  // The level-0 chunks stay locked by the caller until it returns.
+  GFSL_FN status raise_above(lanes path, key_type k, key_type up_key, chunk_index down) {
     status st = status::ok;
-    bool raise = bottom.raise;
-    key_type up_key = bottom.raise_key;
-    chunk_index down = bottom.raise_down;
+    bool raise = true;
     // robust: `path` leads to path_key; a raised key below it (a fresh
     // chunk's minimum) takes a path of its own. The chunks of the level
     // below that hold up_key stay locked until up_key is in this level.
@@ -207,11 +241,7 @@ class algorithm {
       unlock_if_held(held);
       unlock_if_held(held_too);
     }
-    if (!unlocked_early) {
-      if (bottom.also_locked != no_chunk) unlock(bottom.also_locked);
-      if (!bottom.unlocked) unlock(bottom.chunk);
-    }
-    return {st, true, 0};
+    return st;
   }
 
   // delete (Alg. 4.11): the bottom chunk holding k is locked throughout; k is
@@ -230,6 +260,32 @@ class algorithm {
     // so), and a head chunk always reaches every chunk of its level.
     const int height = robust ? highest_level_holding(k, path) : get_height();
     int removed_height = 0;  // the highest level k was removed from
+    if (height > 0) {
+      // robust: only a raised key, so apart; thesis: every delete once the
+      // structure has an upper level (Alg. 4.11 walks every level), so in
+      // place.
+      const upper_removal above =
+          robust ? apart<&algorithm::remove_above>(k, path, height) : remove_above(k, path, height);
+      if (above.st != status::ok) {
+        unlock(bottom.chunk);
+        return {above.st, false, 0};  // k is still in the set (level 0 untouched)
+      }
+      removed_height = above.removed_height;
+    }
+    if (removed_height > 0 && reraises()) apart<&algorithm::reraise_after>(bottom, path, k, removed_height);
+    const status st = remove_from_chunk(0, bottom.chunk, k);
+    if (st != status::ok) return {st, false, 0};
+    return {status::ok, true, old_value};
+  }
+
+  // Alg. 4.11 lines 13-16: k out of levels `height` down to 1, each under
+  // its chunk's lock (the caller holds k's level-0 chunk throughout).
+  struct upper_removal {
+    status st;
+    int removed_height;  // the highest level k was removed from
+  };
+  GFSL_FN upper_removal remove_above(key_type k, lanes path, int height) {
+    int removed_height = 0;
     // robust: after each removal the level above is looked at again (a split
     // of k's chunk at this level raises k when k is the fresh chunk's
     // minimum, under that chunk's lock, which we have just held: such a
@@ -243,10 +299,7 @@ class algorithm {
     while (level > 0) {
       status st = status::ok;
       const bool removed = remove_from_level(level, k, path, st);
-      if (st != status::ok) {
-        unlock(bottom.chunk);
-        return {st, false, 0};  // k is still in the set (level 0 untouched)
-      }
+      if (st != status::ok) return {st, removed_height};
       if (removed && removed_height < level) removed_height = level;
       if (robust && removed && level + 1 < max_levels && !bug(mutant::removed_key_not_sought_above)) {
         if (!looking_up) resume_at = level - 1;
@@ -261,10 +314,7 @@ class algorithm {
       }
       --level;
     }
-    if (removed_height > 0 && reraises()) reraise_after(bottom, path, k, removed_height);
-    const status st = remove_from_chunk(0, bottom.chunk, k);
-    if (st != status::ok) return {st, false, 0};
-    return {status::ok, true, old_value};
+    return {status::ok, removed_height};
   }
 
   // The re-raise rule (docs/ALGORITHM.md, "Re-raising on delete"): k, just
@@ -325,6 +375,70 @@ class algorithm {
   view s_;
   std::uint64_t p_threshold_;
   mutant mutant_;
+
+  // ---- Calls made apart --------------------------------------------------------
+  //
+  // A kernel that inlines every function (core/platform.hpp) holds one copy
+  // of a function per call site, and the updates' rare paths (a split, a
+  // merge, a raise, the upper levels of a delete, a zombie's unlinking)
+  // were most of the code: the N = 32 bench kernel's update function was
+  // 52K instructions (830 KB), and a mix of updates and contains waited on
+  // instruction fetch for a quarter of its stall samples (docs/
+  // BENCHMARKS.md, "The updates' rare paths apart"). apart<&f>(args) runs
+  // f in a function of its own, compiled once, so the paths every update
+  // takes stay short and together. The algorithm's state crosses the call
+  // by value, both ways, and so does the team's (Team::detached): the
+  // caller's objects stay in registers, where a call given `this` would
+  // put the algorithm and the team in local memory for the whole
+  // operation (core/platform.hpp). Every field that can change (the held
+  // lock's word, the coin stream, the counters) comes back, so a call made
+  // apart makes exactly the accesses and decisions of the inline one.
+  // Teams that do not detach (the host's) call f in place.
+  static constexpr bool calls_apart = team_calls_apart<Team>::value;
+  struct apart_state {
+    view s;
+    std::uint64_t shape_rule;
+    mutant active;
+    chunk_index known_chunk;
+    std::uint64_t known_word;
+    typename team_calls_apart<Team>::detached team;
+  };
+  struct no_result {};
+  template <class R>
+  struct apart_outcome {
+    apart_state state;
+    R r;
+  };
+  GFSL_FN algorithm(Team& team, const apart_state& st)
+      : t_(team), s_(st.s), p_threshold_(st.shape_rule), mutant_(st.active), known_chunk_(st.known_chunk),
+        known_word_(st.known_word) {}
+  GFSL_FN apart_state state_for_apart() const {
+    return {s_, p_threshold_, mutant_, known_chunk_, known_word_, t_.detach()};
+  }
+  template <auto Member, class... A>
+  GFSL_APART_FN static auto run_apart(apart_state st, A... args) {
+    Team team(st.team);
+    algorithm a(team, st);
+    if constexpr (std::is_void_v<decltype((a.*Member)(args...))>) {
+      (a.*Member)(args...);
+      return apart_outcome<no_result>{a.state_for_apart(), {}};
+    } else {
+      const auto r = (a.*Member)(args...);
+      return apart_outcome<std::remove_cv_t<decltype(r)>>{a.state_for_apart(), r};
+    }
+  }
+  template <auto Member, class... A>
+  GFSL_FN auto apart(A... args) {
+    if constexpr (calls_apart) {
+      const auto out = run_apart<Member>(state_for_apart(), args...);
+      known_chunk_ = out.state.known_chunk;
+      known_word_ = out.state.known_word;
+      t_.reattach(out.state.team);
+      if constexpr (!std::is_same_v<std::remove_cv_t<decltype(out.r)>, no_result>) return out.r;
+    } else {
+      return (this->*Member)(args...);
+    }
+  }
 
   // Whether seeded bug `m` is active; constant false in the correct core.
   GFSL_FN bool bug(mutant m) const {
@@ -544,7 +658,7 @@ class algorithm {
         const lanes& kv = r.kv;
         if (r.zombie()) [[unlikely]] {
           const chunk_index next = zombie_next(curr, kv);
-          curr = with_path ? unlink_zombie(height, prev != no_chunk, prev, curr, next) : next;
+          curr = with_path ? apart<&algorithm::unlink_zombie>(height, prev != no_chunk, prev, curr, next) : next;
           t_.count(path_stat::zombies_skipped);
           continue;
         }
@@ -603,7 +717,7 @@ class algorithm {
       lanes kv = r.kv;
       if (r.zombie() && !bug(mutant::zombies_not_skipped)) [[unlikely]] {
         const chunk_index next = zombie_next(curr, kv);
-        curr = unlink ? unlink_zombie(level, prev != no_chunk, prev, curr, next) : next;
+        curr = unlink ? apart<&algorithm::unlink_zombie>(level, prev != no_chunk, prev, curr, next) : next;
         t_.count(path_stat::zombies_skipped);
         continue;
       }
@@ -910,7 +1024,7 @@ class algorithm {
       }
       return r;
     }
-    return split_insert(level, enc.chunk, enc.kv, k, v);
+    return apart<&algorithm::split_insert>(level, enc.chunk, k, v);
   }
 
   // executeInsert (Alg. 4.7): shift the larger keys one entry right, from the
@@ -1017,7 +1131,7 @@ class algorithm {
   }
 
   // splitInsert (Alg. 4.9 lines 1-14).
-  GFSL_INLINE_FN level_insert split_insert(int level, chunk_index c, const lanes& /*kv*/, key_type k, value_type v) {
+  GFSL_FN level_insert split_insert(int level, chunk_index c, key_type k, value_type v) {
     level_insert r;
     if (level > 0) t_.count(path_stat::upper_splits);
     const split_result sp = split_chunk(c);
@@ -1072,7 +1186,7 @@ class algorithm {
       r.raise_down = target;
       unlock(other);
     }
-    update_down_ptrs(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
+    apart<&algorithm::update_down_ptrs>(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
     return r;
   }
 
@@ -1182,6 +1296,11 @@ class algorithm {
       execute_remove_no_merge(c, kv, k, true);
       return status::ok;
     }
+    return apart<&algorithm::remove_merging>(level, c, kv, n, k);
+  }
+  // The rest of removeFromChunk (Alg. 4.12 lines 5-21): c, read as `kv`
+  // with n keys, is at the merge threshold.
+  GFSL_FN status remove_merging(int level, chunk_index c, const lanes& kv, int n, key_type k) {
     const chunk_index next = lock_next_chunk(c, true);
     if (next == no_chunk) {
       // The final chunk of a level is never merged (it has no successor) and
@@ -1208,7 +1327,7 @@ class algorithm {
       unlock(sp.fresh);
       t_.count(path_stat::merge_presplits);
       add_to_level_count(level, 1);
-      update_down_ptrs(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
+      apart<&algorithm::update_down_ptrs>(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
       nkv = read(next);
       nn = count_keys(nkv);
     }
@@ -1222,7 +1341,7 @@ class algorithm {
     unlock(next);
     if (bug(mutant::zombie_unlocked_after_merge)) unlock(c);
     t_.count(path_stat::merges);
-    update_down_ptrs(level, kv, 0, n, k, next);
+    apart<&algorithm::update_down_ptrs>(level, kv, 0, n, k, next);
     return status::ok;
   }
 

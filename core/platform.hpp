@@ -19,16 +19,21 @@
 // size: each call site is a copy, and a copy of the search per operation
 // kind kept mixed workloads waiting on the instruction cache (H200: 51-59%
 // of stall cycles at N = 16), which is why algorithm::apply has one call
-// site for the search.
+// site for the search, and why the updates' rare paths are called apart
+// (algorithm::apart, GFSL_APART_FN).
 #if defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_INLINE_ALL)
 #define GFSL_FN __host__ __device__ __forceinline__
 #else
 #define GFSL_FN __host__ __device__ inline
 #endif
 #define GFSL_INLINE_FN __host__ __device__ __forceinline__
+// A function the algorithm calls apart (algorithm::apart): the rarely taken
+// paths of the updates, compiled once instead of once per call site.
+#define GFSL_APART_FN __host__ __device__ __noinline__
 #else
 #define GFSL_FN inline
 #define GFSL_INLINE_FN inline
+#define GFSL_APART_FN inline
 #endif
 
 namespace gfsl {

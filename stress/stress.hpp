@@ -196,6 +196,9 @@ class last_read_team : public Team {
  public:
   using lanes = typename Team::lanes;
   using Team::Team;
+  // The last read is state of this team's own, which a call made apart
+  // (algorithm::apart) would not carry: every call stays in place.
+  static constexpr bool calls_apart = false;
 
   // Where the chunk pool starts: reads below it (heads, counters) are not chunks.
   GFSL_FN void watch(const std::uint64_t* pool) { pool_ = pool; }

@@ -455,7 +455,9 @@ TEST(StampGroups, WideningKeepsLinearizableHistoriesLinearizable) {
       std::size_t moved = 0;
       for (std::size_t i = 0; i < h.size(); ++i) {
         ASSERT_LE(widened[i].call, h[i].call);
-        if (h[i].ret != never) ASSERT_GE(widened[i].ret, h[i].ret);
+        if (h[i].ret != never) {
+          ASSERT_GE(widened[i].ret, h[i].ret);
+        }
         moved += widened[i].call != h[i].call ? 1 : 0;
       }
       EXPECT_GT(moved, h.size() / 4) << "seed " << seed << ", groups of " << group << ": the widening changed little";

@@ -121,6 +121,29 @@ class device_team {
     stat_ = c.stat;
   }
 
+  // The whole team as values, for the algorithm's calls made apart
+  // (algorithm::apart, core/algorithm.hpp): the called function builds a
+  // team of its own from them and hands back what changed (the coin
+  // stream, the counter, the operation's lock waits). By value, so that
+  // the caller's team stays in registers. A team type that adds state of
+  // its own must say calls_apart = false (stress/stress.hpp).
+  static constexpr bool calls_apart = true;
+  struct detached {
+    team_id id;
+    std::uint32_t waits;
+    const run_controls* controls;
+    std::uint64_t rng;
+    std::uint32_t stat;
+  };
+  __device__ explicit device_team(const detached& d)
+      : id_(d.id), controls_(d.controls), waits_in_op_(d.waits), rng_(d.rng), stat_(d.stat) {}
+  __device__ detached detach() const { return {id_, waits_in_op_, controls_, rng_.state, stat_}; }
+  __device__ void reattach(const detached& d) {
+    waits_in_op_ = d.waits;
+    rng_.state = d.rng;
+    stat_ = d.stat;
+  }
+
  private:
   // Where this lane sits, computed where it is used rather than kept in the
   // team object: the object lives in local memory when the algorithm holds
