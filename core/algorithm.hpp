@@ -141,7 +141,9 @@ class algorithm {
     const chunk_index start = search_down(k, 0, path, true, height, head_in_header(header, height));
     const lateral hit = search_lateral(k, start, 0, true, !insert);
     if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
-    const locked_chunk bottom = find_and_lock_enclosing(hit.chunk, k);
+    // robust: the spin starts from the search's read of the chunk (thesis:
+    // a read of its own, the access sequence its reproductions replay).
+    const locked_chunk bottom = lock_enclosing_from(hit.chunk, hit.kv, robust, k);
     if (insert) return insert_locked(bottom, path, k, v);
     return remove_locked(bottom, path, k);
   }
@@ -273,7 +275,7 @@ class algorithm {
       removed_height = above.removed_height;
     }
     if (removed_height > 0 && reraises()) apart<&algorithm::reraise_after>(bottom, path, k, removed_height);
-    const status st = remove_from_chunk(0, bottom.chunk, k);
+    const status st = remove_from_chunk(0, bottom.chunk, robust ? bottom.kv : read(bottom.chunk), k);
     if (st != status::ok) return {st, false, 0};
     return {status::ok, true, old_value};
   }
@@ -908,15 +910,32 @@ class algorithm {
   // findAndLockEnclosing (Alg. 4.8): spin until the chunk enclosing k (first
   // non-zombie with max >= k) is locked by us, re-checking after the lock.
   GFSL_FN locked_chunk find_and_lock_enclosing(chunk_index curr, key_type k) {
+    return lock_enclosing_from(curr, lanes{}, false, k);
+  }
+  // The same spin, its first decision taken from `seen` when `have_seen`: a
+  // read of curr the caller made (robust: the search's last read, which
+  // found curr to enclose k). Nothing the spin returns comes from that
+  // read: it only chooses the chunk to lock and the LOCK word the CAS
+  // expects, and a read that old is one the scheduler could have delayed
+  // the spin's own first read to; the chunk is read again under the lock
+  // and re-checked, as always. One read fewer per update that locks.
+  // A lock `seen` shows taken is read again rather than waited on: a wait
+  // (Team::lock_wait) names a holder the team has just seen, and the
+  // deterministic scheduler parks the waiter until another team writes;
+  // on an older read the holder may have let go since, and nobody write
+  // again (found by the fuzz campaign at lane granularity as a deadlock).
+  GFSL_FN locked_chunk lock_enclosing_from(chunk_index curr, lanes seen, bool have_seen, key_type k) {
     for (;;) {
-      lanes kv = read(curr);
+      lanes kv = have_seen ? seen : read(curr);
+      const bool just_read = !have_seen;
+      have_seen = false;
       if (is_zombie(kv) || max_of(kv) < k) {
         curr = next_of(kv);
         continue;
       }
       const std::uint64_t lock = lock_of(kv);
       if (!lock_is_free(lock)) {
-        wait_until_unlocked(curr, lock);
+        if (just_read) wait_until_unlocked(curr, lock);
         continue;
       }
       if (!try_lock(curr, lock)) continue;
@@ -1011,11 +1030,18 @@ class algorithm {
     level_insert r;
     r.chunk = enc.chunk;
     if (!bug(mutant::insert_without_duplicate_check) && tid_with_key(enc.kv, k) != none) return r;  // inserted = false
-    if (count_keys(enc.kv) < dsize) {
+    const int n = count_keys(enc.kv);
+    if (n < dsize) {
       execute_insert(enc.chunk, enc.kv, k, v, !robust);
       // Counter semantics: 0 exactly when the level holds nothing but -inf;
       // the level has a single chunk then, and we hold its lock.
-      if (level_is_empty(level)) add_to_level_count(level, 1);
+      // robust: asked only when our chunk held at most one key. With two,
+      // one is not -inf: the level holds a key and its counter is not 0
+      // (each change to it is made under the lock of a chunk it counts,
+      // before that lock's release). The load it saves is a round trip
+      // inside the burst, which readers validating a "not here" in this
+      // chunk wait out.
+      if ((!robust || n <= 1) && level_is_empty(level)) add_to_level_count(level, 1);
       r.inserted = true;
       if constexpr (robust) {
         // Without a split nothing is raised: every caller unlocks now.
@@ -1282,14 +1308,21 @@ class algorithm {
       unlock(enc.chunk);
       return false;
     }
-    st = remove_from_chunk(level, enc.chunk, k);
+    st = remove_from_chunk(level, enc.chunk, robust ? enc.kv : read(enc.chunk), k);
     return st == status::ok;
   }
 
-  // removeFromChunk (Alg. 4.12) for the locked chunk c holding k. Unlocks c
-  // (or leaves it a zombie) and every other chunk it locks.
-  GFSL_FN status remove_from_chunk(int level, chunk_index c, key_type k) {
-    const lanes kv = read(c);
+  // removeFromChunk (Alg. 4.12) for the locked chunk c holding k, which we
+  // read as `kv` while holding its lock. Unlocks c (or leaves it a zombie)
+  // and every other chunk it locks.
+  // robust: `kv` is the read findAndLockEnclosing made under the lock, not
+  // a read of its own: no team writes a chunk it does not hold (a DATA
+  // entry, a NEXT redirect or a LOCK word: every writer holds the chunk,
+  // and try-locks fail while we do), and between that read and this one
+  // the delete writes only other levels (its upper removals and re-raises),
+  // so a second read would return the same entries. thesis: read again
+  // (Alg. 4.12 line 1, the access sequence its reproductions replay).
+  GFSL_FN status remove_from_chunk(int level, chunk_index c, const lanes& kv, key_type k) {
     const int n = count_keys(kv);
     const int threshold = bug(mutant::merge_threshold_too_low) ? shape::merge_threshold - 2 : shape::merge_threshold;
     if (n > threshold) {
