@@ -922,7 +922,7 @@ class algorithm {
   // A lock `seen` shows taken is read again rather than waited on: a wait
   // (Team::lock_wait) names a holder the team has just seen, and the
   // deterministic scheduler parks the waiter until another team writes;
-  // on an older read the holder may have let go since, and nobody write
+  // on an older read the holder may have let go since, and nobody may write
   // again (found by the fuzz campaign at lane granularity as a deadlock).
   GFSL_FN locked_chunk lock_enclosing_from(chunk_index curr, lanes seen, bool have_seen, key_type k) {
     for (;;) {
