@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <sys/wait.h>
 
@@ -247,6 +248,15 @@ TEST(Cli, BadOptionsGetOneLineAndExitCode2) {
     EXPECT_EQ(r.code, 2) << args << ":\n" << r.out;
     EXPECT_FALSE(r.out.empty()) << args;
   }
+}
+
+TEST(Cli, ATraceOfAnUnrecordedCudaRunIsRefusedBeforeTheDeviceIsSought) {
+  // --clock off keeps no history: a trace of it would hold the prefill only,
+  // and gfsl check would judge the final structure against no operations.
+  const result r = run("run --backend cuda --clock off --ops 1000 --range 100 --trace unrecorded.trace");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--clock off records no history"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists("unrecorded.trace"));
 }
 
 TEST(Cli, PoolExhaustionIsReportedWithExitCode4) {
