@@ -806,8 +806,21 @@ class algorithm {
   GFSL_FN bool try_lock(chunk_index c, std::uint64_t seen) {
     std::uint64_t expected = robust ? seen : lock_free_word;
     if (robust && !lock_is_free(seen)) return false;
-    // acq_rel: acquire makes the previous holder's writes visible to us.
-    if (!t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, expected | lock_word_of(t_.id()))) return false;
+    // Acquire: the CAS reads from the previous holder's release (its unlock,
+    // or the merge's zombie mark it failed on), so its writes are visible to
+    // us. robust: acquire only. The release half would order this team's
+    // earlier accesses before the lock word; no reader of that word needs
+    // them: whoever takes the lock next synchronizes with our unlock, a
+    // release store after everything we did; a validating reader learns from
+    // the word only its version, and the burst that follows orders the odd
+    // version before its data by the data stores' own release; and what this
+    // team wrote before the lock (the levels below, under other locks) was
+    // published by those writes' release stores. On the GPU the release half
+    // is a MEMBAR.ALL.GPU before every lock taken. thesis keeps acq_rel.
+    if (!t_.cas(s_.chunk(c) + lock_lane, lock_lane, expected, expected | lock_word_of(t_.id()),
+                robust ? mem_order::acquire : mem_order::acq_rel)) {
+      return false;
+    }
     remember_lock(c, expected);
     return true;
   }

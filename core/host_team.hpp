@@ -205,15 +205,14 @@ class host_team {
       if (hook_) hook_->after(a, x[lane]);
     }
   }
-  // Strong CAS, acq_rel on success and acquire on failure; `expected` gets the
-  // value found.
-  bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired) {
-    access a = make(access_kind::cas, mem_order::acq_rel, lane, p);
+  // Strong CAS, `o` (acq_rel or acquire) on success and acquire on failure;
+  // `expected` gets the value found.
+  bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired, mem_order o = mem_order::acq_rel) {
+    access a = make(access_kind::cas, o, lane, p);
     a.value = desired;
     a.expected = expected;
     if (hook_) hook_->before(a);
-    const bool ok =
-        ref(p).compare_exchange_strong(expected, desired, std::memory_order_acq_rel, std::memory_order_acquire);
+    const bool ok = ref(p).compare_exchange_strong(expected, desired, detail::to_std(o), std::memory_order_acquire);
     if (hook_) hook_->after(a, expected);
     return ok;
   }

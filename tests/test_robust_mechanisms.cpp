@@ -278,6 +278,49 @@ TYPED_TEST(RobustMechanisms, ABurstIsOneWaveOfStoresBetweenTheOddAndTheEvenVersi
 }
 
 namespace {
+// The memory order of each write an insert makes to the structure, in order:
+// the lock's CAS, then its stores ('C' a CAS, 'L' a LOCK-lane store, 'D' a
+// data-lane store; then the order).
+template <int N, gfsl::variant V>
+std::vector<std::pair<char, gfsl::mem_order>> write_orders_of_insert_15() {
+  world<N> w;
+  w.lay(0, {{0, level0({neg_inf, 10, 20, 30, 40})}});
+  expect_well_formed(w);
+  std::vector<std::pair<char, gfsl::mem_order>> writes;
+  w.hook().on_access = [&](const gfsl::access& a, std::uint64_t) {
+    if (a.word < gfsl::header_offsets::pool) return;
+    const int lane = static_cast<int>((a.word - gfsl::header_offsets::pool) % N);
+    if (a.kind == gfsl::access_kind::cas) writes.emplace_back('C', a.order);
+    if (a.kind == gfsl::access_kind::store) writes.emplace_back(lane == world<N>::lock_lane ? 'L' : 'D', a.order);
+  };
+  auto a = w.template alg<V>(0.0);
+  expect_result(a.insert(15, val(15)), status::ok, true, 0);
+  w.hook().on_access = nullptr;
+  return writes;
+}
+}  // namespace
+
+// Why robust may take its locks with an acquire CAS (the argument at
+// try_lock): a burst orders its odd version before its data by the data
+// stores' own release, and the unlock is a release store. The thesis
+// variant keeps the acq_rel CAS it was measured with.
+TYPED_TEST(RobustMechanisms, TheLockIsTakenWithAcquireAndTheBurstOrdersItselfByItsReleases) {
+  constexpr int N = TypeParam::value;
+  using gfsl::mem_order;
+  const auto robust = write_orders_of_insert_15<N, gfsl::variant::robust>();
+  ASSERT_EQ(robust.size(), 7u) << "the CAS, the odd version, four data stores, the unlock";
+  EXPECT_EQ(robust[0], std::make_pair('C', mem_order::acquire));
+  EXPECT_EQ(robust[1], std::make_pair('L', mem_order::relaxed));
+  for (int i = 2; i < 6; ++i) EXPECT_EQ(robust[i], std::make_pair('D', mem_order::release)) << i;
+  EXPECT_EQ(robust[6], std::make_pair('L', mem_order::release));
+
+  const auto thesis = write_orders_of_insert_15<N, gfsl::variant::thesis>();
+  ASSERT_FALSE(thesis.empty());
+  EXPECT_EQ(thesis.front(), std::make_pair('C', mem_order::acq_rel));
+  for (std::size_t i = 1; i < thesis.size(); ++i) EXPECT_EQ(thesis[i].second, mem_order::release) << i;
+}
+
+namespace {
 // The stores (data lanes and NEXT) of deleting the max key of a non-final
 // chunk that stays above the merge threshold.
 template <int N, gfsl::variant V>

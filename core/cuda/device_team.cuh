@@ -377,16 +377,29 @@ class device_team {
     (void)p, (void)x, (void)mask, (void)o;
 #endif
   }
-  __host__ __device__ bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired) {
+  // Strong CAS, `o` (acq_rel or acquire) on success and acquire on failure.
+  // acquire: one atom.acquire.global instruction. Through atomic_ref the
+  // compiler cannot tell the pool's global memory from shared memory: it
+  // emits a generic CAS that returns only whether it succeeded, a reload for
+  // the value found, and, for acq_rel, a MEMBAR.ALL.GPU before it.
+  __host__ __device__ bool cas(std::uint64_t* p, int lane, std::uint64_t& expected, std::uint64_t desired,
+                               mem_order o = mem_order::acq_rel) {
 #if defined(__CUDA_ARCH__)
     int ok = 0;
     unsigned long long found = 0;
     if (my_lane() == lane) {
       std::uint64_t e = expected;
-      ok = ref(p).compare_exchange_strong(e, desired, cuda::std::memory_order_acq_rel,
-                                          cuda::std::memory_order_acquire)
-               ? 1
-               : 0;
+      if (o == mem_order::acquire) {
+        unsigned long long old;
+        asm volatile("atom.acquire.gpu.global.cas.b64 %0, [%1], %2, %3;"
+                     : "=l"(old)
+                     : "l"(p), "l"(static_cast<unsigned long long>(e)), "l"(static_cast<unsigned long long>(desired))
+                     : "memory");
+        ok = old == e ? 1 : 0;
+        e = old;
+      } else {
+        ok = ref(p).compare_exchange_strong(e, desired, to_cuda(o), cuda::std::memory_order_acquire) ? 1 : 0;
+      }
       found = e;
       if (ok && controls_->events) log_write(p, invariants::event_kind::cas, desired);  // numbered after it is made
     }
