@@ -75,15 +75,20 @@ static __global__ void generate_operations(model::workload w, std::uint64_t coun
 // the call as its carried state, by value, so that it stays in registers
 // on the contains path.
 //
-// N = 32 only. At N = 16 the kernel keeps every operation inline: with the
-// call, N = 16 mixed runs were slower, [10,10,80] at 1M keys 0.88x and
-// [20,20,60] 0.80x, though contains-only gained 1.15x (H200, when contains
-// still shared the updates' search at N = 16; docs/BENCHMARKS.md). Measured
-// again with the updates' rare paths apart (algorithm::apart): robust
-// [10,10,80] at N = 16 ran 770-774 Mops/s with the call, 848-854 inline
-// (docs/BENCHMARKS.md, "The updates' rare paths apart").
-template <int N>
-inline constexpr bool updates_out_of_line = N == 32;
+// N = 32's recording kernel only. At N = 16 the kernel keeps every
+// operation inline: with the call, N = 16 mixed runs were slower,
+// [10,10,80] at 1M keys 0.88x and [20,20,60] 0.80x, though contains-only
+// gained 1.15x (H200, when contains still shared the updates' search at
+// N = 16; docs/BENCHMARKS.md). Measured again with the updates' rare paths
+// apart (algorithm::apart): robust [10,10,80] at N = 16 ran 770-774 Mops/s
+// with the call, 848-854 inline (docs/BENCHMARKS.md, "The updates' rare
+// paths apart"). Since then N = 32's unrecorded kernel is faster inline
+// too ([10,10,80] 1.03x-1.04x, [20,20,60] 1.08x-1.10x), while its
+// recording kernel, which carries the recorder's state as well, is
+// 0.95x-0.97x as fast inline (H100; docs/BENCHMARKS.md, "The updates
+// inline at N = 32").
+template <int N, bool Record>
+inline constexpr bool updates_out_of_line = N == 32 && Record;
 template <int N>
 struct update_outcome {
   op_result r;
@@ -152,7 +157,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       answers += counted ? 1u : 0u;
     };
     op_result r;
-    if constexpr (!updates_out_of_line<N>) {
+    if constexpr (!updates_out_of_line<N, Record>) {
       // One call of the algorithm in the loop: every function is inlined,
       // and a second call site would be a second copy of all of it.
       r = apply_operation(a, op.kind, op.key, op.value);

@@ -12,8 +12,8 @@
 // docs/BENCHMARKS.md: robust [10,10,80] at 607-614 Mops/s with nothing
 // called, 471-482 with the compiler's inlining). Kernels
 // that are measured define GFSL_DEVICE_INLINE_ALL and get every function
-// inlined (at N = 32 the bench kernel calls one function of its own for
-// inserts and deletes, bench/evaluation_kernels.cuh); the others (runner, stress, mutants) leave the choice to the
+// inlined (N = 32's recording bench kernel calls one function of its own
+// for inserts and deletes, bench/evaluation_kernels.cuh); the others (runner, stress, mutants) leave the choice to the
 // compiler, which bounds their build time. GFSL_INLINE_FN marks the calls
 // that are inlined everywhere. The price of inlining everything is code
 // size: each call site is a copy, and a copy of the search per operation
