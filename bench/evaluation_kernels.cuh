@@ -67,11 +67,12 @@ static __global__ void generate_operations(model::workload w, std::uint64_t coun
   }
 }
 
-// An insert or a delete, in a function of its own. Compiled into the loop
-// with everything else inlined, the updates' state made the compiler spill
-// the contains path too (N = 32: 7.2 KB of spill stores in the kernel, a
-// 1.7 KB stack per thread); with the updates behind one call, the kernel's
-// own code (the loop and contains) spills under 0.1 KB. The team crosses
+// An insert or a delete, in a function of its own. When it was made, the
+// updates compiled into the loop with everything else inlined (their rare
+// paths too) made the compiler spill the contains path (N = 32: 7.2 KB of
+// spill stores in the kernel, a 1.7 KB stack per thread); with the updates
+// behind one call, the kernel's own code (the loop and contains) spilled
+// under 0.1 KB. The team crosses
 // the call as its carried state, by value, so that it stays in registers
 // on the contains path.
 //
