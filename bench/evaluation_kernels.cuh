@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     if constexpr (Record) recorder.call(j, op);  // as the runner records, or one part of it
     // An update's answer, counted. Without branches: written with ?:, a
     // jump table on the lane (BRX) and about 20 warp instructions an
-    // operation (docs/device-runs/2026-11-24-h100-ncu-source-contains.txt).
+    // operation (docs/device-runs/2026-11-24-h100/ncu-source-contains.txt).
     // A contains counts nothing (the prefill's operations are inserts), so
     // it skips this.
     const auto count_update = [&](const op_result& r) {

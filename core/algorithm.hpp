@@ -587,7 +587,7 @@ class algorithm {
     }
     // The word a lane reads, as a constant picked by two selects plus the
     // lane: with a branch per case, choosing the address took 24
-    // instructions an operation (docs/device-runs/2026-11-24-h100-ncu-source-contains.txt).
+    // instructions an operation (docs/device-runs/2026-11-24-h100/ncu-source-contains.txt).
     return t_.gather([this](int lane) -> const std::uint64_t* {
       const std::size_t base = lane >= header_levels ? header_offsets::heads - header_levels
                                : lane == 0           ? header_offsets::error_word
