@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Draws thesis Figure 5.3/5.4 from a `gfsl bench --suite thesis` CSV: one panel
+"""Draws thesis Figure 5.3/5.4 from `gfsl bench --suite thesis` CSVs: one panel
 per workload, throughput (MOPS, median with the 95% confidence interval of the
 mean as a bar) against the key range on a log axis, one line per
-implementation (GFSL-32, GFSL-16, the per-thread baseline).
+implementation and chunk size (GFSL robust and thesis at N = 32 and 16, the
+per-thread baseline).
 
-    scripts/plot_bench.py bench.csv out.svg [title]
+    scripts/plot_bench.py bench.csv [more.csv ...] out.svg [title]
 
-Standard library only: the SVG is written by hand.
+Several CSVs are drawn as one figure (`gfsl bench --variant robust` and
+`--variant thesis` written apart, say); the arguments are told apart by their
+suffix. Standard library only: the SVG is written by hand.
 """
 import csv
 import html
@@ -17,7 +20,12 @@ from collections import defaultdict
 WORKLOADS = ["1-1-98", "5-5-90", "10-10-80", "20-20-60", "contains", "insert", "delete"]
 TITLES = {"1-1-98": "[1,1,98]", "5-5-90": "[5,5,90]", "10-10-80": "[10,10,80]", "20-20-60": "[20,20,60]",
           "contains": "contains only", "insert": "insert only", "delete": "delete only"}
-SERIES = [("gfsl", 32, "GFSL-32", "#1f77b4"), ("gfsl", 16, "GFSL-16", "#2ca02c"), ("mc", None, "M&C (per thread)", "#d62728")]
+# impl "gfsl" is the build's default variant: robust since 2026-11-23, the
+# published algorithm before (the only one then); "gfsl-thesis" is --variant thesis.
+SERIES = [("gfsl", 32, "GFSL-32", "#1f77b4"), ("gfsl", 16, "GFSL-16", "#2ca02c"),
+          ("gfsl-thesis", 32, "GFSL-32 thesis", "#1f77b4"), ("gfsl-thesis", 16, "GFSL-16 thesis", "#2ca02c"),
+          ("mc", None, "M&C (per thread)", "#d62728")]
+DASHED = {"GFSL-32 thesis", "GFSL-16 thesis"}
 
 
 def fmt_range(r):
@@ -25,24 +33,37 @@ def fmt_range(r):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: plot_bench.py BENCH.csv OUT.svg [TITLE]")
-    src, out = sys.argv[1], sys.argv[2]
-    title = sys.argv[3] if len(sys.argv) > 3 else ""
+    args = sys.argv[1:]
+    srcs = [a for a in args if a.endswith(".csv")]
+    outs = [a for a in args if a.endswith(".svg")]
+    rest = [a for a in args if not a.endswith((".csv", ".svg"))]
+    if not srcs or len(outs) != 1 or len(rest) > 1:
+        sys.exit("usage: plot_bench.py BENCH.csv [MORE.csv ...] OUT.svg [TITLE]")
+    out = outs[0]
+    title = rest[0] if rest else ""
     points = defaultdict(list)  # (workload, series label) -> [(range, median, lo, hi)]
     device = ""
-    with open(src, newline="") as f:
-        for row in csv.DictReader(f):
-            if row["suite"] != "thesis" or row["error"] or not row["median_mops"]:
-                continue
-            device = device or row["device"]
-            for impl, chunk, label, _ in SERIES:
-                if row["impl"] == impl and (chunk is None or int(row["chunk"]) == chunk):
-                    points[(row["workload"], label)].append(
-                        (int(row["range"]), float(row["median_mops"]), float(row["ci95_low"]), float(row["ci95_high"])))
+    for src in srcs:
+        try:
+            f = open(src, newline="")
+        except OSError as e:
+            sys.exit(f"plot_bench.py: {src}: {e.strerror}")
+        with f:
+            reader = csv.DictReader(f)
+            missing = {"suite", "impl", "chunk", "workload", "range", "median_mops", "ci95_low", "ci95_high", "error"} - set(reader.fieldnames or [])
+            if missing:
+                sys.exit(f"plot_bench.py: {src}: not a gfsl bench CSV (no column {', '.join(sorted(missing))})")
+            for row in reader:
+                if row["suite"] != "thesis" or row["error"] or not row["median_mops"]:
+                    continue
+                device = device or row["device"]
+                for impl, chunk, label, _ in SERIES:
+                    if row["impl"] == impl and (chunk is None or int(row["chunk"]) == chunk):
+                        points[(row["workload"], label)].append(
+                            (int(row["range"]), float(row["median_mops"]), float(row["ci95_low"]), float(row["ci95_high"])))
     panels = [w for w in WORKLOADS if any((w, s[2]) in points for s in SERIES)]
     if not panels:
-        sys.exit(f"plot_bench.py: {src}: no successful thesis rows to draw")
+        sys.exit(f"plot_bench.py: {', '.join(srcs)}: no successful thesis rows to draw")
 
     pw, ph, ml, mr, mt, mb, cols = 330, 240, 60, 15, 30, 45, 4
     rows = math.ceil(len(panels) / cols)
@@ -81,16 +102,21 @@ def main():
                    f'transform="rotate(-90 {ox - 42} {oy + ph / 2})">MOPS</text>')
         for (impl, chunk, label, color), pts in series:
             path = " ".join(f"{'M' if k == 0 else 'L'}{px(r):.1f},{py(m):.1f}" for k, (r, m, _, _) in enumerate(pts))
-            svg.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="1.8"/>')
+            dash = ' stroke-dasharray="5,3"' if label in DASHED else ""
+            svg.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>')
             for r, m, lo, hi in pts:
                 svg.append(f'<line x1="{px(r):.1f}" x2="{px(r):.1f}" y1="{py(max(lo, 0)):.1f}" y2="{py(hi):.1f}" stroke="{color}"/>')
                 svg.append(f'<circle cx="{px(r):.1f}" cy="{py(m):.1f}" r="2.5" fill="{color}"/>')
     lx = 20
     ly = height - 20
+    drawn = {label for (_, label) in points}
     for _, _, label, color in SERIES:
-        svg.append(f'<rect x="{lx}" y="{ly - 9}" width="14" height="4" fill="{color}"/>')
+        if label not in drawn:
+            continue
+        dash = ' stroke-dasharray="5,3"' if label in DASHED else ""
+        svg.append(f'<line x1="{lx}" x2="{lx + 14}" y1="{ly - 7}" y2="{ly - 7}" stroke="{color}" stroke-width="2"{dash}/>')
         svg.append(f'<text x="{lx + 20}" y="{ly - 3}">{html.escape(label)}</text>')
-        lx += 160
+        lx += 130
     svg.append(f'<text x="{lx}" y="{ly - 3}" fill="#555">points: median; bars: 95% confidence interval of the mean</text>')
     svg.append("</svg>")
     with open(out, "w") as f:
