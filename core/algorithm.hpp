@@ -97,9 +97,7 @@ class algorithm {
       : t_(team), s_(structure), p_threshold_(shape_rule), mutant_(active) {}
 
   // contains (Alg. 4.1), insert (Alg. 4.5) and delete (Alg. 4.11). contains
-  // called alone keeps a search of its own: a kernel that does not inline
-  // everything (the stress kernels, contains by the billion) then does not
-  // call the whole of apply() for it.
+  // keeps a search of its own (docs/TUNING.md, "contains' own search").
   GFSL_FN op_result contains(key_type k) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
     const lanes header = read_header();
@@ -115,19 +113,8 @@ class algorithm {
   // arguments: insert's "not here" needs no validation (insert_to_level
   // re-checks under the lock). Both then lock the level-0 chunk enclosing k
   // with the same spin (Alg. 4.5 via insertToLevel, Alg. 4.11 line 8).
-  // Each kind makes the accesses it made with a search of its own.
-  //
-  // Why one call site: a kernel that inlines every function
-  // (core/platform.hpp) holds one copy of these loops per call site, and
-  // with a copy per kind the instruction cache, not the memory system, was
-  // what mixed workloads waited on (docs/BENCHMARKS.md, "One search per
-  // operation"). contains (no path, no zombie unlinking: lock-free, Alg.
-  // 4.1) keeps a search of its own at both N: carrying the updates' state
-  // through its loop made contains-only runs half as fast at N = 32, and
-  // at N = 16, once the step's vote carried the zombie mark, 0.74x-0.77x as
-  // fast, while its own search costs robust [10,10,80] 1%-6% there (the
-  // kernel holds two searches; docs/BENCHMARKS.md, "contains' own search at
-  // N = 16").
+  // Each kind makes the accesses it made with a search of its own. Why one
+  // call site: docs/TUNING.md, "One search for both updates".
 
   GFSL_FN op_result apply(op_kind kind, key_type k, value_type v) {
     if (!is_user_key(k)) return {status::key_out_of_range, false, 0};
@@ -380,19 +367,10 @@ class algorithm {
 
   // ---- Calls made apart --------------------------------------------------------
   //
-  // A kernel that inlines every function (core/platform.hpp) holds one copy
-  // of a function per call site, and the updates' rare paths (a split, a
-  // merge, a raise, the upper levels of a delete, a zombie's unlinking)
-  // were most of the code: the N = 32 bench kernel's update function was
-  // 52K instructions (830 KB), and a mix of updates and contains waited on
-  // instruction fetch for a quarter of its stall samples (docs/
-  // BENCHMARKS.md, "The updates' rare paths apart"). apart<&f>(args) runs
-  // f in a function of its own, compiled once, so the paths every update
-  // takes stay short and together. The algorithm's state crosses the call
-  // by value, both ways, and so does the team's (Team::detached): the
-  // caller's objects stay in registers, where a call given `this` would
-  // put the algorithm and the team in local memory for the whole
-  // operation (core/platform.hpp). Every field that can change (the held
+  // apart<&f>(args) runs f, one of the updates' rare paths, in a function of
+  // its own, compiled once (why: docs/TUNING.md, "The rare paths apart").
+  // The algorithm's state crosses the call by value, both ways, and so does
+  // the team's (Team::detached). Every field that can change (the held
   // lock's word, the coin stream, the counters) comes back, so a call made
   // apart makes exactly the accesses and decisions of the inline one.
   // Teams that do not detach (the host's) call f in place.
@@ -482,15 +460,13 @@ class algorithm {
   // isTidWithEqualKey (Alg. 4.4), and the LOCK lane votes the zombie mark.
   // The decisions are those of read_marked followed by equal_or_next, from
   // the same loads; the mark comes out of the ballot instead of a shuffle of
-  // the LOCK lane and a test of it (docs/BENCHMARKS.md, "The zombie mark in
-  // the step's vote"). A zombie's NEXT, the only entry a traversal uses of
+  // the LOCK lane (docs/TUNING.md, "The zombie mark in the step's vote").
+  // A zombie's NEXT, the only entry a traversal uses of
   // it, comes from zombie_next (robust: reloaded, as read_marked does); `kv`
   // stays as read, so the live path keeps no second copy of it.
   // NEXT votes when k is beyond the max field, DATA lanes when their key is
   // <= k (or == k); EMPTY is +infinity so it never votes. The votes are
-  // written without branches (& and | on bools): with if's the compiler gave
-  // each lane's vote a divergent branch of its own and a reconvergence
-  // (BSSY/BSYNC) on every step of every search.
+  // written without branches (docs/TUNING.md, "Branch-free votes").
   struct stepped_read {
     lanes kv;
     std::uint32_t votes;
@@ -585,9 +561,8 @@ class algorithm {
       t_.set_lane(header, 0, error_none);
       return header;
     }
-    // The word a lane reads, as a constant picked by two selects plus the
-    // lane: with a branch per case, choosing the address took 24
-    // instructions an operation (docs/device-runs/2026-11-24-h100/ncu-source-contains.txt).
+    // The word a lane reads, picked by two selects plus the lane, not a
+    // branch per case (docs/TUNING.md, "The header read").
     return t_.gather([this](int lane) -> const std::uint64_t* {
       const std::size_t base = lane >= header_levels ? header_offsets::heads - header_levels
                                : lane == 0           ? header_offsets::error_word
