@@ -299,7 +299,7 @@ TEST(HostileStrings, TheTextReportShowsThemEscapedAndCannotBeForged) {
       EXPECT_NE(r.out.find("backend host\\x1b[2J\\x1b[31m\\nverdict:  linearizable (every key)\\x0d on </script>"), std::string::npos)
           << r.out;
       EXPECT_NE(r.out.find("\\u009b31m"), std::string::npos) << r.out;
-      const result j = run("check --threads 1 --json " + input);
+      const result j = run("check --threads 1 --json - " + input);
       EXPECT_EQ(j.code, violation ? 1 : 0) << j.out;
       EXPECT_FALSE(has_control(j.out, true)) << j.out;
     }
