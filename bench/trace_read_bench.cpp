@@ -39,7 +39,7 @@ double time_check(const std::string& gfsl, const std::string& file, unsigned thr
   if (pid == 0) {
     if (!freopen("/dev/null", "w", stdout)) _exit(127);
     const std::string t = std::to_string(threads);
-    execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), "--threads", t.c_str(), "--quiet", static_cast<char*>(nullptr));
+    execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), "--threads", t.c_str(), "--progress", "off", static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;

@@ -88,9 +88,9 @@ command add_bench_command(CLI::App& root) {
                 "configurations at [10,10,80], 1M keys), recording (history recording on against off)")
       ->check(CLI::IsMember({"thesis", "launch", "recording"}))
       ->capture_default_str();
-  b->add_option("--chunks", st->chunks, "chunk sizes: 32, 16 or 32,16")->capture_default_str();
-  b->add_option("--ranges", st->ranges, "key ranges (K and M suffixes)")->capture_default_str();
-  b->add_option("--workloads", st->workloads, "workloads of thesis 5.1")->capture_default_str();
+  b->add_option("--chunk", st->chunks, "chunk sizes: 32, 16 or 32,16 (one row set each)")->capture_default_str();
+  b->add_option("--range", st->ranges, "key ranges, a comma list (K and M suffixes)")->capture_default_str();
+  b->add_option("--workload", st->workloads, "workloads of thesis 5.1, a comma list")->capture_default_str();
   b->add_option("--ops", st->ops, "operations of the mixed and contains-only runs (insert-/delete-only: the range)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -107,7 +107,7 @@ command add_bench_command(CLI::App& root) {
       ->capture_default_str();
   b->add_option("--baseline-max-range", st->baseline_max, "largest key range for the baseline")->capture_default_str();
   b->add_option("--seed", st->seed, "seed of the initial structures and the operations")->capture_default_str();
-  b->add_option("--csv", st->csv, "write the rows to this CSV file (default: stdout)");
+  b->add_option("--csv", st->csv, "write the rows as CSV to FILE (default, and -: standard output)");
   b->add_option("--variant", st->variants,
                 "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
       ->capture_default_str();
@@ -127,6 +127,7 @@ command add_bench_command(CLI::App& root) {
                  "number (default: all visible)");
   b->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
   return {b, [st]() -> int {
+    if (is_stdout(st->csv)) st->csv.clear();
     // Every visible GPU by default, one worker process each (the options
     // checked here first); a worker runs on the one device its parent gave it.
     auto on_devices = [&]() -> int {
@@ -164,18 +165,18 @@ command add_bench_command(CLI::App& root) {
             std::stringstream in(st->chunks);
             for (std::string c; std::getline(in, c, ',');) {
               if (c != "16" && c != "32") {
-                std::fprintf(stderr, "gfsl bench: --chunks %s: chunk sizes are 16 and 32\n", st->chunks.c_str());
+                std::fprintf(stderr, "gfsl bench: --chunk %s: chunk sizes are 16 and 32\n", st->chunks.c_str());
                 return exit_usage;
               }
               o.chunks.push_back(std::stoi(c));
             }
             if (!parse_ranges(st->ranges, o.ranges)) {
-              std::fprintf(stderr, "gfsl bench: --ranges %s: expected a comma list such as 10K,1M,100M\n", st->ranges.c_str());
+              std::fprintf(stderr, "gfsl bench: --range %s: expected a comma list such as 10K,1M,100M\n", st->ranges.c_str());
               return exit_usage;
             }
             std::string error;
             if (!gfsl::bench::parse_workloads(st->workloads, o.workloads, error)) {
-              std::fprintf(stderr, "gfsl bench: --workloads: %s\n", error.c_str());
+              std::fprintf(stderr, "gfsl bench: --workload: %s\n", error.c_str());
               return exit_usage;
             }
             if (o.suite == "launch" && gfsl::bench::compiled_launch_configs(32).size() < 2) {

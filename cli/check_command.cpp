@@ -34,9 +34,9 @@ struct check_options {
   std::size_t max_memory = lin::default_max_memory();
   unsigned threads = 0;
   std::string html;
-  bool json = false;
+  std::string json;  // "-": standard output, in the text report's place
   double explain = 20;
-  bool quiet = false;
+  std::string progress = "auto";
 };
 
 std::string form_name(const traces::trace& t) {
@@ -56,7 +56,7 @@ std::string write_output(const std::string& path, const std::string& text) {
 
 // A progress line on stderr while a check runs: the bytes read, the records
 // grouped by key, the keys decided, the invariants. Only when stderr is a
-// terminal (a log or a pipe gets nothing) and not with --quiet; redrawn in
+// terminal (a log or a pipe gets nothing) unless --progress says otherwise; redrawn in
 // place four times a second and erased before the report is printed.
 class progress_line {
  public:
@@ -191,7 +191,7 @@ std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
 }
 
 int run_check(const check_options& o) {
-  progress_line progress(!o.quiet && isatty(2) != 0, o.file);
+  progress_line progress(progress_wanted(o.progress), o.file);
   traces::trace t;
   try {
     t = traces::read_trace(o.file, &progress.bytes_read, true);
@@ -227,10 +227,19 @@ int run_check(const check_options& o) {
   progress.stage = progress_line::invariants;
   ctx.invariants = invariant_checks(t);
   progress.finish();
-  if (o.json) {
+  const bool json_out = is_stdout(o.json);
+  if (json_out) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
   } else {
     std::fputs(lin::text_report(t.history, r, ctx).c_str(), stdout);
+  }
+  if (!o.json.empty() && !json_out) {
+    if (const std::string why = write_output(o.json, lin::json_report(t.history, r, ctx) + "\n"); !why.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gfsl check: --json %s\n", why.c_str());
+      return exit_usage;
+    }
+    std::printf("json:     %s\n", lin::printable(o.json).c_str());
   }
   if (!o.html.empty()) {
     if (const std::string why = write_output(o.html, lin::html_report(t.history, r, ctx)); !why.empty()) {
@@ -238,14 +247,14 @@ int run_check(const check_options& o) {
       std::fprintf(stderr, "gfsl check: --html %s\n", why.c_str());
       return exit_usage;
     }
-    if (!o.json) std::printf("html:     %s\n", lin::printable(o.html).c_str());
+    if (!json_out) std::printf("html:     %s\n", lin::printable(o.html).c_str());
   }
   if (!t.cut.empty()) {
     // A cut trace lacks the operations after its last complete section, and
     // one of them may explain an answer or break one: whatever was found in
     // what was read, the run as a whole is not decided.
     std::fflush(stdout);
-    std::fprintf(o.json ? stderr : stdout, "cut:      %s: the verdict above is on these records only, not the whole run (exit 3)\n",
+    std::fprintf(json_out ? stderr : stdout, "cut:      %s: the verdict above is on these records only, not the whole run (exit 3)\n",
                  lin::printable(t.cut).c_str());
     return exit_undecided;
   }
@@ -311,18 +320,18 @@ command add_check_command(CLI::App& root) {
   auto o = std::make_shared<check_options>();
   CLI::App* c = root.add_subcommand("check", "is a recorded history linearizable? (exit 0 yes, 1 no, 2 bad input, 3 undecided)");
   c->add_option("file", o->file, "trace file, binary or JSON lines (told apart by content); - or a pipe: standard input")->required();
-  c->add_option("--timeout", o->timeout, "seconds to decide every key; keys left are undecided (exit 3). 0: no limit")
+  c->add_option("--seconds", o->timeout, "seconds to decide every key; keys left are undecided (exit 3). 0: no limit")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_option("--max-memory", o->max_memory,
                 "bytes the checker may use beyond the history (suffixes k, m, g: powers of 1024); a key that would need more is "
-                "undecided (exit 3). Default: half the physical memory; 0: no bound")
+                "undecided (exit 3). 0: no bound")
       ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
+      ->default_str("half of physical memory");
   c->add_option("--threads", o->threads, "threads checking keys (0: every core)")->check(CLI::Range(0u, 4096u))->capture_default_str();
-  c->add_option("--html", o->html, "also write a self-contained HTML page drawing the failing key");
-  c->add_flag("--json", o->json, "print one JSON object instead of the text report");
-  c->add_flag("--quiet", o->quiet, "no progress line on stderr (drawn only when stderr is a terminal)");
+  c->add_option("--html", o->html, "write a self-contained HTML page of the failing key to FILE");
+  c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)");
+  add_progress_option(c, o->progress);
   c->add_option("--explain-seconds", o->explain, "at most this long to shrink a violation and find the longest linearizable prefix")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -12,6 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+
+#include <unistd.h>
 
 namespace gfsl::cli {
 
@@ -25,6 +28,22 @@ struct command {
   CLI::App* app = nullptr;
   std::function<int()> run;
 };
+
+// The flags that mean one thing on every command (docs/CLI.md, "Flag audit").
+
+// --progress auto|on|off: progress lines on stderr. auto, the default, draws
+// them only when stderr is a terminal, so that a log or a test's captured
+// output holds the report alone unless progress is asked for.
+inline CLI::Option* add_progress_option(CLI::App* app, std::string& mode) {
+  return app->add_option("--progress", mode, "progress lines on stderr: auto (only when stderr is a terminal), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+}
+inline bool progress_wanted(const std::string& mode) { return mode == "on" || (mode == "auto" && isatty(2) != 0); }
+
+// --json FILE, --csv FILE, --junit FILE, --html FILE: a report written to
+// FILE; "-" is standard output, where it takes the text report's place.
+inline bool is_stdout(const std::string& path) { return path == "-"; }
 
 command add_run_command(CLI::App& root);
 command add_replay_command(CLI::App& root);

@@ -2,6 +2,7 @@
 // the mutants' kill matrix.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +17,8 @@
 #include "cli/shards.hpp"
 #include "cli/workers.hpp"
 #include "fuzz/campaign.hpp"
+#include "fuzz/journal.hpp"
+#include "linearizability/report.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +73,7 @@ command add_fuzz_command(CLI::App& root) {
     std::string resume;
     std::vector<std::string> merge_dirs;
     std::string merge_json, merge_junit;
+    std::string progress = "auto";
   };
   auto st = std::make_shared<state>();
   fuzz::campaign_options& o = st->o;
@@ -78,7 +82,12 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--backend", o.backend, "host (scheduled, replayable), threads, cuda")
       ->check(CLI::IsMember({"host", "threads", "cuda"}))
       ->capture_default_str();
-  fz->add_option("--seconds", o.seconds, "time budget")->check(CLI::PositiveNumber)->capture_default_str();
+  fz->add_option("--seconds", o.seconds,
+                 "time budget of the search; the shrinking of what it found comes after it (up to --shrink-seconds for "
+                 "each failure signature), so a campaign that fails ends within --seconds + signatures x --shrink-seconds, "
+                 "plus the run under way and the writing of each failure's folder")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   fz->add_option("--max-runs", o.max_runs, "stop after this many runs (0: time budget only)")->capture_default_str();
   fz->add_option("--shrink-seconds", o.shrink_seconds,
                  "shrinking a failure stops after this long, keeping the smallest failing run found so far")
@@ -113,17 +122,18 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
   fz->add_option("--granularity", st->granularity,
-                 "host: read granularities to generate: any, chunk, line, lane (the correct core is only linearizable at chunk)")
+                 "host: read granularities to generate: any, chunk, line, lane (thesis is linearizable only at chunk; "
+                 "robust, the default variant, at every one)")
       ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
       ->capture_default_str();
-  fz->add_flag("!--no-progress", o.progress, "no live progress line");
+  add_progress_option(fz, st->progress);
   fz->add_flag("--keep-going", o.keep_going,
                "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
                "per signature");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
   merge->add_option("dirs", st->merge_dirs, "campaign folders (a folder of worker processes stands for its workers)")->required();
-  merge->add_option("--json", st->merge_json, "also write the merged report as JSON to this file");
-  merge->add_option("--junit", st->merge_junit, "also write JUnit XML to this file (a test case per shard and per failure signature)");
+  merge->add_option("--json", st->merge_json, "write the merged report as JSON to FILE (-: standard output, instead of the text report)");
+  merge->add_option("--junit", st->merge_junit, "write JUnit XML to FILE (a test case per shard and per failure signature)");
 
   return {fz, [st, merge] {
             fuzz::campaign_options& o = st->o;
@@ -193,6 +203,7 @@ command add_fuzz_command(CLI::App& root) {
               if (o.backend == "cuda" && sc.devices.empty() && sc.worker_device.empty() && sc.jobs == 1) sc.devices = "all";
             }
             sc.granularity = st->granularity;
+            o.progress = progress_wanted(st->progress);
             sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
             o.var = *parse_variant(st->variant);
@@ -220,19 +231,30 @@ command add_mutants_command(CLI::App& root) {
     std::string backend = "host";
     double budget = 20;
     double equivalent_budget = 0;  // 0: the budget
-    bool json = false, list = false;
-    std::string junit, only, variant = "robust", granularity = "chunk";
+    std::uint64_t max_runs = 0, equivalent_max_runs = 0;  // 0: the time bound only
+    bool list = false;
+    std::string json, junit, only, variant = "robust", granularity = "chunk", progress = "auto";
     std::uint64_t seed = 1;
     std::string devices;
   };
   auto st = std::make_shared<state>();
   CLI::App* mu = root.add_subcommand("mutants", "the kill matrix: every seeded bug against every detector");
   mu->add_option("--backend", st->backend, "host or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
-  mu->add_option("--budget", st->budget, "seconds per mutant")->check(CLI::PositiveNumber)->capture_default_str();
-  mu->add_option("--equivalent-budget", st->equivalent_budget,
-                 "seconds for each mutant marked equivalent for this variant and granularity (0: --budget); they are run "
+  mu->add_option("--seconds", st->budget,
+                 "search time of each mutant's campaign (and of the control's); shrinking a kill takes up to as long again")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  mu->add_option("--equivalent-seconds", st->equivalent_budget,
+                 "seconds for each mutant marked equivalent for this variant and granularity (0: --seconds); they are run "
                  "to test that claim, and a kill is reported")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  mu->add_option("--max-runs", st->max_runs,
+                 "runs of each mutant's campaign (and of the control's); with a fixed seed on the host backend the "
+                 "matrix is then the same on any machine, only slower on a loaded one (0: --seconds alone)")
+      ->capture_default_str();
+  mu->add_option("--equivalent-max-runs", st->equivalent_max_runs,
+                 "runs of each mutant marked equivalent for this variant and granularity (0: --max-runs)")
       ->capture_default_str();
   mu->add_option("--seed", st->seed, "campaign seed (fixed: the matrix is reproducible)")->capture_default_str();
   mu->add_option("--only", st->only, "one mutant by name");
@@ -243,8 +265,9 @@ command add_mutants_command(CLI::App& root) {
                  "host: read granularity of the campaigns (thesis is linearizable only at chunk; robust at every one)")
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
       ->capture_default_str();
-  mu->add_flag("--json", st->json, "print one JSON object");
-  mu->add_option("--junit", st->junit, "also write JUnit XML to this file");
+  mu->add_option("--json", st->json, "write the matrix as one JSON object to FILE (-: standard output, instead of the table)");
+  mu->add_option("--junit", st->junit, "write JUnit XML to FILE");
+  add_progress_option(mu, st->progress);
   mu->add_flag("--list", st->list, "list the mutants and what each breaks");
   mu->add_option("--devices", st->devices,
                  "cuda: all or 0,2,...: one campaign on each device at once, each in a process that sees only its device "
@@ -278,10 +301,11 @@ command add_mutants_command(CLI::App& root) {
               fuzz::campaign_options o;
               o.backend = st->backend;
               o.seconds = st->budget;
+              o.max_runs = st->max_runs;
               if (const mutant_info* info = m == mutant::none ? nullptr : find_mutant(mutant_name(m));
-                  info && st->equivalent_budget > 0 &&
-                  !equivalence_of(*info, *parse_variant(st->variant), st->granularity == "chunk" || st->backend == "cuda").empty()) {
-                o.seconds = st->equivalent_budget;
+                  info && !equivalence_of(*info, *parse_variant(st->variant), st->granularity == "chunk" || st->backend == "cuda").empty()) {
+                if (st->equivalent_budget > 0) o.seconds = st->equivalent_budget;
+                if (st->equivalent_max_runs > 0) o.max_runs = st->equivalent_max_runs;
               }
               o.mut = m;
               o.seed = st->seed;
@@ -396,6 +420,12 @@ command add_mutants_command(CLI::App& root) {
               if (!r.detectors.empty()) r.detector = r.detectors.front();
               return r;
             };
+            // A name that matches no mutant would run the control alone and pass.
+            if (!st->only.empty() && !find_mutant(st->only)) {
+              std::fprintf(stderr, "gfsl mutants: --only: no mutant is named \"%s\" (gfsl mutants --list names them)\n",
+                           gfsl::lin::printable(st->only).c_str());
+              return exit_usage;
+            }
             // Control first: the correct core must survive the same campaign.
             std::vector<mutant> todo{mutant::none};
             for (const mutant_info& m : mutant_catalog) {
@@ -413,9 +443,36 @@ command add_mutants_command(CLI::App& root) {
               rows.push_back(r);
             }
             std::vector<row> done(todo.size());
+            // One line on stderr as each campaign ends (a matrix takes
+            // minutes), numbered by the mutant's place in the matrix.
+            const bool progress = progress_wanted(st->progress);
+            if (progress) {
+              std::fprintf(stderr, "gfsl mutants: seed %llu, %zu %s and the control, %g s of search each\n",
+                           (unsigned long long)st->seed, todo.size() - 1, todo.size() == 2 ? "mutant" : "mutants", st->budget);
+            }
+            const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
+            auto announce = [&](std::size_t at) {
+              if (!progress) return;
+              const row& r = done[at];
+              const std::string found = r.detector.empty() ? "" : " (" + r.detector + ")";
+              if (at == 0) {
+                std::fprintf(stderr, "control (the correct core): %s %llu runs%s\n", r.killed ? "FAILED after" : "passed",
+                             (unsigned long long)r.runs, r.killed ? found.c_str() : "");
+              } else {
+                const mutant_info* m = find_mutant(mutant_name(todo[at]));
+                const bool equiv = m && !equivalence_of(*m, *parse_variant(st->variant), whole_chunk_reads).empty();
+                std::fprintf(stderr, "mutant %zu/%zu %s: %s %llu runs%s\n", at, todo.size() - 1, std::string(mutant_name(todo[at])).c_str(),
+                             r.killed ? "killed after" : equiv ? "survived (equivalent here)" : "NOT killed in", (unsigned long long)r.runs,
+                             r.killed ? found.c_str() : "");
+              }
+              std::fflush(stderr);
+            };
             const bool isolate = st->backend == "cuda" || !st->devices.empty();
             if (!isolate) {
-              for (std::size_t i = 0; i < todo.size(); ++i) done[i] = campaign(todo[i]);
+              for (std::size_t i = 0; i < todo.size(); ++i) {
+                done[i] = campaign(todo[i]);
+                announce(i);
+              }
             } else {
               std::vector<device_slot> devices;
               if (!st->devices.empty() && st->backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
@@ -439,6 +496,7 @@ command add_mutants_command(CLI::App& root) {
                   if (pid < 0) {
                     done[next] = campaign(todo[next]);  // no process to spare: run it here
                     done[next].device = devices[slot].index;
+                    announce(next);
                     ++next;
                     continue;
                   }
@@ -455,6 +513,7 @@ command add_mutants_command(CLI::App& root) {
                 if (it == running.end()) it = running.begin();
                 done[it->second.at] = finish_isolated(it->first, it->second.fd);
                 done[it->second.at].device = devices[it->second.slot].index;
+                announce(it->second.at);
                 busy[it->second.slot] = false;
                 running.erase(it);
               }
@@ -493,23 +552,43 @@ command add_mutants_command(CLI::App& root) {
               ++counted;
               killed += r.killed;
             }
-            if (st->json) {
-              std::printf("{\"backend\":\"%s\",\"budget_seconds\":%g,\"seed\":%llu,\"control_passed\":%s,\"mutation_score\":%.3f,"
+            // The JSON form on standard output in the table's place ("-"),
+            // or written whole to its FILE beside the table.
+            std::FILE* json_out = nullptr;
+            char* json_text = nullptr;
+            std::size_t json_size = 0;
+            if (!st->json.empty()) json_out = is_stdout(st->json) ? stdout : open_memstream(&json_text, &json_size);
+            if (!st->json.empty() && !json_out) {
+              std::fprintf(stderr, "gfsl mutants: --json %s: out of memory\n", st->json.c_str());
+              return exit_usage;
+            }
+            if (json_out) {
+              std::fprintf(json_out, "{\"backend\":\"%s\",\"budget_seconds\":%g,\"seed\":%llu,\"control_passed\":%s,\"mutation_score\":%.3f,"
                           "\"mutants\":[",
                           st->backend.c_str(), st->budget, (unsigned long long)st->seed, control.killed ? "false" : "true",
                           counted ? static_cast<double>(killed) / counted : 0.0);
               for (std::size_t i = 0; i < rows.size(); ++i) {
                 const row& r = rows[i];
-                std::printf("%s{\"name\":\"%s\",\"applicable\":%s,\"equivalent\":%s,\"killed\":%s,\"detector\":\"%s\",\"detectors\":[",
+                std::fprintf(json_out, "%s{\"name\":\"%s\",\"applicable\":%s,\"equivalent\":%s,\"killed\":%s,\"detector\":\"%s\",\"detectors\":[",
                             i ? "," : "", std::string(r.m->name).c_str(), r.applicable ? "true" : "false",
                             equivalent(r.m) ? "true" : "false", r.killed ? "true" : "false", r.detector.c_str());
-                for (std::size_t k = 0; k < r.detectors.size(); ++k) std::printf("%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
-                std::printf("],\"device\":%d,\"seconds\":%.3f,\"ops\":%llu,\"prefill\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.device,
+                for (std::size_t k = 0; k < r.detectors.size(); ++k) std::fprintf(json_out, "%s\"%s\"", k ? "," : "", r.detectors[k].c_str());
+                std::fprintf(json_out, "],\"device\":%d,\"seconds\":%.3f,\"ops\":%llu,\"prefill\":%llu,\"runs\":%llu,\"replay\":\"%s\"}", r.device,
                             r.seconds, (unsigned long long)r.ops, (unsigned long long)r.prefill, (unsigned long long)r.runs,
                             r.replay.c_str());
               }
-              std::printf("]}\n");
-            } else {
+              std::fprintf(json_out, "]}\n");
+              if (json_out != stdout) {
+                std::fclose(json_out);
+                const std::string text(json_text, json_size);
+                std::free(json_text);
+                if (const std::string e = fuzz::write_file_atomically(st->json, text); !e.empty()) {
+                  std::fprintf(stderr, "gfsl mutants: --json %s\n", e.c_str());
+                  return exit_usage;
+                }
+              }
+            }
+            if (!is_stdout(st->json)) {
               std::printf("%-32s %-8s %-34s %8s %6s %7s  %s\n", "mutant", "killed", "first detector", "seconds", "ops", "prefill",
                           "all detectors");
               for (const row& r : rows) {
@@ -546,7 +625,7 @@ command add_mutants_command(CLI::App& root) {
                           st->backend.c_str(), control.killed ? "FAILED" : "passed");
             }
             if (!st->junit.empty()) {
-              std::ofstream x(st->junit);
+              std::ostringstream x;
               x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gfsl-mutants-" << st->backend << "\" tests=\""
                 << rows.size() + 1 << "\" failures=\""
                 << (counted - killed) + (control.killed ? 1 : 0) +
@@ -562,6 +641,11 @@ command add_mutants_command(CLI::App& root) {
                 x << "</testcase>\n";
               }
               x << "</testsuite>\n";
+              // A CI that reads the JUnit file must not read a stale or empty one as this run's.
+              if (std::string e = fuzz::write_file_atomically(st->junit, x.str()); !e.empty()) {
+                std::fprintf(stderr, "gfsl mutants: --junit: %s (the matrix's exit code was %d)\n", gfsl::lin::printable(e).c_str(), rc);
+                return exit_usage;
+              }
             }
             return rc;
           }};

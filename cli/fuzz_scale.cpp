@@ -3,16 +3,24 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <csignal>
 #include <set>
+#include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "core/stats.hpp"
 #include "cli/workers.hpp"
 #include "fuzz/merge.hpp"
+#include "linearizability/report.hpp"
 #include "traces/json.hpp"
 
 namespace gfsl::cli {
@@ -20,6 +28,8 @@ namespace gfsl::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr const char* lock_file = ".lock";
 using steady = std::chrono::steady_clock;
 
 // Set by SIGINT and SIGTERM: the campaign stops after the run in progress,
@@ -44,15 +54,23 @@ void print_failure(const fuzz::failure& f, const fuzz::campaign_options& o) {
 }
 
 // Which rare paths the campaign reached, and what PCT made of its change points.
-void print_coverage(const fuzz::campaign_result& r) {
-  std::string never;
-  std::size_t reached = 0;
+// A path the configuration rules out is named as such, not as never reached.
+void print_coverage(const fuzz::campaign_result& r, const fuzz::campaign_options& o) {
+  std::string never, disabled;
+  std::size_t reached = 0, possible = 0;
   for (const gfsl::rare_path& p : gfsl::rare_paths) {
+    const std::string why = fuzz::disabled_by(o, p.name);
+    if (!why.empty() && !(r.paths.*p.count)) {
+      disabled += std::string(disabled.empty() ? "" : ", ") + p.name + " (" + why + ")";
+      continue;
+    }
+    ++possible;
     if (r.paths.*p.count) ++reached;
     else never += std::string(never.empty() ? "" : ", ") + p.name;
   }
-  std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s\n", reached,
-              std::size(gfsl::rare_paths), (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str());
+  std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s%s\n", reached, possible,
+              (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str(),
+              disabled.empty() ? "" : "; disabled by the configuration: ", disabled.c_str());
   if (r.pct_runs) {
     std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
                 (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes, (unsigned long long)r.pct_change_points);
@@ -155,9 +173,9 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   const std::string reason = r.found ? "failure" : (r.interrupted || !journal_error.empty()) ? "interrupted" : "budget";
   if (journal_error.empty()) journal_error = journal.append(fuzz::end_line(reason, r.seconds), true);
   const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::campaign_json(o, r) + "\n");
-  std::printf("gfsl fuzz: %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)r.runs,
-              (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
-  print_coverage(r);
+  std::printf("gfsl fuzz: seed %llu, %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)o.seed,
+              (unsigned long long)r.runs, (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
+  print_coverage(r, o);
   if (failures.size() > 1) std::printf("%zu failure signatures\n", failures.size());
   for (const fuzz::failure* f : failures) print_failure(*f, o);
   if (!journal_error.empty() || !report_error.empty()) {
@@ -186,7 +204,7 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
                              "--seed", std::to_string(o.seed), "--shard",
                              std::to_string(o.shard + o.shards * j) + "/" + std::to_string(o.shards * workers), "--max-ops",
                              std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
-                             std::to_string(o.limits.max_range), "--out", dir, "--no-progress"};
+                             std::to_string(o.limits.max_range), "--out", dir, "--progress", "off"};
   if (o.mut != mutant::none) a.insert(a.end(), {"--mutant", std::string(mutant_name(o.mut))});
   if (o.keep_going) a.push_back("--keep-going");
   if (!device.empty()) a.insert(a.end(), {"--worker-device", device});
@@ -235,7 +253,7 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
     const std::string device = devices.empty() ? "" : devices[j].visible;
     worker_plan p;
     p.name = "worker " + std::to_string(j) + (device.empty() ? "" : " (device " + std::to_string(devices[j].index) + ")");
-    p.restart_args = {"fuzz", "--resume", wdir, "--no-progress"};
+    p.restart_args = {"fuzz", "--resume", wdir, "--progress", "off"};
     if (!device.empty()) p.restart_args.insert(p.restart_args.end(), {"--worker-device", device});
     p.args = worker_args(o, s, j, workers, wdir, device);
     if (!device.empty()) p.env.push_back({"CUDA_VISIBLE_DEVICES", device});
@@ -336,24 +354,63 @@ fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_opt
   return h;
 }
 
+// The campaign folder's owner: an exclusive flock on FOLDER/.lock, held
+// until this process ends (the kernel releases it on any death, SIGKILL
+// included, so a stale lock never outlives its owner). The file holds the
+// owner's pid for the message a second process prints. Empty when taken,
+// else one line.
+static std::string own_folder(const fs::path& dir) {
+  const std::string path = (dir / lock_file).string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return path + ": cannot open the campaign's lock file: " + std::strerror(errno);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    if (error != EWOULDBLOCK) return path + ": cannot lock the campaign's lock file: " + std::strerror(error);
+    std::string pid(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) pid = "unknown";
+    return "in use by process " + pid + " (a campaign runs there; wait for it or stop it first)";
+  }
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+    const int error = errno;
+    ::close(fd);
+    return path + ": cannot write the campaign's lock file: " + std::strerror(error);
+  }
+  return {};  // fd stays open, and the lock held, until the process ends
+}
+
 int run_fuzz_campaign(fuzz::campaign_options o, const scale_options& s) {
   const fs::path dir(o.out_dir);
+  std::error_code ec;
+  // A --resume of a folder that is not there says so where its journal is read.
+  const bool nothing_to_resume = s.resuming && !fs::is_directory(dir, ec);
+  ec.clear();
+  if (!nothing_to_resume) fs::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", gfsl::lin::printable(o.out_dir).c_str(), ec.message().c_str());
+    return exit_usage;
+  }
+  // Taken before the journal is looked at: --overwrite or --resume of a
+  // folder whose campaign still runs would delete or fork its work.
+  if (std::string e = nothing_to_resume ? std::string() : own_folder(dir); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", gfsl::lin::printable(o.out_dir).c_str(), gfsl::lin::printable(e).c_str());
+    return exit_usage;
+  }
   const bool has_journal = fs::exists(dir / fuzz::journal_file);
   if (!s.resuming && has_journal) {
     if (!s.overwrite) {
       std::fprintf(stderr,
                    "gfsl fuzz: --out %s holds a campaign already (gfsl fuzz --resume %s continues it; --overwrite starts over)\n",
-                   o.out_dir.c_str(), o.out_dir.c_str());
+                   gfsl::lin::printable(o.out_dir).c_str(), gfsl::lin::printable(o.out_dir).c_str());
       return exit_usage;
     }
-    std::error_code ec;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
-  }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    std::fprintf(stderr, "gfsl fuzz: --out %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
-    return exit_usage;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().filename() != lock_file) fs::remove_all(e.path(), ec);  // the lock is this process's
+    }
   }
   const bool workers = s.jobs > 1 || !s.devices.empty();
   return workers ? run_workers_campaign(std::move(o), s) : run_here(std::move(o), s);
@@ -365,9 +422,16 @@ int merge_fuzz_campaigns(const std::vector<std::string>& dirs, const std::string
     std::fprintf(stderr, "gfsl fuzz merge: %s\n", e.c_str());
     return exit_usage;
   }
-  std::printf("%s", fuzz::merged_text(m).c_str());
+  // A report given "-" takes the text report's place on standard output.
+  if (is_stdout(json_path) && is_stdout(junit_path)) {
+    std::fprintf(stderr, "gfsl fuzz merge: --json - and --junit -: one report on standard output; give the other a FILE\n");
+    return exit_usage;
+  }
+  if (is_stdout(json_path)) std::printf("%s\n", fuzz::merged_json(m).c_str());
+  else if (is_stdout(junit_path)) std::fputs(fuzz::merged_junit(m).c_str(), stdout);
+  else std::printf("%s", fuzz::merged_text(m).c_str());
   for (const auto& [path, text] : {std::pair{json_path, fuzz::merged_json(m) + "\n"}, std::pair{junit_path, fuzz::merged_junit(m)}}) {
-    if (path.empty()) continue;
+    if (path.empty() || is_stdout(path)) continue;
     if (std::string e = fuzz::write_file_atomically(path, text); !e.empty()) {
       std::fprintf(stderr, "gfsl fuzz merge: %s\n", e.c_str());
       return exit_usage;

@@ -140,7 +140,14 @@ class live_trace {
       out_.append(block);
       for (std::size_t t = 0; t < upto.size(); ++t) written_[t] = upto[t];
     } catch (const gfsl::traces::trace_error& e) {
-      failed_ = e.what();  // reported when the run ends; the run goes on
+      // A run whose history cannot be kept is one nobody can check: it
+      // stops at the first failed write rather than run on for nothing.
+      // What was written before stays a cut trace that gfsl check reads.
+      std::fflush(stdout);
+      std::fprintf(stderr, "gfsl run: --trace: %s; the run stopped at this first failed write (exit 4)\n",
+                   gfsl::lin::printable(e.what()).c_str());
+      std::fflush(stderr);
+      std::_Exit(exit_run_error);
     }
   }
 
@@ -419,8 +426,11 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
   }
   if (!o.trace.empty()) {
+    // The run began with its trace open, so a write that failed since is
+    // the run's own failure: exit 4 (a trace that could not be opened at
+    // all ended the command before the run, with exit 2).
     if (traced) std::printf("trace:    %s (%zu records; gfsl check %s)\n", o.trace.c_str(), r.prefill.size() + r.records.size(), o.trace.c_str());
-    else rc = exit_usage;
+    else rc = exit_run_error;
   }
   if (o.backend == "host") {
     std::printf("replay:   gfsl replay %s\n", encode_replay(o).c_str());
@@ -685,12 +695,12 @@ command add_run_command(CLI::App& root) {
                   "cuda: a team's operations per stamp: a group of up to this many is called at one stamp and returns at "
                   "the next, never two on one key (1: a stamp at every call and return; at most the chunk size)")
       ->capture_default_str();
-  run->add_option("--hang-timeout", o.hang_timeout,
+  run->add_option("--hang-seconds", o.hang_timeout,
                   "cuda: seconds a team may wait on a lock before the run is stopped on the device; threads: seconds a team "
                   "may go without completing an operation")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  run->add_option("--watchdog", o.watchdog, "cuda: seconds the host waits for a kernel before it gives up on the device")
+  run->add_option("--watchdog-seconds", o.watchdog, "cuda: seconds the host waits for a kernel before it gives up on the device")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   return {run, [st, sched_seed] {

@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <tuple>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/workers.hpp"
+#include "fuzz/journal.hpp"
 #include "stress/options.hpp"
 #include "stress/report.hpp"
 #include "stress/runner.hpp"
@@ -52,13 +54,45 @@ double column(const std::vector<std::string>& header, const std::vector<std::str
 
 // gfsl stress --devices: the same stress on every device at once, one worker
 // process each, then one report with every device's figures and their sum.
-int stress_on_devices(const std::vector<device_slot>& devices, bool json, bool csv) {
-  const std::vector<device_output> outs = run_on_each_device(devices, {"--quiet"}, "--worker-figures", "gfsl stress");
+// A report in the --json / --csv form, to standard output ("-") or to its
+// file (whole or not at all); empty, or the line saying why it was not written.
+std::string emit(const std::string& path, const std::string& text) {
+  if (is_stdout(path)) {
+    std::fputs(text.c_str(), stdout);
+    return {};
+  }
+  return fuzz::write_file_atomically(path, text);
+}
+
+// What one of the print_* functions writes, as a string.
+template <class Print>
+std::string rendered(Print print, const std::vector<stress::config_result>& rs) {
+  char* buf = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = open_memstream(&buf, &size);
+  if (!f) throw std::bad_alloc();
+  print(f, rs);
+  std::fclose(f);
+  std::string text(buf, size);
+  std::free(buf);
+  return text;
+}
+
+int stress_on_devices(const std::vector<device_slot>& devices, const std::string& json_path, const std::string& csv_path) {
+  // Each worker prints its report in the form asked for on its standard
+  // output; this process writes the combined one where it was asked for.
+  std::vector<std::string> extra{"--progress", "off"};
+  if (!json_path.empty()) extra.insert(extra.end(), {"--json", "-"});
+  if (!csv_path.empty()) extra.insert(extra.end(), {"--csv", "-"});
+  const std::vector<device_output> outs =
+      run_on_each_device(devices, extra, "--worker-figures", "gfsl stress", {"--json", "--csv", "--progress"});
   for (const device_output& d : outs) {
     std::stringstream err(d.err);
     for (std::string line; std::getline(err, line);) std::fprintf(stderr, "device %u: %s\n", d.slot.index, line.c_str());
   }
-  if (outs.size() == 1) {
+  const bool json = !json_path.empty(), csv = !csv_path.empty();
+  const bool to_file = (json && !is_stdout(json_path)) || (csv && !is_stdout(csv_path));
+  if (outs.size() == 1 && !to_file) {
     // One device: the worker's report as it printed it.
     std::fputs(outs[0].out.c_str(), stdout);
     return combined_exit_code(outs);
@@ -85,6 +119,14 @@ int stress_on_devices(const std::vector<device_slot>& devices, bool json, bool c
     all.ops_per_second += per[i].ops_per_second;  // devices run side by side
     all.configurations += per[i].configurations;
   }
+  std::string report;
+  auto add = [&report](const char* format, auto... args) {
+    const int n = std::snprintf(nullptr, 0, format, args...);
+    std::string piece(static_cast<std::size_t>(n) + 1, '\0');
+    std::snprintf(piece.data(), piece.size(), format, args...);
+    piece.pop_back();
+    report += piece;
+  };
   if (csv) {
     bool header_done = false;
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -92,15 +134,15 @@ int stress_on_devices(const std::vector<device_slot>& devices, bool json, bool c
       bool first = true;
       for (std::string line; std::getline(in, line); first = false) {
         if (first) {
-          if (!header_done) std::printf("device_index,visible_device,%s\n", line.c_str());
+          if (!header_done) add("device_index,visible_device,%s\n", line.c_str());
           header_done = true;
           continue;
         }
-        std::printf("%u,\"%s\",%s\n", outs[i].slot.index, outs[i].slot.visible.c_str(), line.c_str());
+        add("%u,\"%s\",%s\n", outs[i].slot.index, outs[i].slot.visible.c_str(), line.c_str());
       }
     }
   } else if (json) {
-    std::printf("{\"devices\":[");
+    add("{\"devices\":[");
     for (std::size_t i = 0; i < outs.size(); ++i) {
       std::string visible;
       traces::json::append_string(visible, outs[i].slot.visible);
@@ -108,17 +150,25 @@ int stress_on_devices(const std::vector<device_slot>& devices, bool json, bool c
       traces::json::append_string(status, outs[i].result.status);
       std::string results = outs[i].out;
       while (!results.empty() && (results.back() == '\n' || results.back() == ' ')) results.pop_back();
-      std::printf("%s{\"device\":%u,\"visible\":%s,\"status\":%s,\"operations\":%.0f,\"violations\":%.0f,"
+      add("%s{\"device\":%u,\"visible\":%s,\"status\":%s,\"operations\":%.0f,\"violations\":%.0f,"
                   "\"structure_violations\":%.0f,\"ops_per_second\":%.6g,\"results\":%s}",
                   i ? "," : "", outs[i].slot.index, visible.c_str(), status.c_str(), per[i].ops, per[i].violations,
                   per[i].structure_violations, per[i].ops_per_second, results.empty() ? "null" : results.c_str());
     }
-    std::printf("],\"operations\":%.0f,\"violations\":%.0f,\"structure_violations\":%.0f,\"ops_per_second\":%.6g}\n", all.ops,
+    add("],\"operations\":%.0f,\"violations\":%.0f,\"structure_violations\":%.0f,\"ops_per_second\":%.6g}\n", all.ops,
                 all.violations, all.structure_violations, all.ops_per_second);
-  } else {
+  }
+  if (csv || json) {
+    if (const std::string e = emit(json ? json_path : csv_path, report); !e.empty()) {
+      std::fprintf(stderr, "gfsl stress: %s %s\n", json ? "--json" : "--csv", e.c_str());
+      return exit_usage;
+    }
+  }
+  if (!(json && is_stdout(json_path)) && !(csv && is_stdout(csv_path))) {
+    // With the report in a file, the workers printed that form: their text is not there to show.
     for (const device_output& d : outs) {
       std::printf("== device %u (CUDA_VISIBLE_DEVICES=%s): %s\n%s", d.slot.index, d.slot.visible.c_str(), d.result.status.c_str(),
-                  d.out.c_str());
+                  to_file ? "" : d.out.c_str());
     }
     std::printf("per device:\n");
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -139,7 +189,7 @@ command add_stress_command(CLI::App& root) {
     stress::options o;
     std::string chunks = "32", ranges, shape = "stable-contains", writers = "1/32", variant = "robust", mut, replay;
     std::string sched = "random", granularity = "lane";
-    bool json = false, csv = false, quiet = false;
+    std::string json, csv, progress = "auto";
     std::string devices, worker_device, worker_figures;
   };
   auto st = std::make_shared<state>();
@@ -176,7 +226,7 @@ command add_stress_command(CLI::App& root) {
       ->check(CLI::IsMember({"thesis", "reraise"}));
   c->add_option("--teams", st->o.teams, "teams (default: host 4, threads 2 per hardware thread, cuda all resident)");
   c->add_option("--ops-per-team", st->o.ops_per_team, "host: operations of each team per structure")->capture_default_str();
-  c->add_option("--structures", st->o.max_structures, "stop after this many structures per configuration (0: --seconds only)")
+  c->add_option("--max-structures", st->o.max_structures, "stop after this many structures per configuration (0: --seconds only)")
       ->capture_default_str();
   c->add_option("--sched", st->sched, "host: random, pct, fair-pct")
       ->check(CLI::IsMember({"random", "pct", "fair-pct"}))
@@ -193,9 +243,9 @@ command add_stress_command(CLI::App& root) {
   c->add_option("--pool", st->o.pool, "chunks in each structure's pool (0: per backend)")->capture_default_str();
   c->add_option("--hang-seconds", st->o.hang_seconds, "a team without progress for this long is a hang")->capture_default_str();
   c->add_option("--replay", st->replay, "host: run again the one structure a gfsl-stress1: line describes");
-  c->add_flag("--json", st->json, "print the results as JSON");
-  c->add_flag("--csv", st->csv, "print the results as CSV, one row per configuration");
-  c->add_flag("--quiet", st->quiet, "no progress lines on stderr");
+  c->add_option("--json", st->json, "write the results as JSON to FILE (-: standard output, instead of the text report)");
+  c->add_option("--csv", st->csv, "write the results as CSV, one row per configuration, to FILE (-: standard output, instead of the text report)");
+  add_progress_option(c, st->progress);
   c->add_option("--devices", st->devices,
                 "cuda: all or 0,2,...: one worker process per GPU, one report with each device's figures (default: all visible)");
   c->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
@@ -206,7 +256,7 @@ command add_stress_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl stress: %s\n", why.c_str());
               return exit_usage;
             };
-            if (st->json && st->csv) return usage("--json and --csv: choose one");
+            if (is_stdout(st->json) && is_stdout(st->csv)) return usage("--json - and --csv -: one report on standard output; give the other a FILE");
             if (!stress::parse_shape(st->shape, o.sh)) return usage("--shape " + st->shape + ": not a shape");
             o.var = *parse_variant(st->variant);
             if (!stress::parse_writers(st->writers, o.writers_num, o.writers_den)) {
@@ -255,15 +305,26 @@ command add_stress_command(CLI::App& root) {
               if (const std::string bad = resolve_devices(st->devices.empty() ? "all" : st->devices, devices); !bad.empty()) {
                 return usage(o.backend == "cuda" && st->devices.empty() ? "--backend cuda: " + bad : bad);
               }
+              if (!st->json.empty() && !st->csv.empty()) return usage("--json and --csv with --devices: choose one");
               return stress_on_devices(devices, st->json, st->csv);
             }
-            const bool progress = !st->quiet && isatty(fileno(stderr));
+            const bool progress = progress_wanted(st->progress);
             std::vector<stress::config_result> results;
+            // The text report on standard output unless a form asked for
+            // takes its place there ("-"); a FILE gets its form whole.
+            std::string output_error;
             auto print = [&](const std::vector<stress::config_result>& rs) {
-              if (st->json) stress::print_json(stdout, rs);
-              else if (st->csv) stress::print_csv(stdout, rs);
+              if (is_stdout(st->json)) stress::print_json(stdout, rs);
+              else if (is_stdout(st->csv)) stress::print_csv(stdout, rs);
               else stress::print_text(stdout, rs);
               std::fflush(stdout);
+              for (const auto& [option, path, form] : {std::tuple{"--json", st->json, &stress::print_json},
+                                                       std::tuple{"--csv", st->csv, &stress::print_csv}}) {
+                if (path.empty() || is_stdout(path)) continue;
+                if (const std::string e = emit(path, rendered(form, rs)); !e.empty() && output_error.empty()) {
+                  output_error = std::string(option) + " " + e;
+                }
+              }
             };
             stress::progress_fn on_progress;
             if (progress) {
@@ -310,6 +371,10 @@ command add_stress_command(CLI::App& root) {
               return exit_run_error;
             }
             print(results);
+            if (!output_error.empty()) {
+              std::fprintf(stderr, "gfsl stress: %s\n", output_error.c_str());
+              return exit_usage;
+            }
             if (!st->worker_figures.empty()) {
               if (std::FILE* f = std::fopen(st->worker_figures.c_str(), "w")) {
                 stress::print_csv(f, results);

@@ -321,7 +321,8 @@ std::vector<std::string> command_line_without(const std::vector<std::string>& op
 }
 
 std::vector<device_output> run_on_each_device(const std::vector<device_slot>& devices, const std::vector<std::string>& extra,
-                                              const std::string& figures_option, const std::string& command_name) {
+                                              const std::string& figures_option, const std::string& command_name,
+                                              const std::vector<std::string>& drop) {
   namespace fs = std::filesystem;
   char pattern[] = "/tmp/gfsl-devices-XXXXXX";
   const char* made = mkdtemp(pattern);
@@ -331,7 +332,9 @@ std::vector<device_output> run_on_each_device(const std::vector<device_slot>& de
     const std::string stem = dir + "/device-" + std::to_string(d.index);
     worker_plan p;
     p.name = command_name + " on device " + std::to_string(d.index);
-    p.args = command_line_without({"--devices", figures_option});
+    std::vector<std::string> dropped{"--devices", figures_option};
+    dropped.insert(dropped.end(), drop.begin(), drop.end());
+    p.args = command_line_without(dropped);
     p.args.insert(p.args.end(), extra.begin(), extra.end());
     p.args.insert(p.args.end(), {"--worker-device", d.visible});
     if (!figures_option.empty()) p.args.insert(p.args.end(), {figures_option, stem + ".figures"});

@@ -81,8 +81,11 @@ struct device_output {
   std::string out, err;
   std::string figures;   // the file named by `figures_option`, read back ("" : none)
 };
+// `drop`: options of the parent's command line (with their values) the
+// workers do not get, such as an output FILE that only the parent writes.
 std::vector<device_output> run_on_each_device(const std::vector<device_slot>& devices, const std::vector<std::string>& extra,
-                                              const std::string& figures_option, const std::string& command_name);
+                                              const std::string& figures_option, const std::string& command_name,
+                                              const std::vector<std::string>& drop = {});
 
 // SIGINT and SIGTERM set `flag` (once: a second signal ends the process as
 // usual). The handler stays installed for the life of the process.

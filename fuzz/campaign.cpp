@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -39,6 +40,7 @@ struct shared_state {
   std::map<std::string, std::uint64_t> signature_runs;  // failing runs by signature
   std::set<std::uint32_t> combinations;                 // sets of rare paths reached together in one run
   std::vector<failure> pending;                         // keep-going: found, written, not yet shrunk
+  std::string phase;                                    // what the campaign does now, when not searching (progress line)
   steady::time_point start = steady::now();
   const std::atomic<bool>* cancel = nullptr;
   bool cancelled() const { return cancel && cancel->load(); }
@@ -63,18 +65,48 @@ struct batch_log {
   double first_at = 0;
 };
 
+// Once shrinking begins the search's counts stop moving: the line then says
+// what is being shrunk instead of showing frozen rates.
 void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   const campaign_result& r = s.result;
   const double t = std::max(s.elapsed(), 1e-9);
+  const std::string who = o.backend + (o.mut == mutant::none ? "" : " " + std::string(mutant_name(o.mut)));
+  if (!s.phase.empty()) {
+    std::fprintf(stderr, "%s[fuzz %s] %6.1f s  %llu runs searched; %s%s", tty ? "\r\033[K" : "", who.c_str(), t,
+                 (unsigned long long)r.runs, s.phase.c_str(), tty ? "" : "\n");
+    std::fflush(stderr);
+    return;
+  }
   std::fprintf(stderr,
-               "%s[fuzz %s%s] %6.1f s  %llu runs (%.1f/s)  %llu ops (%.0f/s)  splits %llu merges %llu zombie-unlinks %llu "
+               "%s[fuzz %s] %6.1f s  %llu runs (%.1f/s)  %llu ops (%.0f/s)  splits %llu merges %llu zombie-unlinks %llu "
                "backtracks %llu restarts %llu down-ptr %llu   %s",
-               tty ? "\r" : "", o.backend.c_str(), o.mut == mutant::none ? "" : (" " + std::string(mutant_name(o.mut))).c_str(), t,
-               (unsigned long long)r.runs, r.runs / t, (unsigned long long)r.ops, r.ops / t,
+               tty ? "\r" : "", who.c_str(), t, (unsigned long long)r.runs, r.runs / t, (unsigned long long)r.ops, r.ops / t,
                (unsigned long long)r.paths.splits, (unsigned long long)r.paths.merges,
                (unsigned long long)(r.paths.zombie_unlinks + r.paths.head_unlinks), (unsigned long long)r.paths.backtracks,
                (unsigned long long)r.paths.restarts, (unsigned long long)r.paths.down_ptr_updates, tty ? "" : "\n");
   std::fflush(stderr);
+}
+
+// Sets the phase and shows it at once (a log gets one line per phase).
+void enter_phase(const campaign_options& o, shared_state& s, std::string phase) {
+  std::lock_guard<std::mutex> g(s.lock);
+  s.phase = std::move(phase);
+  if (o.progress) print_progress(o, s, isatty(2) != 0);
+}
+
+// RapidCheck reads its configuration (RC_PARAMS) on first use and prints
+// "Using configuration: seed=..." to std::cerr: a seed of its own that the
+// campaign never uses (each batch gets its seed from the campaign's). Its
+// first use happens here, with std::cerr silenced, so that the campaign's
+// own seed is the only one printed.
+void load_rapidcheck_configuration_quietly() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::ostringstream sink;
+    std::streambuf* was = std::cerr.rdbuf(sink.rdbuf());
+    rc::detail::configuration();
+    std::cerr.rdbuf(was);
+  });
 }
 
 // Operations a counterexample makes a reader follow: the concurrent ones
@@ -447,6 +479,7 @@ void worker(const campaign_options& o, shared_state& s) {
         return;  // no RapidCheck shrinking: the campaign goes on
       }
       if (!in_shrink) {
+        enter_phase(o, s, "shrinking the failure (" + sig + ")");
         log.first_failure = j.config;
         log.first_found = j.found;
         log.first_at = s.elapsed();
@@ -696,7 +729,10 @@ campaign_result run_campaign(const campaign_options& o) {
   // On a terminal the line is redrawn every second; in a log, one line every
   // ten seconds.
   const bool tty = isatty(2) != 0;
+  load_rapidcheck_configuration_quietly();
   if (o.progress) {
+    std::fprintf(stderr, "[fuzz %s] seed %llu%s\n", o.backend.c_str(), (unsigned long long)o.seed,
+                 o.shards > 1 ? (", shard " + std::to_string(o.shard) + "/" + std::to_string(o.shards)).c_str() : "");
     progress = std::thread([&] {
       while (!done.load()) {
         {
@@ -709,13 +745,20 @@ campaign_result run_campaign(const campaign_options& o) {
   }
   worker(o, s);
   // keep-going: each signature's first failure, shrunk now, in the order found.
-  for (failure& f : s.pending) {
-    if (!s.cancelled()) shrink_further(f, o, s.elapsed() + o.shrink_seconds, s);
+  const std::size_t to_shrink = s.pending.size();
+  for (std::size_t i = 0; i < to_shrink; ++i) {
+    failure& f = s.pending[i];
+    if (!s.cancelled()) {
+      enter_phase(o, s, "shrinking signature " + std::to_string(i + 1) + " of " + std::to_string(to_shrink) + " (" + f.signature +
+                            ", at most " + std::to_string(static_cast<long long>(o.shrink_seconds)) + " s)");
+      shrink_further(f, o, s.elapsed() + o.shrink_seconds, s);
+    }
     record(o, s, std::move(f));
   }
   s.pending.clear();
   done = true;
   if (progress.joinable()) progress.join();
+  s.phase.clear();  // the last line gives the totals
   s.result.seconds = s.elapsed();
   if (o.progress) {
     print_progress(o, s, tty);
@@ -725,6 +768,12 @@ campaign_result run_campaign(const campaign_options& o) {
   for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
   if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure_whole(o, *s.result.found);
   return s.result;
+}
+
+std::string disabled_by(const campaign_options& o, std::string_view name) {
+  // Only a delete under the re-raise rule re-raises (core/algorithm.hpp).
+  if (name == "re-raise" && o.limits.upper == upper_choice::thesis) return "--upper thesis";
+  return {};
 }
 
 std::string signature(const std::vector<detection>& found) {
@@ -811,8 +860,32 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     std::ofstream(folder / "interleaving.txt") << interleaving;
   }
   {
-    // A self-contained page: intervals as bars, one lane per team.
-    std::ofstream html(folder / "counterexample.html");
+    // One page for the failure: the detectors, the checker's answers (the
+    // answers that cannot all hold, the longest prefix that can be ordered),
+    // every team's operations on the key as bars, and the interleaving of
+    // chunk accesses with its torn reads. The history is small once shrunk.
+    lin::check_options co;
+    co.threads = 1;
+    // Short bounds: the detector has decided already; a key left undecided
+    // here only leaves the page without the checker's explanation.
+    co.timeout_seconds = 2;
+    co.explain_seconds = 2;
+    const lin::check_result checked = lin::check_history(history, co);
+    lin::report_context ctx;
+    ctx.file = "history.jsonl";
+    ctx.form = "JSON lines";
+    ctx.backend = f.shrunk.backend;
+    ctx.replay = "gfsl replay " + replay;
+    ctx.html_title = "gfsl fuzz: " + (f.signature.empty() ? signature(j.found) : f.signature);
+    std::string& before = ctx.html_before;
+    before += "<h2>Detectors</h2>\n<p>";
+    for (const detection& d : j.found) before += "<b>" + lin::html_escape(d.detector) + "</b>: " + lin::html_escape(d.detail) + "<br>";
+    before += "</p>\n";
+    if (!f.reproduced) {
+      before += "<p>The shrunk run did not fail again when repeated (" + lin::html_escape(f.shrunk.backend) +
+                " runs interleave freely): what follows is its failing execution.</p>\n";
+    }
+    std::string& after = ctx.html_after;
     std::uint64_t lo = model::no_stamp, hi = 0;
     for (const model::op_record& r : shown) {
       lo = std::min(lo, r.call);
@@ -822,36 +895,37 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     const double width = 1200, scale = hi > lo ? width / static_cast<double>(hi - lo) : 1;
     std::map<team_id, int> lane;
     for (const model::op_record& r : shown) lane.emplace(r.team, static_cast<int>(lane.size()));
-    html << "<!doctype html><html><head><meta charset=\"utf-8\"><title>gfsl counterexample</title>"
-         << "<style>body{font:13px sans-serif}rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}"
-         << "text{font:10px monospace}pre .torn{background:#fdd}pre .write{color:#a40}</style></head><body><h3>"
-         << lin::html_escape(f.shrunk.describe()) << "</h3><p>";
-    for (const detection& d : j.found) html << "<b>" << lin::html_escape(d.detector) << "</b>: " << lin::html_escape(d.detail) << "<br>";
-    html << "</p><svg width=\"" << width + 200 << "\" height=\"" << 40 * lane.size() + 40 << "\">";
+    after += "<h2>Operations by team" + (focus ? " on key " + std::to_string(*focus) + " (" + lin::html_escape(focus_reason) + ")" : std::string()) +
+             "</h2>\n<style>rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}text.bar{font:10px monospace}"
+             "pre .torn{background:#fdd}pre .write{color:#a40}</style>\n";
+    after += "<div class=\"scroll\"><svg width=\"" + std::to_string(static_cast<int>(width) + 200) + "\" height=\"" +
+             std::to_string(40 * lane.size() + 40) + "\">";
+    std::ostringstream bars;
     for (const model::op_record& r : shown) {
       const double x = 100 + (r.call - lo) * scale;
       const double w = std::max(2.0, ((r.pending() ? hi : r.ret) - r.call) * scale);
       const int y = 20 + 40 * lane[r.team];
-      html << "<rect class=\"" << (r.pending() ? "pending" : r.ok ? "ok" : "no") << "\" x=\"" << x << "\" y=\"" << y
+      bars << "<rect class=\"" << (r.pending() ? "pending" : r.ok ? "ok" : "no") << "\" x=\"" << x << "\" y=\"" << y
            << "\" width=\"" << w << "\" height=\"16\"><title>team " << r.team << ": " << model::describe(r.op) << " -> "
            << (r.pending() ? "pending" : r.ok ? "true" : "false") << " [" << r.call << ", " << stamp(r.ret) << "]</title></rect>"
-           << "<text x=\"" << x << "\" y=\"" << y + 28 << "\">" << model::describe(r.op) << "</text>";
+           << "<text class=\"bar\" x=\"" << x << "\" y=\"" << y + 28 << "\">" << model::describe(r.op) << "</text>";
     }
-    for (const auto& [team, l] : lane) html << "<text x=\"4\" y=\"" << 32 + 40 * l << "\">team " << team << "</text>";
-    html << "</svg>";
+    for (const auto& [team, l] : lane) bars << "<text class=\"bar\" x=\"4\" y=\"" << 32 + 40 * l << "\">team " << team << "</text>";
+    after += bars.str() + "</svg></div>\n";
     if (!interleaving.empty()) {
-      // The interleaving of chunk accesses (interleaving.txt): torn reads
-      // shaded, writes coloured.
-      html << "<h4>Chunk accesses around the key, in the order they happened</h4><pre>";
+      // interleaving.txt: torn reads shaded, writes coloured.
+      after += "<h2>Chunk accesses around key " + std::to_string(*focus) +
+               ", in the order they happened</h2>\n<p>Shaded: a read of a chunk that writes landed in while it was under way "
+               "(a torn read).</p><pre>";
       std::istringstream lines(interleaving);
       for (std::string line; std::getline(lines, line);) {
         const char* cls = line.find("TORN") != std::string::npos ? "torn" : line.rfind("  team ", 0) == 0 ? "write" : nullptr;
-        if (cls) html << "<span class=\"" << cls << "\">" << lin::html_escape(line) << "</span>\n";
-        else html << lin::html_escape(line) << "\n";
+        if (cls) after += std::string("<span class=\"") + cls + "\">" + lin::html_escape(line) + "</span>\n";
+        else after += lin::html_escape(line) + "\n";
       }
-      html << "</pre>";
+      after += "</pre>\n";
     }
-    html << "</body></html>\n";
+    std::ofstream(folder / "counterexample.html") << lin::html_report(history, checked, ctx);
   }
   return folder.string();
 }
@@ -870,7 +944,14 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
   j << "},\"never_hit\":[";
   bool first = true;
   for (const rare_path& p : rare_paths) {
-    if (r.paths.*p.count) continue;
+    if (r.paths.*p.count || !disabled_by(o, p.name).empty()) continue;
+    j << (first ? "" : ",") << "\"" << p.name << "\"";
+    first = false;
+  }
+  j << "],\"disabled_paths\":[";
+  first = true;
+  for (const rare_path& p : rare_paths) {
+    if (r.paths.*p.count || disabled_by(o, p.name).empty()) continue;
     j << (first ? "" : ",") << "\"" << p.name << "\"";
     first = false;
   }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/stats.hpp"
 #include "fuzz/detectors.hpp"
@@ -95,6 +96,11 @@ struct campaign_result {
 };
 
 campaign_result run_campaign(const campaign_options& o);
+
+// Why the campaign's configuration rules out the rare path called `name`
+// (core/stats.hpp), e.g. "--upper thesis" for re-raise; empty when its runs
+// can reach it. Coverage reports name such a path apart from those never reached.
+std::string disabled_by(const campaign_options& o, std::string_view name);
 
 // Writes `f` into dir/<id>/ (<id>: its signature): the history (JSON lines),
 // the shrunk counterexample as a timeline, as an interleaving of chunk

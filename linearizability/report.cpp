@@ -1,6 +1,7 @@
 #include "linearizability/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -183,6 +184,41 @@ std::string timeline(const std::vector<model::op_record>& h, const std::vector<s
   return out;
 }
 
+std::string prefix_sentence(const std::vector<model::op_record>& h, const counterexample& ex) {
+  const std::string key = std::to_string(ex.key);
+  const std::size_t n = ex.key_history.size();
+  if (ex.prefix_empty) return "no prefix of key " + key + "'s history was found that can be ordered";
+  if (ex.prefix_until == never_returned) {
+    return "all " + std::to_string(n) + " operations of key " + key +
+           " can be ordered when those that never returned are free to take effect or not";
+  }
+  std::size_t running = 0;
+  for (std::uint32_t i : ex.prefix) {
+    if (h[i].pending() || h[i].ret > ex.prefix_until) ++running;
+  }
+  // The next cut after the prefix: the next call on the key, or the end.
+  std::uint64_t next_call = never_returned;
+  for (std::uint32_t i : ex.key_history) {
+    if (h[i].call > ex.prefix_until) next_call = std::min<std::uint64_t>(next_call, h[i].call);
+  }
+  std::string out = "the " + std::to_string(ex.prefix.size()) + " of " + std::to_string(n) + " operations of key " + key +
+                    " called up to stamp " + std::to_string(ex.prefix_until) + " can be ordered";
+  if (running) {
+    out += running == 1 ? " as long as the one of them still running at that stamp counts as pending (its answer not yet given)"
+                        : " as long as the " + std::to_string(running) +
+                              " of them still running at that stamp count as pending (their answers not yet given)";
+  }
+  if (next_call == never_returned) {
+    if (running) {
+      out += running == 1 ? "; with the answer it returns after that stamp, no order exists"
+                          : "; with the answers they return after that stamp, no order exists";
+    }
+  } else {
+    out += "; with the operation called at stamp " + std::to_string(next_call) + " added, no order was found";
+  }
+  return out;
+}
+
 namespace {
 
 std::string linearizability_text(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
@@ -239,15 +275,7 @@ std::string linearizability_text(const std::vector<model::op_record>& h, const c
                                 "which may or may not have taken effect (its answer set aside).\n";
   out += ex.one_minimal ? "With any one more answer set aside, some order works.\n\n" : "(The search for a smaller explanation stopped at its time limit.)\n\n";
   out += timeline(h, shown, ctx.unrecorded_values, ex.set_aside);
-  if (!ex.prefix_empty) {
-    out += "\nlongest linearizable prefix of key " + std::to_string(ex.key) + ": " + std::to_string(ex.prefix.size()) + " of " +
-           std::to_string(ex.key_history.size()) + " operations" +
-           (ex.prefix_until == never_returned ? std::string(" (all of them, pending ones free)")
-                                              : " (those called up to stamp " + std::to_string(ex.prefix_until) + ")") +
-           "; gfsl check --html FILE draws it\n";
-  } else {
-    out += "\nno prefix of key " + std::to_string(ex.key) + "'s history was found linearizable\n";
-  }
+  out += "\nlongest linearizable prefix: " + prefix_sentence(h, ex) + (ex.prefix_empty ? "\n" : "; gfsl check --html FILE draws it\n");
   return out;
 }
 
@@ -526,9 +554,12 @@ g.addEventListener('mouseleave',function(){g.classList.remove('hover');});});
 }  // namespace
 
 std::string html_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
-  std::string s = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>gfsl check: " + html_escape(ctx.file) +
+  const std::string title = ctx.html_title.empty() ? "gfsl check: " + ctx.file : ctx.html_title;
+  std::string s = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
                   "</title>\n<style>" + page_style + "</style></head><body>\n";
-  s += "<h1>gfsl check: <code>" + html_escape(ctx.file) + "</code></h1>\n<p>" + html_escape(ctx.form);
+  s += ctx.html_title.empty() ? "<h1>gfsl check: <code>" + html_escape(ctx.file) + "</code></h1>\n<p>"
+                              : "<h1>" + html_escape(title) + "</h1>\n<p>" + html_escape(ctx.file) + ": ";
+  s += html_escape(ctx.form);
   if (!ctx.backend.empty()) s += ", backend " + html_escape(ctx.backend);
   if (!ctx.device.empty()) s += " on " + html_escape(ctx.device);
   if (!ctx.clock.empty()) s += ", clock " + html_escape(ctx.clock);
@@ -537,6 +568,7 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
   s += "</p>\n";
   if (!ctx.replay.empty()) s += "<p>replay: <code>" + html_escape(ctx.replay) + "</code></p>\n";
   if (!ctx.delete_values.empty()) s += "<p>Successful deletes' values: " + html_escape(ctx.delete_values) + ".</p>\n";
+  s += ctx.html_before;
   if (r.v == verdict::linearizable) {
     s += "<p class=\"verdict good\">Linearizable: every key.</p>\n";
   } else if (r.v == verdict::unknown) {
@@ -583,14 +615,14 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
     s += "<h2>Key " + std::to_string(ex.key) + ": the longest linearizable prefix</h2>\n";
     std::vector<std::uint32_t> window;
     const std::set<std::uint32_t> in_prefix(ex.prefix.begin(), ex.prefix.end());
-    if (ex.prefix_empty) {
-      s += "<p>No prefix of this key's history could be linearized.</p>\n";
-    } else {
-      s += "<p>The " + std::to_string(ex.prefix.size()) + " operations called ";
-      s += ex.prefix_until == never_returned ? std::string("at any time") : "up to stamp " + std::to_string(ex.prefix_until);
-      s += " (of " + std::to_string(ex.key_history.size()) +
-           ") can be linearized; green points show one linearization, in order. Operations still running at the end of the prefix "
-           "count as pending there. Greyed operations come after the prefix; red outlines mark the minimal sub-history above.";
+    {
+      std::string sentence = prefix_sentence(h, ex);
+      sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+      s += "<p>" + html_escape(sentence) + ".";
+      if (!ex.prefix_empty) {
+        s += " Green points show one order of the prefix. Greyed operations come after it; red outlines mark the minimal "
+             "sub-history above.";
+      }
     }
     // Around the failure: the end of the prefix and what follows it.
     const std::vector<std::uint32_t> all = sorted_by_call(h, ex.key_history);
@@ -642,6 +674,7 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
     }
   }
   s += "<div id=\"info\">Hover an operation for its answer, stamps and the state after it.</div>\n";
+  s += ctx.html_after;
   s += "<script>" + std::string(page_script) + "</script>\n</body></html>\n";
   return s;
 }

@@ -51,7 +51,20 @@ struct report_context {
   bool delete_values_compared = true;
   // The invariant checks, in the order reported (empty: none to report).
   std::vector<invariant_group> invariants;
+  // The HTML page's heading (empty: "gfsl check: FILE"), and sections of
+  // its own that a caller adds after the heading and at the end: a fuzzing
+  // campaign's detectors, and its interleaving of chunk accesses.
+  std::string html_title;
+  std::string html_before;
+  std::string html_after;
 };
+
+// What the longest linearizable prefix of the counterexample's key is, in
+// words that hold beside a NOT LINEARIZABLE verdict: the operations called
+// up to a stamp can be ordered with those still running then taken as
+// pending, and what is left (answers returned later, or the next call)
+// could not be ordered with them.
+std::string prefix_sentence(const std::vector<model::op_record>& history, const counterexample& ex);
 
 // `s` as text that a terminal shows and does not obey: every control
 // character (C0, DEL, and C1 as UTF-8) written as \xNN or \uNNNN, a line

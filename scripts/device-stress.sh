@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | t
 stress() {
   local name=$1
   shift
-  "$g" stress --backend cuda --quiet --json "$@" >"$out/$name.json" 2> >(sed "s/^/$name: /" >>"$out/stderr.txt")
+  "$g" stress --backend cuda --progress off --json - "$@" >"$out/$name.json" 2> >(sed "s/^/$name: /" >>"$out/stderr.txt")
   echo "$name: exit $?"
   python3 "$(dirname "$0")/stress_summary.py" "$out/$name.json"
 }

@@ -96,7 +96,7 @@ cat >"$work/fuzz-array.sh" <<JOB
 #SBATCH --array=0-3
 #SBATCH --cpus-per-task=1
 #SBATCH --output=$work/fz/slurm-%A_%a.out
-exec "$gfsl" fuzz --backend host --shard auto --seconds 60 --max-runs 60 --max-ops 120 --no-progress --out "$work/fz/shard-\$SLURM_ARRAY_TASK_ID"
+exec "$gfsl" fuzz --backend host --shard auto --seconds 60 --max-runs 60 --max-ops 120 --progress off --out "$work/fz/shard-\$SLURM_ARRAY_TASK_ID"
 JOB
 timeout 180 sbatch --wait "$work/fuzz-array.sh" >"$work/sbatch.out" 2>&1 || fail "sbatch --wait: $(tail -n 1 "$work/sbatch.out")"
 

@@ -60,5 +60,5 @@ lane stress-robust 0 "$gfsl" stress --backend threads --seconds 4
 # the counters.
 lane stress-thesis "0|1" "$gfsl" stress --backend threads --variant thesis --seconds 4
 
-lane fuzz-jobs 0 "$gfsl" fuzz --backend threads --jobs 2 --seconds 6 --no-progress --out "$work/fzj"
+lane fuzz-jobs 0 "$gfsl" fuzz --backend threads --jobs 2 --seconds 6 --progress off --out "$work/fzj"
 exit $failed

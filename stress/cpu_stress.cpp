@@ -184,16 +184,14 @@ class cpu_runner {
           res_.structure_problems.push_back("structure " + std::to_string(res_.structures - 1) + ": " + line);
         }
       }
-      note_replay(seed);
+      note_replay(static_cast<std::uint32_t>(res_.structures - 1), seed);
     }
   }
 
-  void note_replay(std::uint64_t seed) {
+  void note_replay(std::uint32_t index, std::uint64_t seed) {
     if (o_.backend != "host") return;
-    const std::string line = encode_replay(o_, N, range_, res_.teams, seed);
-    if (res_.replay_lines.size() < 8 &&
-        std::find(res_.replay_lines.begin(), res_.replay_lines.end(), line) == res_.replay_lines.end()) {
-      res_.replay_lines.push_back(line);
+    if (res_.replays.size() < 8 && !res_.replay_of(index)) {
+      res_.replays.push_back({index, encode_replay(o_, N, range_, res_.teams, seed)});
     }
   }
 
@@ -263,7 +261,7 @@ class cpu_runner {
     if (!fault.empty()) {
       ++res_.structure_violations;
       if (res_.structure_problems.size() < 16) res_.structure_problems.push_back("structure " + std::to_string(index) + ": " + fault);
-      note_replay(seed);
+      note_replay(index, seed);
       return;
     }
     if (out.reason != sched::stop_reason::completed) {
@@ -274,10 +272,10 @@ class cpu_runner {
         res_.structure_problems.push_back("structure " + std::to_string(index) + ": " + sched::name(out.reason) +
                                           " after " + std::to_string(out.steps) + " scheduling points: " + first_line(out.report));
       }
-      note_replay(seed);
+      note_replay(index, seed);
       return;
     }
-    if (violated) note_replay(seed);
+    if (violated) note_replay(index, seed);
     judge(s, states, seed);
   }
 

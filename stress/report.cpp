@@ -1,6 +1,7 @@
 #include "stress/report.hpp"
 
 #include <cinttypes>
+#include <set>
 #include <sstream>
 
 #include "core/layout.hpp"
@@ -103,18 +104,36 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
     std::fprintf(out, "  structures: %" PRIu64 " built, %" PRIu64 " judged by the structure oracle (%s, model-state: the contents), %" PRIu64
                  " failed; %" PRIu64 " ended early by a full pool\n",
                  r.structures, r.structure_checks, r.invariants_checked.c_str(), r.structure_violations, r.rebuilt_early);
-    for (const std::string& p : r.structure_problems) std::fprintf(out, "    %s\n", printable(p).c_str());
+    // Each replay line under the violations of the structure it runs
+    // again; a structure whose violations are not shown gets its own line.
+    std::set<std::uint32_t> tied;
+    auto replay_under = [&](std::uint32_t structure, const char* indent) {
+      if (const std::string* line = r.replay_of(structure)) {
+        std::fprintf(out, "%sreplay: gfsl stress --replay %s\n", indent, line->c_str());
+        tied.insert(structure);
+      }
+    };
+    for (const std::string& p : r.structure_problems) {
+      std::fprintf(out, "    %s\n", printable(p).c_str());
+      unsigned structure = 0;
+      if (std::sscanf(p.c_str(), "structure %u:", &structure) == 1) replay_under(structure, "      ");
+    }
     for (std::size_t i = 0; i < r.reports.size(); ++i) {
       const violation_record& v = r.reports[i];
       std::fprintf(out, "  violation %zu: team %u, structure %u, at %s: %s\n", i + 1, v.team, v.structure,
                    r.backend == "host" ? ("scheduling point " + std::to_string(v.time_ns)).c_str()
                                        : (fmt(static_cast<double>(v.time_ns) / 1e9, "%.6f") + " s").c_str(),
                    describe_read(v).c_str());
+      replay_under(v.structure, "    ");
     }
     if (c.violations > r.reports.size()) {
       std::fprintf(out, "  (%" PRIu64 " more violations counted, not shown)\n", c.violations - r.reports.size());
     }
-    for (const std::string& line : r.replay_lines) std::fprintf(out, "  replay: gfsl stress --replay %s\n", line.c_str());
+    for (const config_result::structure_replay& rp : r.replays) {
+      if (!tied.count(rp.structure)) {
+        std::fprintf(out, "  structure %u (violations not shown): replay: gfsl stress --replay %s\n", rp.structure, rp.line.c_str());
+      }
+    }
     if (r.hung) std::fprintf(out, "  HANG: %s\n", printable(r.hang_detail).c_str());
     if (!r.error.empty()) std::fprintf(out, "  ERROR: %s\n", printable(r.error).c_str());
     std::fprintf(out, "  verdict: %s\n",
@@ -147,8 +166,8 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
       std::fprintf(out, "%s%s", j ? "," : "", quote(r.structure_problems[j]).c_str());
     }
     std::fprintf(out, "],\"replay\":[");
-    for (std::size_t j = 0; j < r.replay_lines.size(); ++j) {
-      std::fprintf(out, "%s%s", j ? "," : "", quote(r.replay_lines[j]).c_str());
+    for (std::size_t j = 0; j < r.replays.size(); ++j) {
+      std::fprintf(out, "%s{\"structure\":%u,\"line\":%s}", j ? "," : "", r.replays[j].structure, quote(r.replays[j].line).c_str());
     }
     std::fprintf(out, "],\"reports\":[");
     for (std::size_t j = 0; j < r.reports.size(); ++j) {
@@ -159,7 +178,8 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                    j ? "," : "", v.team, v.structure, v.time_ns, kind_name(v.kind), v.key, v.answer ? "true" : "false",
                    v.expected ? "true" : "false", v.value, v.chunk == no_chunk ? "null" : std::to_string(v.chunk).c_str());
       for (int w = 0; w < v.chunk_size && v.chunk != no_chunk; ++w) std::fprintf(out, "%s%" PRIu64, w ? "," : "", v.words[w]);
-      std::fprintf(out, "],\"read\":%s}", quote(describe_read(v)).c_str());
+      const std::string* replay = r.replay_of(v.structure);
+      std::fprintf(out, "],\"read\":%s,\"replay\":%s}", quote(describe_read(v)).c_str(), replay ? quote(*replay).c_str() : "null");
     }
     std::fprintf(out, "]}");
   }

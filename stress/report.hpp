@@ -32,10 +32,21 @@ struct config_result {
   std::uint64_t rebuilt_early = 0;    // of them, ended early because the pool ran low
   std::uint64_t structure_checks = 0; // structures judged by the structure oracle
   std::uint64_t structure_violations = 0;
-  std::vector<std::string> structure_problems;  // the first few, one line each
+  std::vector<std::string> structure_problems;  // the first few, one line each, each led by "structure N: "
   std::string invariants_checked;     // e.g. "13 snapshot invariants"
   std::vector<violation_record> reports;        // the first K violations with what the read saw
-  std::vector<std::string> replay_lines;        // host: one per structure with a violation (the first few)
+  struct structure_replay {
+    std::uint32_t structure = 0;  // the structure's index, as violations and problems name it
+    std::string line;             // gfsl-stress1:..., which runs that structure again
+  };
+  std::vector<structure_replay> replays;        // host: one per structure with a violation (the first few)
+  // The replay line of structure `s`, or nullptr when none was kept.
+  const std::string* replay_of(std::uint32_t s) const {
+    for (const structure_replay& r : replays) {
+      if (r.structure == s) return &r.line;
+    }
+    return nullptr;
+  }
   bool hung = false;
   std::string hang_detail;
   std::string error;                  // the run's own error (exit 4)

@@ -92,7 +92,7 @@ TEST(CheckCli, AViolationExitsOneWithTheKeyATimelineAndReports) {
   EXPECT_EQ(page.find("src="), std::string::npos);  // nothing fetched
   EXPECT_EQ(page.find("https://"), std::string::npos);
 
-  r = run("check --json " + bin);
+  r = run("check --json - " + bin);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_EQ(r.out.rfind("{\"file\":", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\"verdict\":\"not linearizable\""), std::string::npos) << r.out;
@@ -124,7 +124,7 @@ TEST(CheckCli, BadInputAndUsageExitTwoWithOneLine) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(json + ": byte 0 (line 1): expected a return stamp not before the call stamp 9"), std::string::npos) << r.out;
 
-  for (const char* args : {"check", "check /nonexistent/trace", "check a b", "check x --timeout -1", "convert only-one"}) {
+  for (const char* args : {"check", "check /nonexistent/trace", "check a b", "check x --seconds -1", "convert only-one"}) {
     r = run(args);
     EXPECT_EQ(r.code, 2) << args << ":\n" << r.out;
     EXPECT_FALSE(r.out.empty());
@@ -155,7 +155,7 @@ std::string hard_trace() {
 TEST(CheckCli, ATimeLimitGivesExitThree) {
   const std::string json = temp_path("hard.jsonl");
   spit(json, hard_trace());
-  const result r = run("check --timeout 0.3 " + json);
+  const result r = run("check --seconds 0.3 " + json);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("undecided"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("within the time limit"), std::string::npos) << r.out;
@@ -168,10 +168,10 @@ TEST(CheckCli, ATimeLimitGivesExitThree) {
 TEST(CheckCli, AMemoryBoundGivesExitThree) {
   const std::string json = temp_path("hard-memory.jsonl");
   spit(json, hard_trace());
-  const result r = run("check --timeout 20 --max-memory 8k " + json);
+  const result r = run("check --seconds 20 --max-memory 8k " + json);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("within the memory limit (--max-memory)"), std::string::npos) << r.out;
-  const result j = run("check --json --timeout 20 --max-memory 8k " + json);
+  const result j = run("check --json - --seconds 20 --max-memory 8k " + json);
   EXPECT_NE(j.out.find("\"memory_bound_keys\":1"), std::string::npos) << j.out;
   const result bad = run("check --max-memory lots " + json);
   EXPECT_EQ(bad.code, 2) << bad.out;
@@ -198,7 +198,7 @@ TEST(CheckCli, ADeleteValueIsComparedOnlyWhenTheTraceDeclaresIt) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("deletes:  values not compared (the trace does not declare delete_value"), std::string::npos) << r.out;
-  r = run("check --json " + json);
+  r = run("check --json - " + json);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("\"delete_values_compared\":false"), std::string::npos) << r.out;
 
@@ -212,7 +212,7 @@ TEST(CheckCli, ADeleteValueIsComparedOnlyWhenTheTraceDeclaresIt) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("NOT LINEARIZABLE: 1 of 1 keys"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("delete(2) -> true, 0"), std::string::npos) << r.out;
-  r = run("check --json " + json);
+  r = run("check --json - " + json);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("\"delete_values_compared\":true"), std::string::npos) << r.out;
 
@@ -225,7 +225,7 @@ TEST(CheckCli, ADeleteValueIsComparedOnlyWhenTheTraceDeclaresIt) {
 
 // The progress line: drawn on stderr when it is a terminal (here the pty of
 // util-linux's script), erased before the report; never into a pipe or a
-// log, and not with --quiet.
+// log, and not with --progress off.
 TEST(CheckCli, AProgressLineOnlyOnATerminalAndNotWithQuiet) {
   const std::string bin = temp_path("progress.trace");
   gfsl::traces::write_trace(bin, header(), synthetic(5000));
@@ -254,7 +254,7 @@ TEST(CheckCli, AProgressLineOnlyOnATerminalAndNotWithQuiet) {
   EXPECT_NE(report, std::string::npos) << r.out;
   EXPECT_LT(drawn, erased) << r.out;
   EXPECT_LT(erased, report) << r.out;
-  r = on_a_terminal("check --quiet " + bin);
+  r = on_a_terminal("check --progress off " + bin);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("gfsl check: reading"), std::string::npos) << r.out;

@@ -6,8 +6,13 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -277,7 +282,7 @@ TEST(Cli, CudaWithoutADeviceIsACleanExitCode2) {
 // gfsl bench refuses bad options with one line and exit code 2, and on a
 // machine without a GPU (CI) says so, also with exit code 2; nothing runs.
 TEST(Cli, BenchRefusesBadOptionsAndAMissingGpuWithOneLine) {
-  const result plain = run("bench --chunks 32 --repeats 1 --ranges 10K --workloads contains");
+  const result plain = run("bench --chunk 32 --repeats 1 --range 10K --workload contains");
   if (plain.code == 0) GTEST_SKIP() << "a CUDA device is present: the suite ran";
   EXPECT_EQ(plain.code, 2) << plain.out;
   if (plain.out.find("not available in this build") != std::string::npos) {
@@ -285,23 +290,152 @@ TEST(Cli, BenchRefusesBadOptionsAndAMissingGpuWithOneLine) {
   }
   EXPECT_NE(plain.out.find("no CUDA device"), std::string::npos) << plain.out;
   // The launch table needs its nine kernels, compiled only on request.
-  const result table = run("bench --suite launch --chunks 32 --repeats 1");
+  const result table = run("bench --suite launch --chunk 32 --repeats 1");
   EXPECT_EQ(table.code, 2) << table.out;
   EXPECT_TRUE(table.out.find("configure with -DGFSL_LAUNCH_TABLE=ON") != std::string::npos ||
               table.out.find("no CUDA device") != std::string::npos)
       << table.out;
-  const result chunks = run("bench --chunks 8");
+  const result chunks = run("bench --chunk 8");
   EXPECT_EQ(chunks.code, 2) << chunks.out;
-  const result ranges = run("bench --ranges 10X,1M");
+  const result ranges = run("bench --range 10X,1M");
   EXPECT_EQ(ranges.code, 2) << ranges.out;
-  const result workloads = run("bench --workloads 10-10-80,sometimes");
+  const result workloads = run("bench --workload 10-10-80,sometimes");
   EXPECT_EQ(workloads.code, 2) << workloads.out;
   EXPECT_NE(workloads.out.find("no workload named 'sometimes'"), std::string::npos) << workloads.out;
   const result suite = run("bench --suite everything");
   EXPECT_EQ(suite.code, 2) << suite.out;
-  const result launch = run("bench --launch 7/7 --chunks 32");
+  const result launch = run("bench --launch 7/7 --chunk 32");
   EXPECT_EQ(launch.code, 2) << launch.out;
   EXPECT_NE(launch.out.find("not a compiled configuration"), std::string::npos) << launch.out;
+}
+
+// One vocabulary (docs/CLI.md, "Flag audit"): a retired name appears in no
+// command's help, and every shared name is offered by each command it
+// belongs to. Tokens are matched whole: --seconds must not match
+// --shrink-seconds, nor --json a word in a description.
+bool offers(const std::string& help, const std::string& flag) {
+  for (std::size_t at = help.find(flag); at != std::string::npos; at = help.find(flag, at + 1)) {
+    const bool starts = at == 0 || help[at - 1] == ' ' || help[at - 1] == ',' || help[at - 1] == '\n';
+    const std::size_t end = at + flag.size();
+    const bool ends = end == help.size() || help[end] == ' ' || help[end] == '=' || help[end] == ',' || help[end] == '\n';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+TEST(Cli, EveryCommandSpeaksOneVocabulary) {
+  const std::vector<std::string> commands{"run", "replay", "fuzz", "fuzz merge", "mutants", "check", "convert", "dot", "bench", "stress"};
+  const std::vector<std::string> retired{"--hang-timeout", "--watchdog", "--no-progress", "--quiet", "--budget",
+                                         "--equivalent-budget", "--timeout", "--structures", "--chunks", "--ranges", "--workloads"};
+  std::map<std::string, std::string> help;
+  for (const std::string& c : commands) {
+    const result r = run(c + " --help");
+    ASSERT_EQ(r.code, 0) << c << ": " << r.out;
+    help[c] = r.out;
+    for (const std::string& name : retired) EXPECT_FALSE(offers(r.out, name)) << c << " still offers " << name << ":\n" << r.out;
+  }
+  const std::map<std::string, std::vector<std::string>> shared{
+      {"--progress", {"fuzz", "mutants", "check", "stress"}},
+      {"--json", {"fuzz merge", "mutants", "check", "stress"}},
+      {"--csv", {"bench", "stress"}},
+      {"--junit", {"fuzz merge", "mutants"}},
+      {"--hang-seconds", {"run", "stress"}},
+      {"--seconds", {"fuzz", "mutants", "check", "stress"}},
+      {"--chunk", {"run", "bench", "stress"}},
+      {"--range", {"run", "bench", "stress"}},
+      {"--variant", {"run", "fuzz", "mutants", "bench", "stress"}},
+      {"--devices", {"fuzz", "mutants", "bench", "stress"}},
+  };
+  for (const auto& [flag, owners] : shared) {
+    for (const std::string& c : owners) EXPECT_TRUE(offers(help[c], flag)) << c << " lacks " << flag << ":\n" << help[c];
+  }
+  // Help texts true to the defaults.
+  EXPECT_NE(help["check"].find("half of physical memory"), std::string::npos) << help["check"];
+  EXPECT_EQ(help["fuzz"].find("the correct core is only linearizable at chunk"), std::string::npos) << help["fuzz"];
+  EXPECT_NE(help["fuzz"].find("robust, the default variant, at every one"), std::string::npos) << help["fuzz"];
+  // --seconds says what it bounds, shrinking included.
+  EXPECT_NE(help["fuzz"].find("--seconds + signatures x --shrink-seconds"), std::string::npos) << help["fuzz"];
+}
+
+// --json FILE writes the report there and leaves the text report on
+// standard output; --json - puts the JSON in its place.
+TEST(Cli, JsonTakesAFileOrDashForStandardOutput) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gfsl-cli-json-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = (dir / "t.jsonl").string();
+  ASSERT_EQ(run("run --backend host --sched turns --teams 2 --ops 200 --range 50 --trace " + trace + " --trace-format json").code, 0);
+  const result to_stdout = run("check --json - " + trace);
+  EXPECT_EQ(to_stdout.code, 0) << to_stdout.out;
+  EXPECT_EQ(to_stdout.out.rfind("{", 0), 0u) << to_stdout.out;
+  EXPECT_EQ(to_stdout.out.find("verdict:"), std::string::npos) << to_stdout.out;
+  const std::string file = (dir / "r.json").string();
+  const result to_file = run("check --json " + file + " " + trace);
+  EXPECT_EQ(to_file.code, 0) << to_file.out;
+  EXPECT_NE(to_file.out.find("verdict:  linearizable"), std::string::npos) << to_file.out;
+  std::ifstream in(file);
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(json.rfind("{", 0), 0u) << json;
+  const result stress = run("stress --backend host --max-structures 1 --seconds 60 --progress off --json " + (dir / "s.json").string());
+  EXPECT_EQ(stress.code, 0) << stress.out;
+  EXPECT_NE(stress.out.find("verdict: no violation"), std::string::npos) << stress.out;
+  EXPECT_TRUE(fs::exists(dir / "s.json"));
+  fs::remove_all(dir);
+}
+
+// gfsl mutants says, as each campaign ends, which mutant it was and what
+// became of it; the campaign's seed is printed, RapidCheck's own is not.
+TEST(Cli, MutantsPrintsALinePerMutantAsItFinishes) {
+  const result r = run("mutants --variant thesis --only insert-without-duplicate-check --seconds 1 --progress on");
+  EXPECT_NE(r.out.find("gfsl mutants: seed 1, 1 mutant and the control"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("control \\(the correct core\\): (passed|FAILED after) [0-9]+ runs")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("mutant 1/1 insert-without-duplicate-check: "
+                                                  "(killed after [0-9]+ runs \\([a-z-]+\\)|NOT killed in [0-9]+ runs)")))
+      << r.out;
+  EXPECT_EQ(r.out.find("Using configuration"), std::string::npos) << r.out;
+  // The lines go before the table, and only when asked for (stderr is a pipe here).
+  EXPECT_LT(r.out.find("mutant 1/1"), r.out.find("mutation score"));
+  const result quiet = run("mutants --variant thesis --only insert-without-duplicate-check --seconds 1");
+  EXPECT_EQ(quiet.out.find("mutant 1/1"), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.out.find("Using configuration"), std::string::npos) << quiet.out;
+}
+
+// A campaign whose upper-level rule cannot re-raise does not call re-raise
+// "never reached"; it names it as ruled out by the configuration.
+TEST(Cli, FuzzNamesPathsTheConfigurationDisablesApart) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gfsl-cli-disabled-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const result r = run("fuzz --upper thesis --max-runs 5 --max-ops 50 --seconds 600 --progress off --out " + dir.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  const auto line_at = r.out.find("rare paths:");
+  ASSERT_NE(line_at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(line_at, r.out.find('\n', line_at) - line_at);
+  const auto never = line.find("never reached:");
+  const auto disabled = line.find("disabled by the configuration: ");
+  ASSERT_NE(disabled, std::string::npos) << line;
+  EXPECT_EQ(line.substr(never, disabled - never).find("re-raise"), std::string::npos) << line;
+  EXPECT_NE(line.find("re-raise (--upper thesis)", disabled), std::string::npos) << line;
+  EXPECT_NE(r.out.find("gfsl fuzz: seed 1,"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// Each stress replay line stands under the violation it reproduces: run
+// again, it gives that violation, the same read of the same chunk at the
+// same scheduling point, in its structure 0.
+TEST(Cli, StressReplayLinesStandUnderTheirViolations) {
+  const result r = run("stress --backend host --granularity lane --variant thesis --max-structures 40 --seconds 600 --progress off");
+  ASSERT_EQ(r.code, 1) << r.out;
+  const std::regex tied("  violation 1: team ([0-9]+), structure [0-9]+, (at scheduling point [0-9]+: [^\n]*)\n"
+                        "    replay: gfsl stress --replay (gfsl-stress1:[^\n]*)\n");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, tied)) << r.out;
+  const result again = run("stress --progress off --replay " + m[3].str());
+  EXPECT_EQ(again.code, 1) << again.out;
+  const std::string expected = "  violation 1: team " + m[1].str() + ", structure 0, " + m[2].str() + "\n";
+  EXPECT_NE(again.out.find(expected), std::string::npos) << expected << "\n" << again.out;
 }
 
 }  // namespace

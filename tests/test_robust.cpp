@@ -102,7 +102,7 @@ TEST(Variants, TheLockSpinNeverWaitsOnAnOldRead) {
 }
 
 TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
-  const result r = run("stress --backend host --granularity lane --variant thesis --structures 40 --seconds 60 --quiet");
+  const result r = run("stress --backend host --granularity lane --variant thesis --max-structures 40 --seconds 60 --progress off");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "VIOLATIONS FOUND")) << r.out;
   // The first report: a false contains of a stable key, with the words the
@@ -113,9 +113,9 @@ TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
   // The replay line runs that one structure again, bit for bit.
   const auto at = r.out.find("--replay ");
   const std::string line = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
-  const result again = run("stress --quiet --replay " + line);
+  const result again = run("stress --progress off --replay " + line);
   EXPECT_EQ(again.code, 1) << again.out;
-  const result twice = run("stress --quiet --replay " + line);
+  const result twice = run("stress --progress off --replay " + line);
   // Bit for bit: every line but the one with the elapsed time.
   auto without_timing = [](std::string out) {
     const auto at = out.find(" operations in ");
@@ -127,12 +127,12 @@ TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
 }
 
 TEST(Stress, ThesisAtWholeChunkReadsAndRobustAtLanePass) {
-  const result chunk = run("stress --backend host --granularity chunk --variant thesis --structures 40 --seconds 60 --quiet");
+  const result chunk = run("stress --backend host --granularity chunk --variant thesis --max-structures 40 --seconds 60 --progress off");
   EXPECT_EQ(chunk.code, 0) << chunk.out;
   EXPECT_TRUE(has(chunk, "violations: 0")) << chunk.out;
   for (const char* shape : {"stable-contains", "owned-keys"}) {
-    const result robust = run(std::string("stress --backend host --granularity lane --variant robust --structures 40 "
-                                          "--seconds 60 --quiet --shape ") + shape);
+    const result robust = run(std::string("stress --backend host --granularity lane --variant robust --max-structures 40 "
+                                          "--seconds 60 --progress off --shape ") + shape);
     EXPECT_EQ(robust.code, 0) << robust.out;
     EXPECT_TRUE(has(robust, "no violation")) << robust.out;
     EXPECT_TRUE(has(robust, "40 judged by the structure oracle")) << robust.out;
@@ -143,19 +143,19 @@ TEST(Stress, TheOraclesFireOnSeededBugs) {
   // A removal that shifts right to left hides a key even from whole-chunk
   // reads of the published algorithm (robust's validated reads repair it).
   const result r = run("stress --backend host --granularity chunk --variant thesis --mutant remove-right-to-left "
-                       "--structures 40 --seconds 60 --quiet");
+                       "--max-structures 40 --seconds 60 --progress off");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "mutant: remove-right-to-left (seeded bug)")) << r.out;
   // owned-keys knows every answer of insert, delete and contains.
   const result o = run("stress --backend host --granularity chunk --shape owned-keys --variant thesis "
-                       "--mutant insert-left-to-right --structures 40 --seconds 60 --quiet");
+                       "--mutant insert-left-to-right --max-structures 40 --seconds 60 --progress off");
   EXPECT_EQ(o.code, 1) << o.out;
 }
 
 TEST(Stress, RobustWithoutItsValidationIsCaughtAtLaneGranularity) {
   for (const char* m : {"absence-not-validated"}) {
-    const result r = run(std::string("stress --backend host --granularity lane --variant robust --structures 200 "
-                                     "--seconds 60 --quiet --mutant ") + m);
+    const result r = run(std::string("stress --backend host --granularity lane --variant robust --max-structures 200 "
+                                     "--seconds 60 --progress off --mutant ") + m);
     EXPECT_EQ(r.code, 1) << m << "\n" << r.out;
   }
 }
@@ -166,21 +166,21 @@ TEST(Stress, RobustWithoutItsVersionBumpsIsCaughtOnAReplayedStructure) {
   // again whenever robust's accesses change, since the schedule replays them): validation without a moving
   // version re-reads the chunk but cannot tell that the re-read overlapped a shift too.
   const result r = run(
-      "stress --quiet --replay gfsl-stress1:shape=stable-contains:variant=robust:chunk=16:range=30:teams=4:writers=1/2:"
+      "stress --progress off --replay gfsl-stress1:shape=stable-contains:variant=robust:chunk=16:range=30:teams=4:writers=1/2:"
       "stable-every=2:p-chunk=1:ops-per-team=2000:sched=random:granularity=lane:depth=3:pct-steps=0:"
       "livelock-steps=2000000:pool=0:structure-seed=125309507701053:mutant=version-not-bumped");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "false contains(")) << r.out;
   // The same structure without the mutant passes.
   const result clean = run(
-      "stress --quiet --replay gfsl-stress1:shape=stable-contains:variant=robust:chunk=16:range=30:teams=4:writers=1/2:"
+      "stress --progress off --replay gfsl-stress1:shape=stable-contains:variant=robust:chunk=16:range=30:teams=4:writers=1/2:"
       "stable-every=2:p-chunk=1:ops-per-team=2000:sched=random:granularity=lane:depth=3:pct-steps=0:"
       "livelock-steps=2000000:pool=0:structure-seed=125309507701053");
   EXPECT_EQ(clean.code, 0) << clean.out;
 }
 
 TEST(Stress, ThreadsBackendRunsAndJudges) {
-  const result r = run("stress --backend threads --teams 2 --seconds 1 --rebuild-seconds 0.3 --quiet --json");
+  const result r = run("stress --backend threads --teams 2 --seconds 1 --rebuild-seconds 0.3 --progress off --json -");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r, "\"backend\":\"threads\"")) << r.out;
   EXPECT_TRUE(has(r, "\"violations\":0")) << r.out;
@@ -188,15 +188,15 @@ TEST(Stress, ThreadsBackendRunsAndJudges) {
 
 TEST(Stress, BadOptionsGetOneLineAndExitTwo) {
   for (const char* args : {"--writers 0", "--writers 0/32", "--range 1", "--seconds -1", "--seconds 0", "--chunk 8",
-                           "--shape owned-keys --range 2", "--json --csv", "--replay gfsl1:nonsense"}) {
-    const result r = run(std::string("stress --quiet ") + args);
+                           "--shape owned-keys --range 2", "--json - --csv -", "--replay gfsl1:nonsense"}) {
+    const result r = run(std::string("stress --progress off ") + args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
   }
 }
 
 TEST(Stress, CudaWithoutAGpuIsRefusedInOneLine) {
-  const result r = run("stress --backend cuda --seconds 1 --quiet");
+  const result r = run("stress --backend cuda --seconds 1 --progress off");
   if (r.code == 0 || r.code == 1) GTEST_SKIP() << "a CUDA device is present";
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--backend cuda:")) << r.out;

@@ -189,13 +189,13 @@ TEST(Journal, RefusesWhatIsNotAJournal) {
 TEST(Journal, RecordsKeepGoingAndTheShrinkingBound) {
   const std::string dir = temp_dir("journal_keep_going");
   fs::remove_all(dir);
-  const result r = run("fuzz --keep-going --shrink-seconds 7 --max-runs 5 --max-ops 50 --no-progress --out " + dir);
+  const result r = run("fuzz --keep-going --shrink-seconds 7 --max-runs 5 --max-ops 50 --progress off --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = journal_of(dir);
   EXPECT_TRUE(j.header.keep_going);
   EXPECT_EQ(j.header.shrink_seconds, 7.0);
   fs::remove_all(dir);
-  ASSERT_EQ(run("fuzz --max-runs 5 --max-ops 50 --no-progress --out " + dir).code, 0);
+  ASSERT_EQ(run("fuzz --max-runs 5 --max-ops 50 --progress off --out " + dir).code, 0);
   EXPECT_FALSE(journal_of(dir).header.keep_going);
   EXPECT_EQ(journal_of(dir).header.shrink_seconds, 60.0);
 }
@@ -234,7 +234,7 @@ TEST(Journal, ReportsAreReplacedWholeByRename) {
 // The same small campaign every time: 300 runs of at most 400 operations
 // (about 3 s on one core).
 std::vector<std::string> small_campaign(const std::string& out) {
-  return {"fuzz", "--backend", "host", "--seed", "3", "--max-runs", "300", "--max-ops", "400", "--seconds", "600", "--no-progress",
+  return {"fuzz", "--backend", "host", "--seed", "3", "--max-runs", "300", "--max-ops", "400", "--seconds", "600", "--progress", "off",
           "--out", out};
 }
 
@@ -286,7 +286,7 @@ TEST(Interrupted, EverySignalLeavesAJournalThatResumesToTheSameCampaign) {
     EXPECT_NE(m.out.find("campaigns: 1, " + std::to_string(left.all.runs) + " runs"), std::string::npos) << m.out;
     EXPECT_NE(m.out.find("did not finish"), std::string::npos) << m.out;
     // --resume finishes it as if it had never stopped: batches are deterministic.
-    const result r = run("fuzz --resume " + dir + " --no-progress");
+    const result r = run("fuzz --resume " + dir + " --progress off");
     EXPECT_EQ(r.code, 0) << r.out;
     const auto resumed = journal_of(dir);
     EXPECT_EQ(resumed.end_reason, "budget");
@@ -294,7 +294,7 @@ TEST(Interrupted, EverySignalLeavesAJournalThatResumesToTheSameCampaign) {
     EXPECT_EQ(resumed.all.ops, whole.all.ops);
     EXPECT_EQ(resumed.all.paths.splits, whole.all.paths.splits);
     // And a finished campaign has nothing left to resume.
-    const result again = run("fuzz --resume " + dir + " --no-progress");
+    const result again = run("fuzz --resume " + dir + " --progress off");
     EXPECT_EQ(again.code, 0) << again.out;
     EXPECT_NE(again.out.find("nothing to resume"), std::string::npos) << again.out;
   }
@@ -302,7 +302,7 @@ TEST(Interrupted, EverySignalLeavesAJournalThatResumesToTheSameCampaign) {
 
 TEST(Interrupted, AFailureIsJournalledOnceItsArtifactIsWhole) {
   const std::string dir = temp_dir("failure_kept");
-  const pid_t pid = start({"fuzz", "--mutant", "insert-without-duplicate-check", "--seconds", "60", "--no-progress", "--out", dir},
+  const pid_t pid = start({"fuzz", "--mutant", "insert-without-duplicate-check", "--seconds", "60", "--progress", "off", "--out", dir},
                           dir + ".log");
   EXPECT_EQ(wait_exit(pid), 1) << slurp(dir + ".log");
   const auto j = journal_of(dir);
@@ -324,7 +324,7 @@ TEST(Interrupted, AFailureIsJournalledOnceItsArtifactIsWhole) {
 // batch's runs but no failure, and --resume runs the batch again.
 TEST(Interrupted, AFailureWhoseFolderWasNotWrittenIsFoundAgainOnResume) {
   const std::string dir = temp_dir("failure_lost");
-  ASSERT_EQ(run("fuzz --mutant insert-without-duplicate-check --seconds 60 --no-progress --out " + dir).code, 1);
+  ASSERT_EQ(run("fuzz --mutant insert-without-duplicate-check --seconds 60 --progress off --out " + dir).code, 1);
   const auto first = journal_of(dir);
   ASSERT_EQ(first.failures.size(), 1u);
   const std::string artifact = first.failures[0].dir;
@@ -335,7 +335,7 @@ TEST(Interrupted, AFailureWhoseFolderWasNotWrittenIsFoundAgainOnResume) {
   fs::remove_all(artifact);
   fs::remove(dir + "/report.json");
   fs::create_directories(dir + "/.staging-1/failure-half-written");
-  const result r = run("fuzz --resume " + dir + " --no-progress");
+  const result r = run("fuzz --resume " + dir + " --progress off");
   EXPECT_EQ(r.code, 1) << r.out;
   const auto again = journal_of(dir);
   ASSERT_EQ(again.failures.size(), 1u);
@@ -348,7 +348,7 @@ TEST(Interrupted, AFailureWhoseFolderWasNotWrittenIsFoundAgainOnResume) {
 
 TEST(Interrupted, ANewCampaignDoesNotOverwriteAnOldOneUnlessAsked) {
   const std::string dir = temp_dir("overwrite");
-  std::vector<std::string> args{"fuzz", "--max-runs", "25", "--max-ops", "50", "--no-progress", "--out", dir};
+  std::vector<std::string> args{"fuzz", "--max-runs", "25", "--max-ops", "50", "--progress", "off", "--out", dir};
   ASSERT_EQ(wait_exit(start(args, dir + ".log")), 0);
   EXPECT_EQ(wait_exit(start(args, dir + ".log")), 2);
   EXPECT_NE(slurp(dir + ".log").find("holds a campaign already (gfsl fuzz --resume " + dir + " continues it; --overwrite starts over)"),
@@ -366,7 +366,7 @@ TEST(Interrupted, ANewCampaignDoesNotOverwriteAnOldOneUnlessAsked) {
 
 TEST(Workers, JobsAreShardsOfOneCampaignMergedIntoOneReport) {
   const std::string dir = temp_dir("jobs");
-  const result r = run("fuzz --jobs 2 --seed 3 --max-runs 100 --max-ops 120 --seconds 600 --no-progress --out " + dir);
+  const result r = run("fuzz --jobs 2 --seed 3 --max-runs 100 --max-ops 120 --seconds 600 --progress off --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto w0 = journal_of(dir + "/worker-0"), w1 = journal_of(dir + "/worker-1");
   EXPECT_EQ(w0.header.shard, 0u);
@@ -382,13 +382,13 @@ TEST(Workers, JobsAreShardsOfOneCampaignMergedIntoOneReport) {
   // Worker j of a 2-worker campaign takes the batches shard j of 2 takes:
   // the same runs as two separate shards.
   const std::string solo = temp_dir("shard1of2");
-  ASSERT_EQ(run("fuzz --shard 1/2 --seed 3 --max-runs 50 --max-ops 120 --seconds 600 --no-progress --out " + solo).code, 0);
+  ASSERT_EQ(run("fuzz --shard 1/2 --seed 3 --max-runs 50 --max-ops 120 --seconds 600 --progress off --out " + solo).code, 0);
   EXPECT_EQ(journal_of(solo).all.ops, w1.all.ops);
 }
 
 TEST(Workers, DevicesGiveOneWorkerPerDeviceWithItsOwnVisibleDevice) {
   const std::string dir = temp_dir("devices");
-  const result r = run_env("GFSL_DEVICE_COUNT=3", "fuzz --backend host --devices 0,2 --max-runs 50 --max-ops 80 --no-progress --out " + dir);
+  const result r = run_env("GFSL_DEVICE_COUNT=3", "fuzz --backend host --devices 0,2 --max-runs 50 --max-ops 80 --progress off --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(journal_of(dir + "/worker-0").header.device, "0");
   EXPECT_EQ(journal_of(dir + "/worker-1").header.device, "2");
@@ -399,7 +399,7 @@ TEST(Workers, DevicesGiveOneWorkerPerDeviceWithItsOwnVisibleDevice) {
   // CUDA_VISIBLE_DEVICES is respected: "all" is its entries, each worker gets one.
   const std::string cvd = temp_dir("cvd");
   const result w = run_env("CUDA_VISIBLE_DEVICES=5,7 GFSL_DEVICE_COUNT=8",
-                           "fuzz --backend host --devices all --max-runs 25 --max-ops 50 --no-progress --out " + cvd);
+                           "fuzz --backend host --devices all --max-runs 25 --max-ops 50 --progress off --out " + cvd);
   ASSERT_EQ(w.code, 0) << w.out;
   EXPECT_EQ(journal_of(cvd + "/worker-0").header.device, "5");
   EXPECT_EQ(journal_of(cvd + "/worker-1").header.device, "7");
@@ -418,15 +418,15 @@ TEST(Workers, BadDeviceListsAreRefusedInOneLine) {
            {"GFSL_DEVICE_COUNT=0", "all", "--devices all: no CUDA device is visible"},
            {"GFSL_DEVICE_COUNT=x", "all", "GFSL_DEVICE_COUNT=x: expected a number of devices"},
        }) {
-    const result r = run_env(c.env, "fuzz --backend host --devices " + c.devices + " --max-runs 1 --no-progress --overwrite --out " + dir);
+    const result r = run_env(c.env, "fuzz --backend host --devices " + c.devices + " --max-runs 1 --progress off --overwrite --out " + dir);
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(c.expected), std::string::npos) << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   }
-  const result host = run("fuzz --backend host --devices all --max-runs 1 --no-progress --overwrite --out " + dir);
+  const result host = run("fuzz --backend host --devices all --max-runs 1 --progress off --overwrite --out " + dir);
   EXPECT_EQ(host.code, 2) << host.out;
   EXPECT_NE(host.out.find("--devices goes with --backend cuda"), std::string::npos) << host.out;
-  const result both = run("fuzz --backend cuda --devices all --jobs 2 --max-runs 1 --no-progress --overwrite --out " + dir);
+  const result both = run("fuzz --backend cuda --devices all --jobs 2 --max-runs 1 --progress off --overwrite --out " + dir);
   EXPECT_EQ(both.code, 2) << both.out;
 }
 
@@ -435,7 +435,7 @@ TEST(Workers, BadDeviceListsAreRefusedInOneLine) {
 std::uint64_t uninterrupted_jobs_campaign_ops() {
   static const std::uint64_t ops = [] {
     const std::string ref = temp_dir("jobs_ref");
-    const result r = run("fuzz --jobs 2 --seed 3 --max-runs 1600 --max-ops 400 --seconds 600 --no-progress --out " + ref);
+    const result r = run("fuzz --jobs 2 --seed 3 --max-runs 1600 --max-ops 400 --seconds 600 --progress off --out " + ref);
     EXPECT_EQ(r.code, 0) << r.out;
     return r.code == 0 ? merged({ref}).totals.ops : 0;
   }();
@@ -462,7 +462,7 @@ TEST(Workers, ASignalToTheWholeGroupStopsEveryWorkerCleanly) {
       EXPECT_EQ(journal_of(dir + w).end_reason, "interrupted") << w;
       EXPECT_TRUE(fs::exists(dir + w + "/report.json")) << w;
     }
-    const result r = run("fuzz --resume " + dir + " --no-progress");
+    const result r = run("fuzz --resume " + dir + " --progress off");
     EXPECT_EQ(r.code, 0) << r.out;
     EXPECT_EQ(merged({dir}).totals.ops, ref_ops) << r.out;
   }
@@ -472,7 +472,7 @@ TEST(Workers, ASignalToTheWholeGroupStopsEveryWorkerCleanly) {
 // worker process per device with CUDA_VISIBLE_DEVICES set, checked here with
 // the host backend standing in for the GPU.
 TEST(Workers, StressOnEveryDeviceReportsEachDeviceAndTheSum) {
-  const result r = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices all --seconds 5 --structures 2");
+  const result r = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices all --seconds 5 --max-structures 2");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("== device 0 (CUDA_VISIBLE_DEVICES=0): exit 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("== device 1 (CUDA_VISIBLE_DEVICES=1): exit 0"), std::string::npos) << r.out;
@@ -480,17 +480,17 @@ TEST(Workers, StressOnEveryDeviceReportsEachDeviceAndTheSum) {
   EXPECT_NE(r.out.find("  device 0: 16000 operations"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  device 1: 16000 operations"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("all 2 devices: 32000 operations"), std::string::npos) << r.out;
-  const result csv = run_env("CUDA_VISIBLE_DEVICES=3,6 GFSL_DEVICE_COUNT=8", "stress --backend host --devices 1 --seconds 5 --structures 1 --csv");
+  const result csv = run_env("CUDA_VISIBLE_DEVICES=3,6 GFSL_DEVICE_COUNT=8", "stress --backend host --devices 1 --seconds 5 --max-structures 1 --csv -");
   ASSERT_EQ(csv.code, 0) << csv.out;
   EXPECT_EQ(csv.out.rfind("backend,device,shape", 0), 0u) << csv.out;  // one device: its report as it is
-  const result json = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 0,1 --seconds 5 --structures 1 --json");
+  const result json = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 0,1 --seconds 5 --max-structures 1 --json -");
   ASSERT_EQ(json.code, 0) << json.out;
   EXPECT_EQ(json.out.rfind("{\"devices\":[{\"device\":0,\"visible\":\"0\",\"status\":\"exit 0\",\"operations\":8000,", 0), 0u) << json.out;
   EXPECT_NE(json.out.find("],\"operations\":16000,\"violations\":0,"), std::string::npos) << json.out;
   // A seeded bug found on every device: the exit code says so.
   const result bug = run_env("GFSL_DEVICE_COUNT=2",
                              "stress --backend host --devices all --variant thesis --granularity lane --range 36 --writers 1/4 "
-                             "--seconds 20 --structures 20 --mutant insert-without-duplicate-check");
+                             "--seconds 20 --max-structures 20 --mutant insert-without-duplicate-check");
   EXPECT_EQ(bug.code, 1) << bug.out;
   const result bad = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 5 --seconds 1");
   EXPECT_EQ(bad.code, 2) << bad.out;
@@ -508,13 +508,13 @@ TEST(Workers, BenchAndMutantsRunOnEachDevice) {
     EXPECT_NE(b.out.find("gfsl bench: device 1 (CUDA_VISIBLE_DEVICES=1): exit 2"), std::string::npos) << b.out;
   }
   const result m = run_env("GFSL_DEVICE_COUNT=2",
-                           "mutants --backend host --devices all --variant thesis --budget 3 --only insert-without-duplicate-check --json");
+                           "mutants --backend host --devices all --variant thesis --seconds 3 --only insert-without-duplicate-check --json -");
   ASSERT_EQ(m.code, 0) << m.out;
   EXPECT_NE(m.out.find("\"name\":\"insert-without-duplicate-check\",\"applicable\":true,\"equivalent\":false,\"killed\":true"),
             std::string::npos)
       << m.out;
   EXPECT_NE(m.out.find("\"device\":1,"), std::string::npos) << m.out;  // the control ran on device 0, the mutant beside it
-  const result host = run("mutants --backend host --devices all --budget 1 --only insert-without-duplicate-check");
+  const result host = run("mutants --backend host --devices all --seconds 1 --only insert-without-duplicate-check");
   EXPECT_EQ(host.code, 2) << host.out;
   EXPECT_NE(host.out.find("--devices goes with --backend cuda"), std::string::npos) << host.out;
 }
@@ -563,7 +563,7 @@ TEST(Workers, AKilledParentLeavesWorkersThatResume) {
   ASSERT_GT(ref_ops, 0u);
   const std::string dir = temp_dir("parent_killed");
   const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1600", "--max-ops", "400", "--seconds", "600",
-                           "--no-progress", "--out", dir},
+                           "--progress", "off", "--out", dir},
                           dir + ".log");
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   const std::vector<pid_t> kids = children_of(pid);
@@ -582,7 +582,7 @@ TEST(Workers, AKilledParentLeavesWorkersThatResume) {
   }
   const result m = run("fuzz merge " + dir);
   EXPECT_EQ(m.code, 0) << m.out;
-  const result r = run("fuzz --resume " + dir + " --no-progress");
+  const result r = run("fuzz --resume " + dir + " --progress off");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(merged({dir}).totals.ops, ref_ops) << r.out;
 }
@@ -659,7 +659,7 @@ TEST(ShardAuto, MissingOrInconsistentVariablesAreNamed) {
 TEST(ShardAuto, TheCommandRecordsTheShardAndItsSource) {
   const std::string dir = temp_dir("auto");
   const result r = run_env("SLURM_ARRAY_JOB_ID=44 SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3",
-                           "fuzz --shard auto --seed 9 --max-runs 25 --max-ops 50 --no-progress --out " + dir);
+                           "fuzz --shard auto --seed 9 --max-runs 25 --max-ops 50 --progress off --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = journal_of(dir);
   EXPECT_EQ(j.header.shard, 2u);
@@ -668,7 +668,7 @@ TEST(ShardAuto, TheCommandRecordsTheShardAndItsSource) {
   EXPECT_EQ(j.header.shard_source, "slurm SLURM_ARRAY_JOB_ID=44 SLURM_ARRAY_TASK_ID=6");
   // The same shard by index: the same runs.
   const std::string k8s = temp_dir("auto_k8s");
-  ASSERT_EQ(run_env("JOB_COMPLETION_INDEX=2", "fuzz --shard auto --shard-count 3 --seed 9 --max-runs 25 --max-ops 50 --no-progress --out " + k8s).code,
+  ASSERT_EQ(run_env("JOB_COMPLETION_INDEX=2", "fuzz --shard auto --shard-count 3 --seed 9 --max-runs 25 --max-ops 50 --progress off --out " + k8s).code,
             0);
   EXPECT_EQ(journal_of(k8s).header.shard_source, "kubernetes JOB_COMPLETION_INDEX=2");
   EXPECT_EQ(journal_of(k8s).all.ops, j.all.ops);
@@ -685,13 +685,13 @@ TEST(Merge, FailuresAreGroupedBySignatureWithOneArtifactEach) {
   std::string args;
   for (int shard = 0; shard < 3; ++shard) {
     dirs.push_back(temp_dir("merge_" + std::to_string(shard)));
-    const result r = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --no-progress --shard " + std::to_string(shard) +
+    const result r = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --progress off --shard " + std::to_string(shard) +
                          "/3 --out " + dirs.back());
     ASSERT_EQ(r.code, 1) << r.out;
     args += " " + dirs.back();
   }
   const std::string clean = temp_dir("merge_clean");
-  ASSERT_EQ(run("fuzz --max-runs 25 --max-ops 50 --no-progress --out " + clean).code, 0);
+  ASSERT_EQ(run("fuzz --max-runs 25 --max-ops 50 --progress off --out " + clean).code, 0);
   const std::string json = temp_dir("merged.json"), junit = temp_dir("merged.xml");
   const result m = run("fuzz merge" + args + " " + clean + " --json " + json + " --junit " + junit);
   EXPECT_EQ(m.code, 1) << m.out;

@@ -95,7 +95,7 @@ TEST(TraceSections, CheckNamesEveryInvariantWithItsVerdictInEveryReport) {
   for (const auto* names : {&gfsl::invariants::snapshot_invariant_names(), &gfsl::invariants::temporal_invariant_names()}) {
     for (const std::string& name : *names) EXPECT_NE(page.find("<tr><td>" + name + "</td>"), std::string::npos) << name;
   }
-  EXPECT_EQ(run_gfsl("check --json " + r.path, &out), 0) << out;
+  EXPECT_EQ(run_gfsl("check --json - " + r.path, &out), 0) << out;
   EXPECT_NE(out.find(R"({"name":"linearizability","of":"history","verdict":"linearizable"})"), std::string::npos) << out;
   EXPECT_NE(out.find(R"("invariants_hold":true)"), std::string::npos) << out;
   for (const std::string& name : gfsl::invariants::snapshot_invariant_names()) {
@@ -123,7 +123,7 @@ TEST(TraceSections, CheckNamesTheInvariantsItCouldNotRunAndWhy) {
   for (const auto* names : {&gfsl::invariants::snapshot_invariant_names(), &gfsl::invariants::temporal_invariant_names()}) {
     for (const std::string& name : *names) EXPECT_NE(out.find(name), std::string::npos) << name << "\n" << out;
   }
-  EXPECT_EQ(run_gfsl("check --json " + json, &out), 0) << out;
+  EXPECT_EQ(run_gfsl("check --json - " + json, &out), 0) << out;
   EXPECT_NE(out.find(R"({"name":"max-monotonic","of":"events","verdict":"not run","why":"the JSON-lines form holds no structural event log)"),
             std::string::npos)
       << out;
@@ -149,7 +149,7 @@ TEST(TraceSections, AViolatedInvariantInTheTraceFailsTheCheck) {
                      ", stamp "), std::string::npos) << out;
   EXPECT_NE(out.find(": locked by team 3 at quiescence"), std::string::npos) << out;
   EXPECT_NE(out.find("  holds     level-list\n"), std::string::npos) << out;
-  EXPECT_EQ(run_gfsl("check --json " + r.path, &out), 1) << out;
+  EXPECT_EQ(run_gfsl("check --json - " + r.path, &out), 1) << out;
   EXPECT_NE(out.find(R"("invariants_hold":false)"), std::string::npos) << out;
   EXPECT_NE(out.find(R"({"name":"no-locks","of":"snapshot","verdict":"violated","violations":[{"chunks":[)" + std::to_string(head) +
                      R"(],"key":null,"event":null,"team":null,"stamp":)"),
@@ -207,7 +207,7 @@ TEST(TraceSections, AViolatedTemporalInvariantNamesTheEventTeamChunkAndKey) {
                             std::to_string(e.seq) + " by team 999, stamp " + std::to_string(e.stamp) + ": chunk " +
                             std::to_string(e.chunk) + ": entry " + std::to_string(e.lane) + " written by a team that does not hold its lock";
   EXPECT_NE(out.find(where), std::string::npos) << where << "\n" << out;
-  EXPECT_EQ(run_gfsl("check --json " + r.path, &out), 1) << out;
+  EXPECT_EQ(run_gfsl("check --json - " + r.path, &out), 1) << out;
   EXPECT_NE(out.find("{\"chunks\":[" + std::to_string(e.chunk) + "],\"key\":" + std::to_string(gfsl::entry_key(e.value)) +
                      ",\"event\":" + std::to_string(e.seq) + ",\"team\":999,\"stamp\":" + std::to_string(e.stamp)),
             std::string::npos)

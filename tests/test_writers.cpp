@@ -88,7 +88,7 @@ TEST(Writers, ConvertOutputChecksInBothDirections) {
 TEST(Writers, FuzzFailureHistoryChecks) {
   const std::string dir = temp_path("fuzz");
   fs::remove_all(dir);
-  const result f = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --no-progress --out " + dir);
+  const result f = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --progress off --out " + dir);
   ASSERT_EQ(f.code, 1) << f.out;
   fs::path history;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -122,7 +122,7 @@ TEST(Writers, FuzzFailureHistoryChecks) {
 TEST(Writers, EveryArtifactOfAKeepGoingCampaignIsReadBack) {
   const std::string dir = temp_path("keep-going");
   fs::remove_all(dir);
-  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seconds 6 --shrink-seconds 3 --no-progress --out " + dir);
+  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seconds 6 --shrink-seconds 3 --progress off --out " + dir);
   ASSERT_EQ(f.code, 1) << f.out;
   std::size_t folders = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
