@@ -35,7 +35,7 @@ struct scenario {
   bool adversarial = false;
   gfsl::lin::adversarial_options a{};
   int expected = 0;  // gfsl check's exit code
-  std::string timeout = {};  // gfsl check --timeout, when not empty
+  std::string timeout = {};  // gfsl check --seconds, when not empty
 };
 
 struct run {
@@ -55,7 +55,7 @@ run run_check(const std::string& gfsl, const std::string& file, const std::strin
     close(fds[0]);
     close(fds[1]);
     if (timeout.empty()) execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), static_cast<char*>(nullptr));
-    else execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), "--timeout", timeout.c_str(), static_cast<char*>(nullptr));
+    else execl(gfsl.c_str(), gfsl.c_str(), "check", file.c_str(), "--seconds", timeout.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);

@@ -185,12 +185,10 @@ std::string timeline(const std::vector<model::op_record>& h, const std::vector<s
 }
 
 std::string prefix_sentence(const std::vector<model::op_record>& h, const counterexample& ex) {
-  const std::string key = std::to_string(ex.key);
   const std::size_t n = ex.key_history.size();
-  if (ex.prefix_empty) return "no prefix of key " + key + "'s history was found that can be ordered";
+  if (ex.prefix_empty) return "no prefix of the key's history was found that can be ordered";
   if (ex.prefix_until == never_returned) {
-    return "all " + std::to_string(n) + " operations of key " + key +
-           " can be ordered when those that never returned are free to take effect or not";
+    return "all " + std::to_string(n) + " operations can be ordered when those that never returned are free to take effect or not";
   }
   std::size_t running = 0;
   for (std::uint32_t i : ex.prefix) {
@@ -201,8 +199,8 @@ std::string prefix_sentence(const std::vector<model::op_record>& h, const counte
   for (std::uint32_t i : ex.key_history) {
     if (h[i].call > ex.prefix_until) next_call = std::min<std::uint64_t>(next_call, h[i].call);
   }
-  std::string out = "the " + std::to_string(ex.prefix.size()) + " of " + std::to_string(n) + " operations of key " + key +
-                    " called up to stamp " + std::to_string(ex.prefix_until) + " can be ordered";
+  std::string out = "the " + std::to_string(ex.prefix.size()) + " of " + std::to_string(n) + " operations called up to stamp " +
+                    std::to_string(ex.prefix_until) + " can be ordered";
   if (running) {
     out += running == 1 ? " as long as the one of them still running at that stamp counts as pending (its answer not yet given)"
                         : " as long as the " + std::to_string(running) +
@@ -246,7 +244,7 @@ std::string linearizability_text(const std::vector<model::op_record>& h, const c
   }
   const std::string limits = r.memory_bound_keys == 0                    ? "time limit"
                              : r.memory_bound_keys == r.undecided_keys ? "memory limit (--max-memory)"
-                                                                       : "time and memory limits (--timeout, --max-memory)";
+                                                                       : "time and memory limits (--seconds, --max-memory)";
   if (r.v == verdict::unknown) {
     out += "verdict:  undecided: " + std::to_string(r.undecided_keys) + " of " + std::to_string(r.keys) +
            " keys not decided within the " + limits + ": " + keys_list(r.undecided, r.undecided_keys) +
@@ -275,7 +273,7 @@ std::string linearizability_text(const std::vector<model::op_record>& h, const c
                                 "which may or may not have taken effect (its answer set aside).\n";
   out += ex.one_minimal ? "With any one more answer set aside, some order works.\n\n" : "(The search for a smaller explanation stopped at its time limit.)\n\n";
   out += timeline(h, shown, ctx.unrecorded_values, ex.set_aside);
-  out += "\nlongest linearizable prefix: " + prefix_sentence(h, ex) + (ex.prefix_empty ? "\n" : "; gfsl check --html FILE draws it\n");
+  out += "\nlongest linearizable prefix of key " + std::to_string(ex.key) + ": " + prefix_sentence(h, ex) + (ex.prefix_empty ? "\n" : "; gfsl check --html FILE draws it\n");
   return out;
 }
 

@@ -59,8 +59,8 @@ struct report_context {
   std::string html_after;
 };
 
-// What the longest linearizable prefix of the counterexample's key is, in
-// words that hold beside a NOT LINEARIZABLE verdict: the operations called
+// What the longest linearizable prefix of the counterexample's key is (the
+// key not named), in words that hold beside a NOT LINEARIZABLE verdict: the operations called
 // up to a stamp can be ordered with those still running then taken as
 // pending, and what is left (answers returned later, or the next call)
 // could not be ordered with them.

@@ -404,9 +404,16 @@ TEST(FuzzCampaign, ATornReadIsShownLaneByLaneInTheFailuresFolder) {
   EXPECT_NE(text.find("team 1 loads the rest of chunk 0, lane"), std::string::npos) << text;
   EXPECT_NE(text.find("TORN"), std::string::npos) << text;
   const std::string html = slurp((folder / "counterexample.html").string());
-  EXPECT_NE(html.find("<h4>Chunk accesses around the key, in the order they happened</h4><pre>"), std::string::npos);
+  // One page: the checker's answers and prefix, then the interleaving with
+  // its torn reads.
+  EXPECT_NE(html.find("Not linearizable: 1 of"), std::string::npos) << html;
+  EXPECT_NE(html.find("answers that cannot all hold</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("Key 6: the longest linearizable prefix</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find(" operations called up to stamp "), std::string::npos) << html;
+  EXPECT_NE(html.find("<h2>Chunk accesses around key 6, in the order they happened</h2>"), std::string::npos) << html;
   EXPECT_NE(html.find("<span class=\"torn\">"), std::string::npos);
   EXPECT_NE(html.find("team 1 has loaded chunk 0 lane"), std::string::npos);
+  EXPECT_LT(html.find("the longest linearizable prefix"), html.find("Chunk accesses around key 6"));
   std::filesystem::remove_all(dir);
 }
 
