@@ -3,6 +3,7 @@
 // given, its structures by the structure oracle at the end of their life.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -209,7 +210,10 @@ command add_stress_command(CLI::App& root) {
   c->add_option("--range", st->ranges,
                 "key ranges, one configuration each: 40, 36,40 or 24-128:8 (default: 40 for stable-contains, 16 keys "
                 "a team for owned-keys)");
-  c->add_option("--seconds", st->o.seconds, "run time of each configuration")->capture_default_str();
+  c->add_option("--seconds", st->o.seconds,
+                "run time of each configuration (host, threads: no structure starts after it; the one under way and "
+                "its structure oracle finish)")
+      ->capture_default_str();
   c->add_option("--rebuild-seconds", st->o.rebuild_seconds,
                 "threads, cuda: a fresh structure after R to 2R seconds (the layout varies)")
       ->capture_default_str();
@@ -327,18 +331,26 @@ command add_stress_command(CLI::App& root) {
               }
             };
             stress::progress_fn on_progress;
+            // On a terminal one line redrawn after every structure; in a log
+            // (--progress on) a line every ten seconds at most.
+            const bool tty = isatty(2) != 0;
+            auto next_line = std::chrono::steady_clock::now();
             if (progress) {
-              on_progress = [](const stress::config_result& r) {
-                std::fprintf(stderr, "\r[stress] chunk %d range %u: %.1f s, %.3g ops, %llu violations   ", r.chunk, r.range,
-                             r.seconds, static_cast<double>(r.totals.ops()),
-                             static_cast<unsigned long long>(r.violations()));
+              on_progress = [tty, &next_line](const stress::config_result& r) {
+                if (!tty) {
+                  if (std::chrono::steady_clock::now() < next_line) return;
+                  next_line = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                }
+                std::fprintf(stderr, "%s[stress] chunk %d range %u: %llu structures, %.3g ops, %llu violations%s", tty ? "\r" : "",
+                             r.chunk, r.range, static_cast<unsigned long long>(r.structures), static_cast<double>(r.totals.ops()),
+                             static_cast<unsigned long long>(r.violations()), tty ? "   " : "\n");
                 std::fflush(stderr);
               };
             }
             // A team that cannot be stopped: print everything recorded, then
             // the process ends (the caller exits with 1).
             stress::fatal_fn on_fatal = [&](const stress::config_result& r) {
-              if (progress) std::fprintf(stderr, "\n");
+              if (progress && tty) std::fprintf(stderr, "\n");
               std::vector<stress::config_result> all = results;
               all.push_back(r);
               print(all);
@@ -354,7 +366,7 @@ command add_stress_command(CLI::App& root) {
                   const std::uint32_t range = ranges.empty() ? stress::default_range(o, teams) : ranges[i];
                   stress::config_result r = o.backend == "cuda" ? stress::run_on_gpu(o, chunk, range, on_progress, on_fatal)
                                                                 : stress::run_on_cpu(o, chunk, range, on_progress, on_fatal);
-                  if (progress) std::fprintf(stderr, "\n");
+                  if (progress && tty) std::fprintf(stderr, "\n");
                   violation = violation || r.violations() > 0 || r.hung;
                   run_error = run_error || !r.error.empty();
                   results.push_back(std::move(r));
