@@ -107,7 +107,7 @@ command add_bench_command(CLI::App& root) {
       ->capture_default_str();
   b->add_option("--baseline-max-range", st->baseline_max, "largest key range for the baseline")->capture_default_str();
   b->add_option("--seed", st->seed, "seed of the initial structures and the operations")->capture_default_str();
-  b->add_option("--csv", st->csv, "write the rows as CSV to FILE (default, and -: standard output)");
+  b->add_option("--csv", st->csv, "write the rows as CSV to FILE (default, and -: standard output)")->type_name("FILE");
   b->add_option("--variant", st->variants,
                 "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
       ->capture_default_str();

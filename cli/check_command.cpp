@@ -329,8 +329,8 @@ command add_check_command(CLI::App& root) {
       ->transform(CLI::AsSizeValue(false))
       ->default_str("half of physical memory");
   c->add_option("--threads", o->threads, "threads checking keys (0: every core)")->check(CLI::Range(0u, 4096u))->capture_default_str();
-  c->add_option("--html", o->html, "write a self-contained HTML page of the failing key to FILE");
-  c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)");
+  c->add_option("--html", o->html, "write a self-contained HTML page of the failing key to FILE")->type_name("FILE");
+  c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)")->type_name("FILE");
   add_progress_option(c, o->progress);
   c->add_option("--explain-seconds", o->explain, "at most this long to shrink a violation and find the longest linearizable prefix")
       ->check(CLI::NonNegativeNumber)

@@ -132,8 +132,8 @@ command add_fuzz_command(CLI::App& root) {
                "per signature");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
   merge->add_option("dirs", st->merge_dirs, "campaign folders (a folder of worker processes stands for its workers)")->required();
-  merge->add_option("--json", st->merge_json, "write the merged report as JSON to FILE (-: standard output, instead of the text report)");
-  merge->add_option("--junit", st->merge_junit, "write JUnit XML to FILE (a test case per shard and per failure signature)");
+  merge->add_option("--json", st->merge_json, "write the merged report as JSON to FILE (-: standard output, instead of the text report)")->type_name("FILE");
+  merge->add_option("--junit", st->merge_junit, "write JUnit XML to FILE (a test case per shard and per failure signature)")->type_name("FILE");
 
   return {fz, [st, merge] {
             fuzz::campaign_options& o = st->o;
@@ -265,8 +265,8 @@ command add_mutants_command(CLI::App& root) {
                  "host: read granularity of the campaigns (thesis is linearizable only at chunk; robust at every one)")
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
       ->capture_default_str();
-  mu->add_option("--json", st->json, "write the matrix as one JSON object to FILE (-: standard output, instead of the table)");
-  mu->add_option("--junit", st->junit, "write JUnit XML to FILE");
+  mu->add_option("--json", st->json, "write the matrix as one JSON object to FILE (-: standard output, instead of the table)")->type_name("FILE");
+  mu->add_option("--junit", st->junit, "write JUnit XML to FILE")->type_name("FILE");
   add_progress_option(mu, st->progress);
   mu->add_flag("--list", st->list, "list the mutants and what each breaks");
   mu->add_option("--devices", st->devices,

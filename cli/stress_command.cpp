@@ -247,8 +247,8 @@ command add_stress_command(CLI::App& root) {
   c->add_option("--pool", st->o.pool, "chunks in each structure's pool (0: per backend)")->capture_default_str();
   c->add_option("--hang-seconds", st->o.hang_seconds, "a team without progress for this long is a hang")->capture_default_str();
   c->add_option("--replay", st->replay, "host: run again the one structure a gfsl-stress1: line describes");
-  c->add_option("--json", st->json, "write the results as JSON to FILE (-: standard output, instead of the text report)");
-  c->add_option("--csv", st->csv, "write the results as CSV, one row per configuration, to FILE (-: standard output, instead of the text report)");
+  c->add_option("--json", st->json, "write the results as JSON to FILE (-: standard output, instead of the text report)")->type_name("FILE");
+  c->add_option("--csv", st->csv, "write the results as CSV, one row per configuration, to FILE (-: standard output, instead of the text report)")->type_name("FILE");
   add_progress_option(c, st->progress);
   c->add_option("--devices", st->devices,
                 "cuda: all or 0,2,...: one worker process per GPU, one report with each device's figures (default: all visible)");
