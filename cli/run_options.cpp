@@ -1,5 +1,6 @@
 #include "cli/run_options.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -102,6 +103,7 @@ std::string decode_replay(const std::string& text, run_options& o) {
     char* end = nullptr;
     if constexpr (std::is_same_v<std::decay_t<decltype(into)>, double>) {
       into = std::strtod(v.c_str(), &end);
+      if (!std::isfinite(into) || into < 0) end = nullptr;
     } else if constexpr (std::is_same_v<std::decay_t<decltype(into)>, std::string>) {
       into = v;
       return {};
@@ -157,6 +159,17 @@ std::string decode_replay(const std::string& text, run_options& o) {
     if (!e.empty()) return e;
   }
   if (!parse_mix(mix, r.w)) return "replay string: field 'mix' has a bad value '" + mix + "'";
+  // A replay line is a command line written down: the same limits as gfsl run's options.
+  auto outside = [](const char* name, auto v, auto lo, auto hi) -> std::string {
+    if (v >= lo && v <= hi) return {};
+    std::ostringstream m;
+    m << "replay string: field '" << name << "' is " << v << ", expected " << lo << " to " << hi << " (as gfsl run's --" << name << ")";
+    return m.str();
+  };
+  for (std::string e : {outside("teams", r.w.teams, 1u, 1u << 24), outside("range", r.w.range, 1u, gfsl::max_user_key),
+                        outside("prefill", r.w.prefill, 0.0, 1.0), outside("p-chunk", r.w.p_chunk, 0.0, 1.0)}) {
+    if (!e.empty()) return e;
+  }
   if (fields.count("team-ops") || fields.count("prefill-keys")) {
     std::string keys, ops, bad;
     if (std::string e = take("team-ops", ops); !e.empty()) return e;
@@ -179,6 +192,8 @@ std::string decode_replay(const std::string& text, run_options& o) {
                             take("livelock-steps", r.so.livelock_steps), take("max-steps", r.so.max_steps)}) {
         if (!e.empty()) return e;
       }
+      if (std::string e = outside("depth", r.so.depth, 1, 1000); !e.empty()) return e;
+      if (r.so.livelock_steps == 0) return "replay string: field 'livelock-steps' is 0, expected 1 or more (as gfsl run's --livelock-steps)";
       if (!sched::parse(r.sched, r.so.strat)) return "replay string: field 'sched' has a bad value '" + r.sched + "'";
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
       if (r.so.strat == sched::strategy::park) {
@@ -187,6 +202,9 @@ std::string decode_replay(const std::string& text, run_options& o) {
           if (!e.empty()) return e;
         }
         if (!sched::parse(at, r.so.park_at)) return "replay string: field 'park-at' has a bad value '" + at + "'";
+        for (std::string e : {outside("park-ops", r.so.park_ops, 1u, 1000000u), outside("park-every", r.so.park_every, 1u, 1000000000u)}) {
+          if (!e.empty()) return e;
+        }
         if (fields.count("park-teams")) {
           if (std::string e = take("park-teams", r.so.park_teams); !e.empty()) return e;
           if (r.so.park_teams > r.w.teams) {

@@ -34,6 +34,10 @@ constexpr std::size_t preamble_bytes = 16;
 constexpr std::size_t section_head_bytes = 16;
 constexpr std::size_t record_bytes = 32;
 constexpr std::size_t block_records = 32768;  // 1 MiB at a time
+// Version 3: types from here up are optional (a reader that does not know
+// one checks its checksum and skips it); any other unknown type is refused.
+constexpr std::uint32_t optional_sections = 0x80000000u;
+constexpr std::uint64_t end_length(std::uint32_t version) { return version >= 3 ? 16 : 0; }
 
 const char* section_name(std::uint32_t t) {
   switch (t) {
@@ -160,16 +164,32 @@ class writer {
     put_u64(b, v);
     bytes(b, 8);
   }
+  // Version 3: the checksum covers the section's head (type, reserved,
+  // length) as well as its payload.
   void begin_section(std::uint32_t type, std::uint64_t length) {
+    sum_ = checksum{};
+    in_section_ = true;
     u32(type);
     u32(0);
     u64(length);
-    sum_ = checksum{};
-    in_section_ = true;
   }
   void end_section() {
     in_section_ = false;
-    u64(sum_.value());
+    const std::uint64_t v = sum_.value();
+    u64(v);
+    unsigned char b[8];
+    put_u64(b, v);
+    chain_.update(b, 8);
+    ++sections_;
+  }
+  // The end section of version 3: how many sections came before it and the
+  // checksum of their checksums, in order.
+  void end_of_trace() {
+    const std::uint64_t sections = sections_, chain = chain_.value();
+    begin_section(section_end, 16);
+    u64(sections);
+    u64(chain);
+    end_section();
   }
   void close() {
     flush();
@@ -183,7 +203,8 @@ class writer {
   }
   output_file out_;
   std::vector<unsigned char> buf_;
-  checksum sum_;
+  checksum sum_, chain_;
+  std::uint64_t sections_ = 0;
   bool in_section_ = false;
 };
 
@@ -453,6 +474,7 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
     std::size_t records = 0;
     bool final_snapshot = false, initial_snapshot = false, events = false;
   } complete;
+  checksum chain;  // of the sections' checksums, in order (version 3's end section)
   try {
     for (int index = 0;; ++index) {
       const std::uint64_t at = r.pos();
@@ -467,11 +489,34 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
                            " bytes before the section's checksum), found " + std::to_string(length));
       }
       if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
+      // Versions 1 and 2 skipped every type they did not know; version 3
+      // skips only the types it declares optional, so that a changed type
+      // cannot hide a section the verdict depends on.
+      if (t.version >= 3 && type > section_history_block && type < optional_sections) {
+        r.fail(at, "expected a section type 0 to 6, or an optional one (2^31 and above), found " + std::to_string(type));
+      }
       checksum sum;
+      if (t.version >= 3) {
+        unsigned char head[section_head_bytes];
+        put_u32(head, type);
+        put_u32(head + 4, 0);
+        put_u64(head + 8, length);
+        sum.update(head, sizeof head);
+      }
+      std::uint64_t end_sections = 0, end_chain = 0;
       switch (type) {
         case section_end:
-          if (length != 0) r.fail(at + 8, "expected an end section of length 0, found " + std::to_string(length));
+          if (length != end_length(t.version)) {
+            r.fail(at + 8, "expected an end section of length " + std::to_string(end_length(t.version)) + ", found " + std::to_string(length));
+          }
           if (!have_history && blocks == 0) r.fail(at, "expected a history section (type 2) or history blocks (type 6) before the end section");
+          if (length) {
+            unsigned char eb[16];
+            r.read(eb, 16, "the end section's section count and chain");
+            sum.update(eb, 16);
+            end_sections = get_u64(eb);
+            end_chain = get_u64(eb + 8);
+          }
           break;
         case section_header: {
           if (have_header) r.fail(at, "expected one header section, found a second");
@@ -613,12 +658,23 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
         r.fail(sum_at, buf);
       }
       if (type == section_end) {
+        if (t.version >= 3 && end_sections != complete.sections) {
+          r.fail(at + 16, "expected the " + std::to_string(end_sections) + " sections the end section counts before it, found " +
+                              std::to_string(complete.sections) + " (a section was removed or added)");
+        }
+        if (t.version >= 3 && end_chain != chain.value()) {
+          r.fail(at + 24, "expected the sections whose checksums the end section chains, in their order; found others (a section was "
+                          "replaced, moved or repeated)");
+        }
         if (!r.at_end()) {
           r.fail(r.pos(), "expected the end of the file after the end section, found " +
                               (r.sized() ? std::to_string(r.left()) + " more bytes" : std::string("more bytes")));
         }
         return t;
       }
+      unsigned char sb[8];
+      put_u64(sb, stored);
+      chain.update(sb, 8);
       complete = {r.pos(), complete.sections + 1, blocks, t.history.size(), t.has_final_snapshot, t.has_initial_snapshot, t.has_events};
     }
   } catch (const ended_early& e) {
@@ -645,6 +701,17 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
 
 std::uint64_t section_checksum(const unsigned char* payload, std::size_t size) {
   detail::checksum c;
+  c.update(payload, size);
+  return c.value();
+}
+
+std::uint64_t section_checksum(std::uint32_t type, const unsigned char* payload, std::size_t size) {
+  unsigned char head[detail::section_head_bytes];
+  detail::put_u32(head, type);
+  detail::put_u32(head + 4, 0);
+  detail::put_u64(head + 8, size);
+  detail::checksum c;
+  c.update(head, sizeof head);
   c.update(payload, size);
   return c.value();
 }
@@ -712,8 +779,7 @@ void write_trace(const std::string& path, const trace_header& header, const std:
     }
     w.end_section();
   }
-  w.begin_section(section_end, 0);
-  w.end_section();
+  w.end_of_trace();
   w.close();
 }
 
@@ -758,10 +824,15 @@ void trace_recorder::write_section(std::uint32_t type, const std::vector<unsigne
   append_u32(out, 0);
   append_u64(out, payload.size());
   out.insert(out.end(), payload.begin(), payload.end());
-  append_u64(out, section_checksum(payload.data(), payload.size()));
+  const std::uint64_t sum = section_checksum(type, payload.data(), payload.size());
+  append_u64(out, sum);
   if (std::fwrite(out.data(), 1, out.size(), f_) != out.size() || std::fflush(f_) != 0) {
     throw trace_error(path_ + ": cannot write: " + detail::errno_text());
   }
+  unsigned char b[8];
+  detail::put_u64(b, sum);
+  chain_.append(reinterpret_cast<const char*>(b), 8);
+  ++sections_;
 }
 
 void trace_recorder::append(const model::op_record* records, std::size_t n) {
@@ -805,7 +876,10 @@ void trace_recorder::finish(const trace_extras& extras) {
     for (const invariants::structural_event& e : *extras.events) detail::encode_event(e, p);
     write_section(detail::section_events, p);
   }
-  write_section(detail::section_end, {});
+  std::vector<unsigned char> end;
+  append_u64(end, sections_);
+  append_u64(end, section_checksum(reinterpret_cast<const unsigned char*>(chain_.data()), chain_.size()));
+  write_section(detail::section_end, end);
   FILE* f = f_;
   f_ = nullptr;
   const bool synced = ::fsync(fileno(f)) == 0;

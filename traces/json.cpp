@@ -118,6 +118,9 @@ bool parse_string(std::string_view in, std::size_t& pos, std::string& out, parse
           if (!read4(lo) || lo < 0xDC00 || lo > 0xDFFF) return fail(f, pos, "expected a \\u low surrogate (DC00-DFFF) after a high one");
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         }
+        // A NUL would end the name or value wherever it is passed on as C
+        // text; the format has no use for one.
+        if (cp == 0) return fail(f, pos - 6, "expected no NUL character (\\u0000) in a string");
         append_utf8(out, cp);
         break;
       }

@@ -326,8 +326,12 @@ trace_format sniff(input& in) {
       form = trace_format::binary;
       break;
     }
-    if (c == '{') break;
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+    // A line break before any '{' is a blank first line, and a first line
+    // of 1 MiB of blanks is too long: either way the JSON reader refuses it
+    // at once, so the sniffing holds a bounded number of bytes, not a
+    // stream of blank lines without end.
+    if (c == '{' || c == '\n' || at >= (std::uint64_t{1} << 20)) break;
+    if (c != ' ' && c != '\t' && c != '\r') {
       throw trace_error(in.name() + ": byte " + std::to_string(at) +
                         ": expected a gfsl trace (binary, starting with the bytes 89 47 46 53 4c 54 52 0a, or JSON lines, "
                         "starting with '{'), found " + json::show_byte(c));

@@ -87,8 +87,11 @@ struct trace_extras {
 };
 
 // Version 2 added the header's delete_value declaration; version 1 files
-// still read, as declaring it (traces/FORMAT.md, "Delete values").
-inline constexpr std::uint32_t binary_version = 2;
+// still read, as declaring it (traces/FORMAT.md, "Delete values"). Version 3
+// checksums each section's head with its payload, refuses unknown section
+// types that are not optional, and ends with the count and chained checksums
+// of the sections before the end; versions 1 and 2 read by their own rules.
+inline constexpr std::uint32_t binary_version = 3;
 inline constexpr std::uint32_t oldest_binary_version = 1;
 inline constexpr unsigned max_status = static_cast<unsigned>(status::corrupt);
 inline constexpr std::uint32_t json_version = 1;
@@ -169,6 +172,8 @@ class trace_recorder {
   std::string path_;
   FILE* f_ = nullptr;
   std::uint64_t records_ = 0;
+  std::uint64_t sections_ = 0;
+  std::string chain_;  // the checksums written so far, for the end section
   void write_section(std::uint32_t type, const std::vector<unsigned char>& payload);
 };
 
@@ -193,9 +198,11 @@ bool parse_clock(const std::string& name, model::clock_kind& out);
 const char* status_key(status s);  // "pool_exhausted", ...
 bool parse_status(const std::string& name, status& out);
 
-// The checksum that follows each section of the binary form, over its
-// payload (traces/FORMAT.md).
+// The checksum that follows each section of the binary form (traces/FORMAT.md):
+// versions 1 and 2, over its payload; version 3, over its type, reserved
+// word, length and payload.
 std::uint64_t section_checksum(const unsigned char* payload, std::size_t size);
+std::uint64_t section_checksum(std::uint32_t type, const unsigned char* payload, std::size_t size);
 
 // One history record as a JSON line (no newline).
 std::string record_json(const model::op_record& r, bool value_recorded = true);
