@@ -179,8 +179,15 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   if (failures.size() > 1) std::printf("%zu failure signatures\n", failures.size());
   for (const fuzz::failure* f : failures) print_failure(*f, o);
   if (!journal_error.empty() || !report_error.empty()) {
-    std::fprintf(stderr, "gfsl fuzz: %s\n", (journal_error.empty() ? report_error : journal_error).c_str());
+    std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(journal_error.empty() ? report_error : journal_error).c_str());
     return r.found ? exit_violation : exit_run_error;
+  }
+  // A failure's folder that could not be written stopped the campaign; its
+  // failures were journalled above, before this line announces anything.
+  if (!r.write_error.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: %s; the campaign stopped there (its failures are in %s)\n",
+                 gfsl::lin::printable(r.write_error).c_str(), gfsl::lin::printable(journal_path).c_str());
+    return exit_run_error;
   }
   if (r.found) return exit_violation;
   if (r.interrupted) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
+#include <cstring>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -373,10 +376,13 @@ run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng
 // A failure's folder, written aside and renamed into place: an interrupted
 // campaign leaves it whole or not at all, and a shrunk failure replaces the
 // folder its first run wrote. Empty when it cannot be written (a full disk,
-// a removed folder): the failure is still reported, without its folder.
-std::string write_failure_whole(const campaign_options& o, const failure& f) {
+// a removed folder): the failure is still reported and journalled, without
+// its folder, and the campaign stops (a search whose findings cannot be
+// kept is not worth going on with); the first such error is the result's.
+std::string write_failure_whole(const campaign_options& o, const failure& f, shared_state& s) {
   namespace fs = std::filesystem;
   const fs::path staging = fs::path(o.out_dir) / (".staging-" + std::to_string(getpid()));
+  std::string error;
   try {
     fs::remove_all(staging);
     const fs::path written = write_failure(staging.string(), f, o);
@@ -386,9 +392,16 @@ std::string write_failure_whole(const campaign_options& o, const failure& f) {
     fs::remove_all(staging);
     return final_dir.string();
   } catch (const fs::filesystem_error& e) {
-    std::fprintf(stderr, "gfsl fuzz: %s: cannot write the failure's folder: %s\n", o.out_dir.c_str(), e.code().message().c_str());
-    return {};
+    error = o.out_dir + ": cannot write the failure's folder: " + e.code().message();
+  } catch (const std::exception& e) {  // a trace_error from its history file, a bad_alloc
+    error = o.out_dir + ": cannot write the failure's folder: " + e.what();
   }
+  std::error_code ec;
+  fs::remove_all(staging, ec);
+  std::lock_guard<std::mutex> g(s.lock);
+  if (s.result.write_error.empty()) s.result.write_error = error;
+  s.stop = true;
+  return {};
 }
 
 // Records a failure found and shrunk: stops the campaign unless it goes on.
@@ -399,7 +412,7 @@ void record(const campaign_options& o, shared_state& s, failure f) {
     const judgement again = execute_and_judge(f.shrunk, o.judge);
     f.reproduced = again.failed() && signature(again.found) == f.signature;
   }
-  if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure_whole(o, f);
+  if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure_whole(o, f, s);
   std::lock_guard<std::mutex> g(s.lock);
   if (!s.result.found) s.result.found = std::move(f);
   else if (o.keep_going) s.result.further.push_back(std::move(f));
@@ -417,7 +430,7 @@ void found_new(const campaign_options& o, shared_state& s, failure f) {
     record(o, s, std::move(f));
     return;
   }
-  if (!o.out_dir.empty()) f.dir = write_failure_whole(o, f);
+  if (!o.out_dir.empty()) f.dir = write_failure_whole(o, f, s);
   std::lock_guard<std::mutex> g(s.lock);
   s.pending.push_back(std::move(f));
 }
@@ -766,7 +779,7 @@ campaign_result run_campaign(const campaign_options& o) {
   }
   if (s.result.found) s.result.found->runs = s.signature_runs[s.result.found->signature];
   for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
-  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure_whole(o, *s.result.found);
+  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure_whole(o, *s.result.found, s);
   return s.result;
 }
 
@@ -821,7 +834,17 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   variant_field.s = variant_name(f.shrunk.var);
   header.extra.push_back(variant_field);
   traces::write_trace_json((folder / "history.jsonl").string(), header, history);
-  std::ofstream(folder / "replay.txt") << "gfsl replay " << replay << "\n";
+  // Every file of the folder is checked: a full disk must not leave a
+  // folder that looks whole (write_failure_whole catches and reports it).
+  auto written = [](std::ofstream& out, const std::filesystem::path& p) {
+    out.flush();
+    if (!out) throw std::runtime_error(p.string() + ": cannot write: " + std::strerror(errno));
+  };
+  {
+    std::ofstream out(folder / "replay.txt");
+    out << "gfsl replay " << replay << "\n";
+    written(out, folder / "replay.txt");
+  }
   // What the detectors said, and the timeline of the operations involved.
   {
     std::ofstream rep(folder / "report.txt");
@@ -835,6 +858,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       rep << "the shrunk run did not fail again when repeated (" << f.shrunk.backend
           << " runs interleave freely): the detectors and history above are those of its failing execution\n";
     }
+    written(rep, folder / "report.txt");
   }
   {
     // Timeline: one row per team, operations in call order with their
@@ -853,11 +877,14 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       }
       t << "\n";
     }
+    written(t, folder / "timeline.txt");
   }
   std::string interleaving;
   if (focus && f.shrunk.backend == "host") {
     interleaving = interleaving_of(f, *focus, o);
-    std::ofstream(folder / "interleaving.txt") << interleaving;
+    std::ofstream out(folder / "interleaving.txt");
+    out << interleaving;
+    written(out, folder / "interleaving.txt");
   }
   {
     // One page for the failure: the detectors, the checker's answers (the
@@ -925,7 +952,9 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       }
       after += "</pre>\n";
     }
-    std::ofstream(folder / "counterexample.html") << lin::html_report(history, checked, ctx);
+    std::ofstream out(folder / "counterexample.html");
+    out << lin::html_report(history, checked, ctx);
+    written(out, folder / "counterexample.html");
   }
   return folder.string();
 }

@@ -93,6 +93,9 @@ struct campaign_result {
   std::optional<failure> found;   // the first failure
   std::vector<failure> further;   // keep_going: one per further signature, in the order found
   bool interrupted = false;       // `cancel` stopped it
+  // A failure's folder that could not be written (a full disk): the
+  // campaign stopped there; its failures are still in `found`/`further`.
+  std::string write_error;
 };
 
 campaign_result run_campaign(const campaign_options& o);
