@@ -2,12 +2,13 @@
 // disjoint and on overlapping key sets, and the final structure must agree key
 // by key with what the successful operations imply, and be well formed.
 //
-// Answers of individual operations are not asserted here: a chunk read made
-// lane by lane is not a snapshot, and under the published (thesis) variant a
-// reader can miss a key that a concurrent removal is shifting left, and in
-// rarer interleavings damage the structure (docs/ALGORITHM.md, "Chunk reads";
-// the runs of tests/test_robust.cpp pin both). These tests run the default,
-// robust variant; gfsl stress judges individual answers.
+// These tests run the default, robust variant. On disjoint key sets each
+// key has one writer, so every answer must be the one its owner's sequential
+// model gives: robust reads are validated, so a chunk read made lane by lane
+// (as OS threads make it) cannot make it miss a key. The published (thesis)
+// variant can, unless a chunk read is one atomic step (docs/ALGORITHM.md,
+// "Chunk reads"; tests/test_scheduler.cpp pins it at each granularity), so it
+// is not run here. With overlapping keys, gfsl stress judges the answers.
 #include <gtest/gtest.h>
 
 #include <barrier>
@@ -108,7 +109,7 @@ TYPED_TEST(Concurrency, DisjointKeySetsEndInTheStateTheirOwnersImply) {
     // The run must have exercised the concurrent paths it is meant to smoke.
     EXPECT_GT(r.paths.splits, 0u);
     EXPECT_GT(r.paths.merges, 0u);
-    ::testing::Test::RecordProperty("answers_off_model", std::to_string(r.answers_off_model));
+    EXPECT_EQ(r.answers_off_model, 0u) << "seed " << seed;
   }
 }
 

@@ -520,9 +520,9 @@ TEST(ThreadsWatchdog, AConcurrentPhaseThatCannotFinishEndsInAHangReport) {
     gfsl::run_extras ex;
     ex.hang_seconds = 0.3;
     ex.before_concurrent = damage;
-    const auto start = std::chrono::steady_clock::now();
+    // Without the watchdog the run would never return; the report below
+    // shows that it is what ended it.
     const gfsl::host_run r = gfsl::run_on_host(w, gfsl::host_mode::threads, 0, true, ex);
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
     EXPECT_EQ(r.prefill_stop, stop_reason::completed);
     EXPECT_NE(r.hang_report.find("completed no operation for 0.3 s, in "), std::string::npos) << r.hang_report;
     EXPECT_NE(r.hang_report.find("operations in flight pending"), std::string::npos) << r.hang_report;
@@ -589,13 +589,12 @@ TEST(SchedulerGranularity, LaneGranularReadsExposeTheTornReadFalseNegativesChunk
   EXPECT_EQ(chunk_off, 0u);
 }
 
-TEST(SchedulerGranularity, TheRobustVariantAnswersAsTheModelAtLaneGranularity) {
-  std::uint64_t off = 0;
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    off += disjoint_key_answers_off_model<gfsl::variant::robust>(granularity::lane, seed);
-    off += disjoint_key_answers_off_model<gfsl::variant::robust>(granularity::line, seed);
+TEST(SchedulerGranularity, TheRobustVariantAnswersAsTheModelAtEveryGranularity) {
+  for (granularity g : {granularity::lane, granularity::line, granularity::chunk}) {
+    std::uint64_t off = 0;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) off += disjoint_key_answers_off_model<gfsl::variant::robust>(g, seed);
+    EXPECT_EQ(off, 0u) << gfsl::sched::name(g);
   }
-  EXPECT_EQ(off, 0u);
 }
 
 }  // namespace
