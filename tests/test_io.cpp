@@ -3,6 +3,8 @@
 // files that cannot be written, and strings in a trace that try to forge
 // a report.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -599,3 +601,165 @@ TEST(KilledRuns, ARunInTurnsIsRecordedAsItGoes) {
 }
 
 }  // namespace
+
+// ---- issue 43: hostile input, resources and concurrency ----
+
+namespace {
+
+// The error output of a command whose standard output is a full disk.
+result stderr_of(const std::string& cmd) { return shell(cmd + " 2>&1 >/dev/full"); }
+
+std::size_t lines_in(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+std::string gfsl_cmd(const std::string& args) { return std::string(GFSL_BINARY) + " " + args; }
+
+}  // namespace
+
+// A NUL escape in a member name crashed the record reader (SIGSEGV); in a
+// name or a value it is refused with one line, by check and convert.
+TEST(Hostile, ANulEscapeInAJsonNameOrValueIsRefusedInOneLine) {
+  const std::string out = temp_path("nul_out.trace");
+  for (const std::string& line : {std::string(R"({"team":0,"x\u0000":1})"), std::string(R"({"team":0,"op":"insert\u0000","key":1,"value":1,"ok":true,"call":0,"ret":1})"),
+                                  std::string(R"({"format":"gfsl-history","version":1,"backend":"a\u0000b"})")}) {
+    const std::string file = temp_path("nul.jsonl");
+    spit(file, line + "\n");
+    for (const std::string& cmd : {"check " + file, "check - < " + file, "convert " + file + " " + out}) {
+      const result r = shell(gfsl_cmd(cmd) + " 2>&1");
+      EXPECT_EQ(r.code, 2) << cmd << "\n" << r.out;
+      EXPECT_EQ(lines_in(r.out), 1u) << cmd << "\n" << r.out;
+      EXPECT_NE(r.out.find("NUL"), std::string::npos) << cmd << "\n" << r.out;
+    }
+  }
+}
+
+// Blank lines without end held the stream in memory forever while the form
+// was being told apart: refused at the first line instead.
+TEST(Hostile, AStreamThatCannotStartARecordIsRefusedAtItsFirstLine) {
+  for (const std::string& source : {std::string("yes ''"), std::string("yes '   '"), std::string("cat /dev/zero | tr '\\0' ' '")}) {
+    const result r = shell(bash(source + " | " + gfsl_cmd("check -") + " 2>&1"));
+    EXPECT_EQ(r.code, 2) << source << "\n" << r.out;
+    EXPECT_EQ(lines_in(r.out), 1u) << source << "\n" << r.out;
+    EXPECT_NE(r.out.find("standard input: byte "), std::string::npos) << r.out;
+  }
+}
+
+// Numbers CLI11 would take and turn into something else: NaN and infinity
+// for a real (a budget that never runs out), -1 for an unsigned (2^64-1),
+// a decimal past 2^64. Each is one line and exit 2 before anything runs.
+TEST(Hostile, NumericOptionsRefuseNanNegativesAndOverflow) {
+  const std::string dir = temp_path("nan_campaign");
+  for (const std::string& args :
+       {"fuzz --seconds nan --out " + dir, "fuzz --seconds inf --out " + dir, "fuzz --seconds -1 --out " + dir,
+        "fuzz --max-runs -1 --out " + dir, "fuzz --shrink-seconds NaN --out " + dir, std::string("stress --backend host --seconds nan"),
+        std::string("run --ops -1"), std::string("run --ops 99999999999999999999999"), std::string("run --seed -5"),
+        std::string("run --prefill nan"), std::string("check --seconds nan /dev/null"), std::string("mutants --backend host --seconds nan")}) {
+    const result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(lines_in(r.out), 1u) << args << "\n" << r.out;
+  }
+  EXPECT_FALSE(std::ifstream(dir + "/journal.jsonl").good());
+}
+
+// A replay line is held to gfsl run's limits: teams=16777217 was taken.
+TEST(Hostile, ReplayLinesAreHeldToTheCommandLinesLimits) {
+  const result good = run("run --backend host --teams 2 --ops 50 --range 20 --seed 3");
+  ASSERT_EQ(good.code, 0) << good.out;
+  const std::size_t at = good.out.find("gfsl replay ");
+  ASSERT_NE(at, std::string::npos) << good.out;
+  const std::string line = good.out.substr(at + 12, good.out.find('\n', at) - at - 12);
+  ASSERT_NE(line.find(":teams=2:"), std::string::npos) << line;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string l = line;
+    l.replace(l.find(from), from.size(), to);
+    return l;
+  };
+  for (const std::string& bad : {with(":teams=2:", ":teams=16777217:"), with(":teams=2:", ":teams=0:"), with(":range=20:", ":range=0:"),
+                                 with(":teams=2:", ":teams=18446744073709551615:")}) {
+    const result r = run("replay '" + bad + "'");
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+    EXPECT_EQ(lines_in(r.out), 1u) << bad << "\n" << r.out;
+  }
+  const std::size_t p = line.find(":prefill=");
+  ASSERT_NE(p, std::string::npos);
+  std::string nan_prefill = line;
+  nan_prefill.replace(p, line.find(':', p + 1) - p, ":prefill=nan");
+  const result r = run("replay '" + nan_prefill + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+// An unknown mutant name ran the control alone and passed.
+TEST(Hostile, MutantsRefuseAnUnknownName) {
+  const result r = run("mutants --backend host --only no-such-mutant");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out, "gfsl mutants: --only: no mutant is named \"no-such-mutant\" (gfsl mutants --list names them)\n");
+}
+
+// A report that could not reach standard output passed for one that did.
+TEST(Hostile, AReportToAFullStandardOutputIsAnErrorInOneLine) {
+  const std::string trace = temp_path("report.trace");
+  ASSERT_EQ(run("run --backend host --teams 2 --ops 100 --range 20 --trace " + trace).code, 0);
+  for (const std::string& args : {"check " + trace, "check --json - " + trace, std::string("run --backend host --teams 2 --ops 100 --range 20"),
+                                  "convert " + trace + " -"}) {
+    const result r = stderr_of(gfsl_cmd(args));
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(lines_in(r.out), 1u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("No space left on device"), std::string::npos) << args << "\n" << r.out;
+  }
+}
+
+// A full disk in the middle of a recorded run: the run stops at the first
+// failed write, with one line and exit 4, and what it wrote before is a cut
+// trace that gfsl check reads (exit 3: undecided).
+TEST(Hostile, ARunWhoseTraceFillsTheDiskStopsAtTheFirstFailedWrite) {
+  const std::string trace = temp_path("disk_full.trace");
+  // Room for the preamble, the header and the prefill's block, not for more.
+  const std::string header_only = temp_path("header_only.trace");
+  ASSERT_EQ(run("run --backend host --teams 2 --ops 1 --range 20 --prefill 0.5 --trace " + header_only).code, 0);
+  const std::size_t room = slurp(header_only).size() + 200;
+  const result r = shell("env GFSL_TEST_WRITE_BYTES=" + std::to_string(room) + " LD_PRELOAD=" + FAIL_WRITES_PRELOAD + " " +
+                         gfsl_cmd("run --backend host --teams 4 --ops 20000 --range 40 --prefill 0.5 --trace " + trace) + " 2>&1 >/dev/null");
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_EQ(lines_in(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("No space left on device"), std::string::npos) << r.out;
+  const result check = run("check " + trace);
+  EXPECT_EQ(check.code, 3) << check.out;
+}
+
+// A campaign folder has one owner: while a campaign runs there, a second
+// campaign, --resume and --overwrite are refused naming its pid; when the
+// owner dies (SIGKILL: no chance to clean up), the kernel frees the folder.
+TEST(Hostile, ACampaignFolderIsOwnedByOneProcess) {
+  const std::string dir = temp_path("owned");
+  const pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1), dup2(null, 2);
+    execl(GFSL_BINARY, "gfsl", "fuzz", "--backend", "host", "--seconds", "600", "--seed", "1", "--out", dir.c_str(), nullptr);
+    _exit(127);
+  }
+  // Until the owner has written its pid into the lock file (not a sleep for
+  // a guessed time: the loop ends when the file says so, or the owner ended).
+  std::string held;
+  for (int status = 0; held.empty() && waitpid(owner, &status, WNOHANG) == 0;) {
+    held = slurp(dir + "/.lock");
+    if (held.empty() || held.back() != '\n') held.clear();
+    if (held.empty()) sched_yield();
+  }
+  ASSERT_EQ(held, std::to_string(owner) + "\n");
+  for (const std::string& args : {"fuzz --backend host --seconds 5 --out " + dir, "fuzz --resume " + dir,
+                                  "fuzz --backend host --seconds 5 --overwrite --out " + dir}) {
+    const result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(r.out, "gfsl fuzz: --out " + dir + ": in use by process " + std::to_string(owner) +
+                         " (a campaign runs there; wait for it or stop it first)\n")
+        << args;
+  }
+  EXPECT_TRUE(std::ifstream(dir + "/journal.jsonl").good()) << "--overwrite deleted the running campaign's journal";
+  kill(owner, SIGKILL);
+  int status = 0;
+  waitpid(owner, &status, 0);
+  const result after = run("fuzz --backend host --seconds 5 --max-runs 5 --seed 1 --overwrite --out " + dir);
+  EXPECT_EQ(after.out.find("in use"), std::string::npos) << after.out;
+  EXPECT_EQ(after.code, 0) << after.out;
+}

@@ -20,6 +20,7 @@
 #include "linearizability/synthetic.hpp"
 #include "traces/internal.hpp"
 #include "traces/trace.hpp"
+#include "tests/trace_bytes.hpp"
 
 namespace {
 
@@ -294,33 +295,32 @@ TEST(Traces, TheDeleteValueDeclarationRoundTripsAndVersionOneFilesStillRead) {
     EXPECT_EQ(gfsl::traces::read_trace(json).header.delete_value, declared);
     EXPECT_EQ(slurp(json).find("\"delete_value\":") != std::string::npos, declared.has_value());
   }
-  // Version 1: the same bytes but for the version word (the preamble is not
-  // checksummed), written without the field as version 1 writers did.
+  // Version 1: the same sections, checksummed by version 1's rule, written
+  // without the field as version 1 writers did.
   gfsl::traces::trace_header h = sample_header();
   h.delete_value.reset();
   gfsl::traces::write_trace(bin, h, history);
   std::string bytes = slurp(bin);
   ASSERT_EQ(bytes[8], static_cast<char>(gfsl::traces::binary_version));
-  bytes[8] = 1;
+  bytes = gfsl::testing_files::assemble(1, gfsl::testing_files::sections_of(bytes));
   spit(bin, bytes);
   trace t = gfsl::traces::read_trace(bin);
   EXPECT_EQ(t.version, 1u);
   EXPECT_EQ(t.header.delete_value, std::optional<bool>(true));
   EXPECT_TRUE(gfsl::traces::delete_values_compared(t));
   EXPECT_NE(gfsl::traces::delete_value_convention(t).find("version 1"), std::string::npos);
-  // Converted, it becomes version 2 with the declaration explicit.
+  // Converted, it takes the current version, with the declaration explicit.
   gfsl::traces::write_trace(json, t, gfsl::traces::trace_format::json);
   EXPECT_NE(slurp(json).find("\"delete_value\":true"), std::string::npos);
   // A version 1 file with the field is not one a version 1 writer made.
   h.delete_value = false;
   gfsl::traces::write_trace(bin, h, history);
-  bytes = slurp(bin);
-  bytes[8] = 1;
+  bytes = gfsl::testing_files::assemble(1, gfsl::testing_files::sections_of(slurp(bin)));
   spit(bin, bytes);
   expect_one_line_error(bin, read_error(bin), "no \"delete_value\" field in a version 1 trace");
-  bytes[8] = 3;
+  bytes[8] = 4;
   spit(bin, bytes);
-  expect_one_line_error(bin, read_error(bin), "expected format version 1 to 2");
+  expect_one_line_error(bin, read_error(bin), "expected format version 1 to 3");
   // A declaration must be a boolean.
   spit(json, R"({"format":"gfsl-history","version":1,"delete_value":1})");
   expect_one_line_error(json, read_error(json), "true or false for \"delete_value\"");
@@ -614,31 +614,93 @@ TEST_F(BinaryCorruption, HugeLengthsAndCountsAreCheckedAgainstTheFile) {
   EXPECT_NE(what.find("byte " + std::to_string(history_at + 16) + ":"), std::string::npos) << what;
 }
 
-// Later sections (structural events, snapshots) must not break this reader:
-// a section of a type it does not know is skipped, checksum checked.
-TEST_F(BinaryCorruption, UnknownSectionsAreSkipped) {
-  auto get64 = [](const std::string& b, std::size_t at) {
-    std::uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
-    return v;
+// Versions 1 and 2 skip a section of a type they do not know (checksum
+// checked); version 3 skips only the optional types (2^31 and above) and
+// refuses any other type it does not know: a changed type must not hide a
+// section the verdict depends on.
+TEST_F(BinaryCorruption, UnknownSectionsAreSkippedOnlyWhereTheVersionSaysSo) {
+  using namespace gfsl::testing_files;
+  const std::vector<raw_section> sections = sections_of(bytes_);
+  ASSERT_EQ(sections.front().type, 1u);
+  auto with = [&](std::uint32_t type) {
+    std::vector<raw_section> out = sections;
+    raw_section extra;
+    extra.type = type;
+    extra.payload = "snapshot bytes a newer writer put here";
+    out.insert(out.begin() + 1, extra);
+    return out;
   };
-  const std::size_t after_header = 16 + 16 + get64(bytes_, 24) + 8;
-  const std::string payload = "snapshot bytes a newer writer put here";
-  std::string section(16, '\0');
-  section[0] = 7;
-  for (int i = 0; i < 8; ++i) section[8 + i] = static_cast<char>(payload.size() >> (8 * i));
-  section += payload;
-  const std::uint64_t sum =
-      gfsl::traces::section_checksum(reinterpret_cast<const unsigned char*>(payload.data()), payload.size());
-  for (int i = 0; i < 8; ++i) section += static_cast<char>(sum >> (8 * i));
-  spit(probe_, bytes_.substr(0, after_header) + section + bytes_.substr(after_header));
-  const trace t = gfsl::traces::read_trace(probe_);
-  EXPECT_TRUE(same_records(history_, t.history));
-
-  std::string corrupt = section;
-  corrupt[20] ^= 1;
-  spit(probe_, bytes_.substr(0, after_header) + corrupt + bytes_.substr(after_header));
+  // Version 2: type 7 is skipped, its checksum checked.
+  std::string v2 = assemble(2, with(7));
+  spit(probe_, v2);
+  EXPECT_TRUE(same_records(history_, gfsl::traces::read_trace(probe_).history));
+  v2[16 + 16 + le64(v2, 24) + 8 + 20] ^= 1;  // a byte of the extra section's payload
+  spit(probe_, v2);
   expect_one_line_error(probe_, read_error(probe_), "checksum");
+  // Version 3: an optional type is skipped, type 7 refused at its type field.
+  spit(probe_, assemble(3, with(0x80000007u)));
+  EXPECT_TRUE(same_records(history_, gfsl::traces::read_trace(probe_).history));
+  const std::string v3 = assemble(3, with(7));
+  spit(probe_, v3);
+  const std::string what = read_error(probe_);
+  expect_one_line_error(probe_, what, "expected a section type 0 to 6, or an optional one");
+  EXPECT_NE(what.find("byte " + std::to_string(16 + 16 + le64(v3, 24) + 8) + ":"), std::string::npos) << what;
+}
+
+// Section-level damage to a version 3 trace: a section's type changed (with
+// its checksum made to match, as a writer with a bug would), a section
+// removed, repeated, or two swapped. Each is refused with one line; none
+// reads as a shorter or different history.
+TEST_F(BinaryCorruption, EverySectionLevelChangeIsRefused) {
+  using namespace gfsl::testing_files;
+  // A trace of several history blocks, as a recording run writes it.
+  const std::string rec_path = temp_path("blocks.trace");
+  {
+    gfsl::traces::trace_recorder rec(rec_path, sample_header());
+    const std::size_t third = history_.size() / 3;
+    rec.append(history_.data(), third);
+    rec.append(history_.data() + third, third);
+    rec.append(history_.data() + 2 * third, history_.size() - 2 * third);
+    rec.finish();
+  }
+  for (const std::string& whole : {bytes_, slurp(rec_path)}) {
+    const std::vector<raw_section> sections = sections_of(whole);
+    ASSERT_EQ(assemble(3, sections), whole) << "the test's assembler must write what the writers write";
+    std::size_t tried = 0;
+    auto refused = [&](const std::vector<raw_section>& changed, bool end_as_given, const std::string& what) {
+      ++tried;
+      spit(probe_, assemble(3, changed, end_as_given));
+      const std::string e = read_error(probe_);
+      EXPECT_FALSE(e.empty()) << what << " was accepted";
+      if (!e.empty()) expect_one_line_error(probe_, e);
+    };
+    for (std::size_t i = 0; i + 1 < sections.size(); ++i) {
+      for (std::uint32_t type : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 0x80000000u}) {
+        if (type == sections[i].type) continue;
+        std::vector<raw_section> c = sections;
+        c[i].type = type;
+        // With the end section's payload kept: the chain no longer matches.
+        refused(c, true, "section " + std::to_string(i) + " retyped " + std::to_string(type));
+      }
+      std::vector<raw_section> removed = sections;
+      removed.erase(removed.begin() + static_cast<std::ptrdiff_t>(i));
+      refused(removed, true, "section " + std::to_string(i) + " removed");
+      std::vector<raw_section> repeated = sections;
+      repeated.insert(repeated.begin() + static_cast<std::ptrdiff_t>(i), sections[i]);
+      refused(repeated, true, "section " + std::to_string(i) + " repeated");
+      if (i + 2 < sections.size()) {
+        std::vector<raw_section> swapped = sections;
+        std::swap(swapped[i], swapped[i + 1]);
+        refused(swapped, true, "sections " + std::to_string(i) + " and " + std::to_string(i + 1) + " swapped");
+      }
+    }
+    // The end section removed: a cut trace, refused unless asked to keep it.
+    std::vector<raw_section> no_end = sections;
+    no_end.pop_back();
+    refused(no_end, true, "the end section removed");
+    EXPECT_GT(tried, 20u);
+  }
+  std::remove(rec_path.c_str());
 }
 
 TEST_F(BinaryCorruption, JsonTruncationsAreRefusedOrReadAsTheLinesBeforeTheCut) {

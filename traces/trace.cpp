@@ -231,7 +231,11 @@ std::string apply_field(trace_header& h, const extra_field& f) {
   if (f.name == "clock") {
     std::string name;
     if (std::string e = want_string(name); !e.empty()) return e;
-    if (!parse_clock(name, h.clock)) return "expected a clock none, global_counter, device_counter or globaltimer, found \"" + name + "\"";
+    if (!parse_clock(name, h.clock)) {
+      std::string shown;  // escaped: the name came from the file
+      json::append_string(shown, name);
+      return "expected a clock none, global_counter, device_counter or globaltimer, found " + shown;
+    }
     return {};
   }
   if (f.name == "ops") return want_unsigned(w.ops, UINT64_MAX);
