@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -82,6 +83,35 @@ int wait_exit(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+// Signals are sent on an event the process shows (a journal line), never
+// after a fixed delay, so that a loaded machine only makes the test slower.
+// Polls until `ready` holds or `pid` has ended (left for wait_exit to reap);
+// false when neither happens within the hang guard.
+bool wait_for_event(pid_t pid, const std::function<bool()>& ready) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (ready()) return true;
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+std::size_t journal_lines(const std::string& dir) {
+  const std::string text = slurp(dir + "/journal.jsonl");
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Both workers of a --jobs 2 campaign in `dir` have completed a batch: each
+// is past its start-up, with its signal handlers in place.
+bool both_workers_completed_a_batch(const std::string& dir) {
+  for (const char* w : {"/worker-0", "/worker-1"}) {
+    if (slurp(dir + w + "/journal.jsonl").find("{\"type\":\"batch\"") == std::string::npos) return false;
+  }
+  return true;
 }
 
 gfsl::fuzz::journal_summary journal_of(const std::string& dir) {
@@ -247,25 +277,32 @@ TEST(Interrupted, EverySignalLeavesAJournalThatResumesToTheSameCampaign) {
   ASSERT_EQ(whole.end_reason, "budget");
   ASSERT_GE(whole.all.runs, 300u);
 
+  const std::size_t whole_lines = journal_lines(ref);
+
   std::random_device rd;
   const unsigned seed = rd();
   std::mt19937 rng(seed);
   for (int sig : {SIGINT, SIGTERM, SIGKILL}) {
     const std::string dir = temp_dir("killed_" + std::to_string(sig));
-    // Anywhere in the campaign's life, start-up and shutdown included; a
-    // campaign that finished first (the machine ran faster than for the
-    // reference) is run again with half the delay.
-    int delay_ms = std::uniform_int_distribution<int>(20, std::max(40, ref_ms * 4 / 5))(rng);
+    // Anywhere in the campaign's life, measured in journal lines: SIGKILL
+    // from the campaign line on (before it there is no campaign to resume);
+    // SIGINT and SIGTERM once a run is journalled, as the handlers are in
+    // place only after the campaign line (before them a signal ends the
+    // process, as for any program). A campaign that finished before the
+    // signal landed is run again, signalled at half the lines.
+    const std::size_t first_line = sig == SIGKILL ? 1 : 2;
+    std::size_t lines = std::uniform_int_distribution<std::size_t>(first_line, whole_lines * 9 / 10)(rng);
     int code = 0;
-    for (int attempt = 0; attempt < 4; ++attempt, delay_ms /= 2) {
+    for (int attempt = 0; attempt < 4; ++attempt, lines = std::max(first_line, lines / 2)) {
       fs::remove_all(dir);
       const pid_t pid = start(small_campaign(dir), dir + ".log");
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      EXPECT_TRUE(wait_for_event(pid, [&] { return journal_lines(dir) >= lines; })) << "no journal line " << lines << " in minutes";
       kill(pid, sig);
       code = wait_exit(pid);
       if (code != 0) break;
     }
-    SCOPED_TRACE("signal " + std::to_string(sig) + " after " + std::to_string(delay_ms) + " ms (test seed " + std::to_string(seed) + ")");
+    SCOPED_TRACE("signal " + std::to_string(sig) + " at journal line " + std::to_string(lines) + " of " + std::to_string(whole_lines) +
+                 " (test seed " + std::to_string(seed) + ")");
     if (code == 0) {
       ADD_FAILURE() << "the campaign finished before the signal (" << ref_ms << " ms uninterrupted)";
       continue;
@@ -450,9 +487,12 @@ TEST(Workers, ASignalToTheWholeGroupStopsEveryWorkerCleanly) {
   ASSERT_GT(ref_ops, 0u);
   for (int sig : {SIGINT, SIGTERM}) {
     const std::string dir = temp_dir("group_" + std::to_string(sig));
-    const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1600", "--max-ops", "400", "--seconds", "600", "--out", dir},
+    // --progress on: the per-worker lines checked below are progress, which
+    // auto leaves out when standard error is a file.
+    const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1600", "--max-ops", "400", "--seconds", "600",
+                             "--progress", "on", "--out", dir},
                             dir + ".log", {}, true);
-    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    EXPECT_TRUE(wait_for_event(pid, [&] { return both_workers_completed_a_batch(dir); })) << slurp(dir + ".log");
     kill(-pid, sig);
     EXPECT_EQ(wait_exit(pid), 3) << slurp(dir + ".log");
     const std::string log = slurp(dir + ".log");
@@ -541,15 +581,12 @@ TEST(Workers, AWorkerThatDiesIsStartedAgainAndTheCampaignCompletes) {
   const std::uint64_t ref_ops = uninterrupted_jobs_campaign_ops();
   ASSERT_GT(ref_ops, 0u);
   const std::string dir = temp_dir("restart");
-  const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1600", "--max-ops", "400", "--seconds", "600", "--out", dir},
+  const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1600", "--max-ops", "400", "--seconds", "600",
+                           "--progress", "on", "--out", dir},
                           dir + ".log");
-  std::vector<pid_t> kids;
-  for (int i = 0; i < 200 && kids.size() < 2; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    kids = children_of(pid);
-  }
+  EXPECT_TRUE(wait_for_event(pid, [&] { return both_workers_completed_a_batch(dir); })) << slurp(dir + ".log");
+  const std::vector<pid_t> kids = children_of(pid);
   ASSERT_EQ(kids.size(), 2u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
   kill(kids[0], SIGKILL);  // as a device fault or the OOM killer would
   EXPECT_EQ(wait_exit(pid), 0) << slurp(dir + ".log");
   const std::string log = slurp(dir + ".log");
@@ -565,8 +602,9 @@ TEST(Workers, AKilledParentLeavesWorkersThatResume) {
   const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1600", "--max-ops", "400", "--seconds", "600",
                            "--progress", "off", "--out", dir},
                           dir + ".log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_TRUE(wait_for_event(pid, [&] { return both_workers_completed_a_batch(dir); })) << slurp(dir + ".log");
   const std::vector<pid_t> kids = children_of(pid);
+  EXPECT_EQ(kids.size(), 2u);
   kill(pid, SIGKILL);
   EXPECT_EQ(wait_exit(pid), -SIGKILL);
   // The workers are told (SIGTERM) and end, journals closed.
