@@ -723,14 +723,12 @@ TYPED_TEST(SnapshotInvariants, SearchThatRestartsForeverIsCutByTheBudget) {
   // keys are all above them and which has no predecessor to backtrack to: the
   // search restarts forever, and only the access budget ends it.
   e.set_entry(top, 1, e.key(top, 1), l1_third);
-  const auto start = std::chrono::steady_clock::now();
+  // Returning at all shows the cut; the detail shows the budget made it.
   const auto r = check(b.snap);
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const inv::violation* v = find_violation(r.violations, "bottom-search");
   ASSERT_NE(v, nullptr) << listing(r.violations);
   EXPECT_NE(v->detail.find("budget"), std::string::npos) << v->describe();
   EXPECT_TRUE(flags(r.violations, "down-reachability", top)) << listing(r.violations);
-  EXPECT_LT(secs, 10.0);
 }
 
 TYPED_TEST(SnapshotInvariants, HeldLockIsNoLocksOnlyAtQuiescence) {

@@ -101,8 +101,10 @@ TEST(Variants, TheLockSpinNeverWaitsOnAnOldRead) {
   EXPECT_TRUE(has(r, "the history is linearizable")) << r.out;
 }
 
+// --max-structures bounds these runs; their --seconds only guards against a
+// hang, so that a loaded machine gives the same verdict, later.
 TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
-  const result r = run("stress --backend host --granularity lane --variant thesis --max-structures 40 --seconds 60 --progress off");
+  const result r = run("stress --backend host --granularity lane --variant thesis --max-structures 40 --seconds 3600 --progress off");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "VIOLATIONS FOUND")) << r.out;
   // The first report: a false contains of a stable key, with the words the
@@ -127,12 +129,12 @@ TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
 }
 
 TEST(Stress, ThesisAtWholeChunkReadsAndRobustAtLanePass) {
-  const result chunk = run("stress --backend host --granularity chunk --variant thesis --max-structures 40 --seconds 60 --progress off");
+  const result chunk = run("stress --backend host --granularity chunk --variant thesis --max-structures 40 --seconds 3600 --progress off");
   EXPECT_EQ(chunk.code, 0) << chunk.out;
   EXPECT_TRUE(has(chunk, "violations: 0")) << chunk.out;
   for (const char* shape : {"stable-contains", "owned-keys"}) {
     const result robust = run(std::string("stress --backend host --granularity lane --variant robust --max-structures 40 "
-                                          "--seconds 60 --progress off --shape ") + shape);
+                                          "--seconds 3600 --progress off --shape ") + shape);
     EXPECT_EQ(robust.code, 0) << robust.out;
     EXPECT_TRUE(has(robust, "no violation")) << robust.out;
     EXPECT_TRUE(has(robust, "40 judged by the structure oracle")) << robust.out;
@@ -143,19 +145,19 @@ TEST(Stress, TheOraclesFireOnSeededBugs) {
   // A removal that shifts right to left hides a key even from whole-chunk
   // reads of the published algorithm (robust's validated reads repair it).
   const result r = run("stress --backend host --granularity chunk --variant thesis --mutant remove-right-to-left "
-                       "--max-structures 40 --seconds 60 --progress off");
+                       "--max-structures 40 --seconds 3600 --progress off");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "mutant: remove-right-to-left (seeded bug)")) << r.out;
   // owned-keys knows every answer of insert, delete and contains.
   const result o = run("stress --backend host --granularity chunk --shape owned-keys --variant thesis "
-                       "--mutant insert-left-to-right --max-structures 40 --seconds 60 --progress off");
+                       "--mutant insert-left-to-right --max-structures 40 --seconds 3600 --progress off");
   EXPECT_EQ(o.code, 1) << o.out;
 }
 
 TEST(Stress, RobustWithoutItsValidationIsCaughtAtLaneGranularity) {
   for (const char* m : {"absence-not-validated"}) {
     const result r = run(std::string("stress --backend host --granularity lane --variant robust --max-structures 200 "
-                                     "--seconds 60 --progress off --mutant ") + m);
+                                     "--seconds 3600 --progress off --mutant ") + m);
     EXPECT_EQ(r.code, 1) << m << "\n" << r.out;
   }
 }
