@@ -128,6 +128,10 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
   return {b, [st]() -> int {
     if (is_stdout(st->csv)) st->csv.clear();
+#if defined(GFSL_CUDA_QUICK)
+    std::fprintf(stderr, "gfsl bench: a quick device build (GFSL_CUDA_QUICK): the algorithm runs out of line, so these "
+                         "figures are not the structure's; configure with -DGFSL_CUDA_QUICK=OFF to measure\n");
+#endif
     // Every visible GPU by default, one worker process each (the options
     // checked here first); a worker runs on the one device its parent gave it.
     auto on_devices = [&]() -> int {

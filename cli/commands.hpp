@@ -53,6 +53,10 @@ command add_dot_command(CLI::App& root);
 command add_check_command(CLI::App& root);
 command add_convert_command(CLI::App& root);
 command add_bench_command(CLI::App& root);
+// gfsl bench: a stand-in that names gfsl-bench in gfsl's help; main() hands
+// `gfsl bench ...` to forward_to_bench, which runs gfsl-bench beside gfsl.
+command add_bench_forwarder(CLI::App& root);
+int forward_to_bench(int argc, char** argv, int bench_at);
 command add_stress_command(CLI::App& root);
 
 }  // namespace gfsl::cli

@@ -232,6 +232,7 @@ command add_mutants_command(CLI::App& root) {
     double budget = 20;
     double equivalent_budget = 0;  // 0: the budget
     std::uint64_t max_runs = 0, equivalent_max_runs = 0;  // 0: the time bound only
+    double shrink_seconds = 0;                            // 0: --seconds
     bool list = false;
     std::string json, junit, only, variant = "robust", granularity = "chunk", progress = "auto";
     std::uint64_t seed = 1;
@@ -241,7 +242,7 @@ command add_mutants_command(CLI::App& root) {
   CLI::App* mu = root.add_subcommand("mutants", "the kill matrix: every seeded bug against every detector");
   mu->add_option("--backend", st->backend, "host or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
   mu->add_option("--seconds", st->budget,
-                 "search time of each mutant's campaign (and of the control's); shrinking a kill takes up to as long again")
+                 "search time of each mutant's campaign (and of the control's); shrinking a kill takes up to --shrink-seconds more")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   mu->add_option("--equivalent-seconds", st->equivalent_budget,
@@ -255,6 +256,9 @@ command add_mutants_command(CLI::App& root) {
       ->capture_default_str();
   mu->add_option("--equivalent-max-runs", st->equivalent_max_runs,
                  "runs of each mutant marked equivalent for this variant and granularity (0: --max-runs)")
+      ->capture_default_str();
+  mu->add_option("--shrink-seconds", st->shrink_seconds, "time to shrink each kill (0: --seconds)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   mu->add_option("--seed", st->seed, "campaign seed (fixed: the matrix is reproducible)")->capture_default_str();
   mu->add_option("--only", st->only, "one mutant by name");
@@ -314,7 +318,7 @@ command add_mutants_command(CLI::App& root) {
               o.limits.vary_granularity = false;
               sched::parse(st->granularity, o.limits.granularity);
               o.var = *parse_variant(st->variant);
-              o.shrink_seconds = st->budget;
+              o.shrink_seconds = st->shrink_seconds > 0 ? st->shrink_seconds : st->budget;
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;
               o.limits.max_range = 2000;

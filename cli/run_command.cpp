@@ -252,6 +252,14 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
                   (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
                   gfsl::sched::name(schedule->reason));
+      // Fewer than two turns a team: the teams ran nearly one after another
+      // (PCT over a long run changes the running team at d-1 points only),
+      // and the run says so rather than pass for a concurrent one.
+      if (o.w.teams > 1 && schedule->switches < 2ull * o.w.teams) {
+        std::printf("warning:  %llu switches among %u teams: they ran nearly one after another, so this run exercised "
+                    "little concurrency (--sched random interleaves every access; PCT suits many short runs: gfsl fuzz)\n",
+                    (unsigned long long)schedule->switches, o.w.teams);
+      }
       if (o.so.strat == gfsl::sched::strategy::park) {
         std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
                     gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
@@ -612,6 +620,7 @@ command add_run_command(CLI::App& root) {
                   "host (emulated teams under the deterministic scheduler), threads (one OS thread per team), cuda")
       ->check(CLI::IsMember({"host", "threads", "cuda"}))
       ->capture_default_str();
+  o.w.teams = 8;  // a concurrent run unless asked otherwise
   run->add_option("--teams", o.w.teams, "teams (emulated warps / warps)")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
   run->add_option("--ops", o.w.ops, "operations in the concurrent phase, over all teams")->capture_default_str();
   run->add_option("--mix", st->mix, "percentages of insert, delete, contains: I,D,C")->capture_default_str();

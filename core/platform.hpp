@@ -21,12 +21,22 @@
 // of stall cycles at N = 16), which is why algorithm::apply has one call
 // site for the search, and why the updates' rare paths are called apart
 // (algorithm::apart, GFSL_APART_FN).
-#if defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_INLINE_ALL)
+#if defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_NOINLINE_ALL)
+// The build that proves the device code compiles (CI, -DGFSL_CUDA_QUICK=ON):
+// every function compiled once per instantiation, out of line, so that cicc
+// and ptxas see small functions: about 35 s of CPU for stress/gpu_stress.cu
+// against over 10 minutes inlined; slower kernels (docs/BUILD.md).
+#define GFSL_FN __host__ __device__ __noinline__
+#elif defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_INLINE_ALL)
 #define GFSL_FN __host__ __device__ __forceinline__
 #else
 #define GFSL_FN __host__ __device__ inline
 #endif
+#if defined(__CUDA_ARCH__) && defined(GFSL_DEVICE_NOINLINE_ALL)
+#define GFSL_INLINE_FN __host__ __device__ __noinline__
+#else
 #define GFSL_INLINE_FN __host__ __device__ __forceinline__
+#endif
 // A function the algorithm calls apart (algorithm::apart): the rarely taken
 // paths of the updates, compiled once instead of once per call site.
 #define GFSL_APART_FN __host__ __device__ __noinline__

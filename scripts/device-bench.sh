@@ -7,6 +7,9 @@ set -euo pipefail
 build=${1:-build}
 repeats=${2:-5}
 out=${3:-bench-results}
+for needed in "$build/gfsl-bench" "$build/bench/clock_probe" "$build/bench/device_bench"; do
+  [[ -x $needed ]] || { echo "device-bench: $needed is not built (scripts/build.sh -DGFSL_BENCH=ON -DGFSL_CUDA_QUICK=OFF)" >&2; exit 2; }
+done
 mkdir -p "$out"
 "$build/bench/clock_probe" 8192 64 | tee "$out/clock_probe.log"
 "$build/gfsl" bench --suite launch --repeats "$repeats" --csv "$out/launch.csv" 2>&1 | tee "$out/launch.log"

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, runs every test.
+# The test command (CI runs it): installs what is missing, builds, runs every
+# test. The CUDA sources are compiled when nvcc is found, as a quick device
+# build (every kernel and instantiation, the algorithm's functions out of
+# line: GFSL_CUDA_QUICK, docs/BUILD.md), gfsl-bench included; a GPU run for
+# figures needs scripts/build.sh -DGFSL_CUDA_QUICK=OFF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
+phase() { echo "test.sh: $1 ($((SECONDS - start)) s so far)"; }
 scripts/install-deps.sh
-scripts/build.sh
+phase "building"
+scripts/build.sh -DGFSL_CUDA_QUICK=ON -DGFSL_BENCH=ON
+phase "running the tests"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The threads lane once more, under ThreadSanitizer (scripts/tsan.sh).
+phase "the ThreadSanitizer lane"
 scripts/tsan.sh
+phase "done"

@@ -112,7 +112,9 @@ class checksum {
       fill_ = 0;
     }
     for (; n >= 8; p += 8, n -= 8) step(get_u64(p));
-    while (n) pending_[fill_++] = *p++, --n;
+    // fill_ is 0 here and n under 8.
+    std::memcpy(pending_, p, n);
+    fill_ = n;
   }
   std::uint64_t value() const {
     std::uint64_t h = h_;
