@@ -276,14 +276,15 @@ int run_dot(const std::string& file, const std::string& out) {
     return exit_usage;
   }
   if (!t.has_final_snapshot) {
-    std::fprintf(stderr, "gfsl dot: %s: the trace holds no snapshot (binary traces of gfsl run --trace do)\n", file.c_str());
+    std::fprintf(stderr, "gfsl dot: %s: the trace holds no snapshot (binary traces of gfsl run --trace do)\n",
+                 lin::printable(file).c_str());
     return exit_usage;
   }
   const std::string dot = invariants::to_dot(t.final_snapshot);
   if (out.empty() || out == "-") {
     std::fputs(dot.c_str(), stdout);
   } else if (const std::string why = write_output(out, dot); !why.empty()) {
-    std::fprintf(stderr, "gfsl dot: %s\n", why.c_str());
+    std::fprintf(stderr, "gfsl dot: %s\n", lin::printable(why).c_str());
     return exit_usage;
   }
   return exit_ok;

@@ -1,6 +1,7 @@
 // gfsl fuzz / gfsl fuzz merge / gfsl mutants: property-based campaigns and
 // the mutants' kill matrix.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,6 +51,36 @@ bool parse_granularity_limit(const std::string& text, fuzz::generator_limits& li
   }
   lim.vary_granularity = false;
   return sched::parse(text, lim.granularity);
+}
+
+// A resumed journal's campaign line is held to the command line's rules:
+// a field the command line would refuse (an edited or damaged journal) is
+// named in one line, before anything runs. Empty when every field is good.
+std::string check_resumed_header(const fuzz::campaign_header& h) {
+  const auto bad = [](const char* field, const std::string& value, const char* allowed) {
+    return std::string("field \"") + field + "\" is \"" + gfsl::lin::printable(value) + "\" (" + allowed + ")";
+  };
+  const auto one_of = [](const std::string& v, std::initializer_list<const char*> names) {
+    return std::any_of(names.begin(), names.end(), [&](const char* n) { return v == n; });
+  };
+  if (!one_of(h.backend, {"host", "threads", "cuda"})) return bad("backend", h.backend, "host, threads, cuda");
+  if (!parse_variant(h.variant)) return bad("variant", h.variant, "thesis, robust");
+  if (h.mutant != "none" && !find_mutant(h.mutant)) return bad("mutant", h.mutant, "none or a name gfsl mutants --list gives");
+  if (!one_of(h.granularity, {"any", "chunk", "line", "lane"})) return bad("granularity", h.granularity, "any, chunk, line, lane");
+  if (!one_of(h.upper, {"thesis", "reraise", "mixed"})) return bad("upper", h.upper, "thesis, reraise, mixed");
+  const auto real = [](double d) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", d);
+    return std::string(buf);
+  };
+  if (!(h.seconds > 0) || !std::isfinite(h.seconds)) return bad("seconds", real(h.seconds), "a positive number");
+  if (!(h.shrink_seconds > 0) || !std::isfinite(h.shrink_seconds)) {
+    return bad("shrink_seconds", real(h.shrink_seconds), "a positive number");
+  }
+  if (h.max_teams < 2 || h.max_teams > (1u << 20)) return bad("max_teams", std::to_string(h.max_teams), "2 to 1048576");
+  if (h.max_range < 2 || h.max_range > 1000000000u) return bad("max_range", std::to_string(h.max_range), "2 to 1000000000");
+  if (h.workers > 256) return bad("workers", std::to_string(h.workers), "0 to 256");
+  return {};
 }
 
 double median(std::vector<double> v) {
@@ -142,16 +173,21 @@ command add_fuzz_command(CLI::App& root) {
             if (!st->resume.empty()) {
               // The campaign's own options, from its journal's first line.
               if (!o.out_dir.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --resume %s: the folder is the campaign's; --out goes with a new campaign\n", st->resume.c_str());
+                std::fprintf(stderr, "gfsl fuzz: --resume %s: the folder is the campaign's; --out goes with a new campaign\n",
+                             gfsl::lin::printable(st->resume).c_str());
                 return exit_usage;
               }
               fuzz::journal_summary prior;
               const std::string path = (std::filesystem::path(st->resume) / fuzz::journal_file).string();
               if (std::string e = fuzz::read_journal(path, prior); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", gfsl::lin::printable(e).c_str());
                 return exit_usage;
               }
               const fuzz::campaign_header& h = prior.header;
+              if (std::string e = check_resumed_header(h); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s: line 1: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
+                return exit_usage;
+              }
               o.out_dir = st->resume;
               o.backend = h.backend;
               o.seconds = h.seconds;
@@ -174,7 +210,8 @@ command add_fuzz_command(CLI::App& root) {
               sc.shard_source = h.shard_source;
               sc.resuming = true;
               if (!parse_variant(st->variant)) {
-                std::fprintf(stderr, "gfsl fuzz: --resume: %s: variant \"%s\" is not known\n", path.c_str(), h.variant.c_str());
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s: variant %s is not known\n", gfsl::lin::printable(path).c_str(),
+                             gfsl::lin::printable(h.variant).c_str());
                 return exit_usage;
               }
             } else {
@@ -208,14 +245,15 @@ command add_fuzz_command(CLI::App& root) {
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
             o.var = *parse_variant(st->variant);
             if (!fuzz::parse_upper_choice(st->upper, o.limits.upper)) {
-              std::fprintf(stderr, "gfsl fuzz: --resume: upper rule \"%s\" is not known (thesis, reraise, mixed)\n",
-                           st->upper.c_str());
+              std::fprintf(stderr, "gfsl fuzz: --resume: upper rule %s is not known (thesis, reraise, mixed)\n",
+                           gfsl::lin::printable(st->upper).c_str());
               return exit_usage;
             }
             if (!st->mutant.empty()) {
               const mutant_info* m = find_mutant(st->mutant);
               if (!m) {
-                std::fprintf(stderr, "gfsl fuzz: --mutant %s: no such mutant (gfsl mutants --list)\n", st->mutant.c_str());
+                std::fprintf(stderr, "gfsl fuzz: --mutant %s: no such mutant (gfsl mutants --list)\n",
+                             gfsl::lin::printable(st->mutant).c_str());
                 return exit_usage;
               }
               o.mut = m->id;

@@ -88,11 +88,12 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   if (s.resuming) {
     fuzz::journal_summary prior;
     if (std::string e = fuzz::read_journal(journal_path, prior); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
     }
     if (finished(prior.end_reason)) {
-      std::printf("gfsl fuzz: %s ended (%s) after %llu runs: nothing to resume\n", o.out_dir.c_str(), prior.end_reason.c_str(),
+      std::printf("gfsl fuzz: %s ended (%s) after %llu runs: nothing to resume\n", gfsl::lin::printable(o.out_dir).c_str(),
+                  gfsl::lin::printable(prior.end_reason).c_str(),
                   (unsigned long long)prior.all.runs);
       return prior.failures.empty() ? exit_ok : exit_violation;
     }
@@ -102,29 +103,41 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
       if (e.path().filename().string().rfind(".staging-", 0) == 0) fs::remove_all(e.path(), ec);
     }
-    before = prior.complete;
+    // Every run journalled stays counted, those of the unfinished batch
+    // too: the batch runs again from its start (its seed is fixed) without
+    // journalling its first prior.open.runs runs a second time.
+    before = prior.all;
     o.first_batch = prior.batches_done;
     o.seconds_before = prior.seconds;
-    o.runs_before = prior.complete.runs;
+    o.runs_before = prior.all.runs;
+    o.replay_runs = prior.open.runs;
+    // A torn last line (a write cut by a kill or a full disk) goes, so that
+    // the next line starts a line of its own.
+    if (!prior.torn_tail.empty() && ::truncate(journal_path.c_str(), static_cast<off_t>(prior.whole_bytes)) != 0) {
+      std::fprintf(stderr, "gfsl fuzz: --resume: %s: cannot cut its torn last line: %s\n",
+                   gfsl::lin::printable(journal_path).c_str(), std::strerror(errno));
+      return exit_run_error;
+    }
     if (std::string e = journal.open(journal_path); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
     }
-    if (std::string e = journal.append("{\"type\":\"resume\",\"batch\":" + std::to_string(prior.batches_done) + "}", true); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+    if (std::string e = journal.append(fuzz::resume_line(prior.batches_done, prior.open.runs), true); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
       return exit_run_error;
     }
     if (s.progress) {
-      std::fprintf(stderr, "gfsl fuzz: resuming %s at batch %llu (%llu runs kept, %.1f s spent)\n", o.out_dir.c_str(),
-                   (unsigned long long)prior.batches_done, (unsigned long long)prior.complete.runs, prior.seconds);
+      std::fprintf(stderr, "gfsl fuzz: resuming %s at batch %llu (%llu runs kept, %llu of them in that batch, %.1f s spent)\n",
+                   gfsl::lin::printable(o.out_dir).c_str(), (unsigned long long)prior.batches_done, (unsigned long long)prior.all.runs,
+                   (unsigned long long)prior.open.runs, prior.seconds);
     }
   } else {
     if (std::string e = journal.open(journal_path); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: --out: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: --out: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
     }
     if (std::string e = journal.append(fuzz::header_line(header_of(o, s, 0)), true); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
       return exit_run_error;
     }
   }
@@ -192,7 +205,7 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   if (r.found) return exit_violation;
   if (r.interrupted) {
     std::printf("interrupted: %llu runs recorded in %s; gfsl fuzz --resume %s continues\n", (unsigned long long)r.runs,
-                journal_path.c_str(), o.out_dir.c_str());
+                gfsl::lin::printable(journal_path).c_str(), gfsl::lin::printable(o.out_dir).c_str());
     return exit_undecided;
   }
   std::printf("no failure\n");
@@ -224,7 +237,7 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   std::vector<device_slot> devices;
   if (!s.devices.empty()) {
     if (std::string e = resolve_devices(s.devices, devices); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
     }
   }
@@ -234,22 +247,22 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   if (s.resuming) {
     fuzz::journal_summary prior;
     if (std::string e = fuzz::read_journal(journal_path, prior); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
     }
     if (prior.header.workers != workers) {
       std::fprintf(stderr, "gfsl fuzz: --resume %s: the campaign ran %u workers, %u can be started here (--devices %s)\n",
-                   o.out_dir.c_str(), prior.header.workers, workers, s.devices.c_str());
+                   gfsl::lin::printable(o.out_dir).c_str(), prior.header.workers, workers, gfsl::lin::printable(s.devices).c_str());
       return exit_usage;
     }
   }
   if (std::string e = journal.open(journal_path); !e.empty()) {
-    std::fprintf(stderr, "gfsl fuzz: --out: %s\n", e.c_str());
+    std::fprintf(stderr, "gfsl fuzz: --out: %s\n", gfsl::lin::printable(e).c_str());
     return exit_usage;
   }
   if (!s.resuming) {
     if (std::string e = journal.append(fuzz::header_line(header_of(o, s, workers)), true); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
       return exit_run_error;
     }
   }
@@ -268,7 +281,7 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
     if (s.resuming && fs::exists(fs::path(wdir) / fuzz::journal_file)) {
       fuzz::journal_summary w;
       if (std::string e = fuzz::read_journal((fs::path(wdir) / fuzz::journal_file).string(), w); !e.empty()) {
-        std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", e.c_str());
+        std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", gfsl::lin::printable(e).c_str());
         return exit_usage;
       }
       if (finished(w.end_reason)) continue;
@@ -279,7 +292,7 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   }
   stop_on_signals(stop_requested);
   auto say = [&](const std::string& line) {
-    if (s.progress) std::fprintf(stderr, "gfsl fuzz: %s\n", line.c_str());
+    if (s.progress) std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(line).c_str());
   };
   say("running " + std::to_string(plans.size()) + " worker process(es) in " + o.out_dir + "/worker-<j>/ (output in worker-<j>.log)");
   bool any_failure = false;
@@ -311,7 +324,7 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   fuzz::merged_campaigns m;
   const std::vector<std::string> folders{o.out_dir};
   if (std::string e = fuzz::merge_campaigns(folders, m); !e.empty()) {
-    std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+    std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
     return exit_run_error;
   }
   int rc = exit_ok;
@@ -325,11 +338,11 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   journal.append(fuzz::end_line(reason, m.seconds), true);
   const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::merged_json(m) + "\n");
   std::printf("gfsl fuzz: %u workers\n%s", workers, fuzz::merged_text(m).c_str());
-  if (!report_error.empty()) std::fprintf(stderr, "gfsl fuzz: %s\n", report_error.c_str());
+  if (!report_error.empty()) std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(report_error).c_str());
   if (m.failure_count()) return exit_violation;
   if (rc != exit_ok) return rc;
   if (interrupted) {
-    std::printf("interrupted; gfsl fuzz --resume %s continues\n", o.out_dir.c_str());
+    std::printf("interrupted; gfsl fuzz --resume %s continues\n", gfsl::lin::printable(o.out_dir).c_str());
     return exit_undecided;
   }
   return report_error.empty() ? exit_ok : exit_run_error;
@@ -426,7 +439,7 @@ int run_fuzz_campaign(fuzz::campaign_options o, const scale_options& s) {
 int merge_fuzz_campaigns(const std::vector<std::string>& dirs, const std::string& json_path, const std::string& junit_path) {
   fuzz::merged_campaigns m;
   if (std::string e = fuzz::merge_campaigns(dirs, m); !e.empty()) {
-    std::fprintf(stderr, "gfsl fuzz merge: %s\n", e.c_str());
+    std::fprintf(stderr, "gfsl fuzz merge: %s\n", gfsl::lin::printable(e).c_str());
     return exit_usage;
   }
   // A report given "-" takes the text report's place on standard output.
@@ -440,7 +453,7 @@ int merge_fuzz_campaigns(const std::vector<std::string>& dirs, const std::string
   for (const auto& [path, text] : {std::pair{json_path, fuzz::merged_json(m) + "\n"}, std::pair{junit_path, fuzz::merged_junit(m)}}) {
     if (path.empty() || is_stdout(path)) continue;
     if (std::string e = fuzz::write_file_atomically(path, text); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz merge: %s\n", e.c_str());
+      std::fprintf(stderr, "gfsl fuzz merge: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
     }
   }

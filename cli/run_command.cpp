@@ -775,7 +775,7 @@ command add_replay_command(CLI::App& root) {
   return {replay, [text] {
             run_options o;
             if (const std::string bad = decode_replay(*text, o); !bad.empty()) {
-              std::fprintf(stderr, "gfsl replay: %s\n", bad.c_str());
+              std::fprintf(stderr, "gfsl replay: %s\n", gfsl::lin::printable(bad).c_str());  // the fields are the input's
               return exit_usage;
             }
             o.judge_linearizability = true;

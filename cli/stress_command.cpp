@@ -16,6 +16,7 @@
 #include "cli/workers.hpp"
 #include "fuzz/journal.hpp"
 #include "stress/options.hpp"
+#include "linearizability/report.hpp"
 #include "stress/report.hpp"
 #include "stress/runner.hpp"
 #include "traces/json.hpp"
@@ -257,7 +258,8 @@ command add_stress_command(CLI::App& root) {
   return {c, [st]() -> int {
             stress::options& o = st->o;
             auto usage = [](const std::string& why) {
-              std::fprintf(stderr, "gfsl stress: %s\n", why.c_str());
+              // Option values and replay fields are the input's: escaped.
+              std::fprintf(stderr, "gfsl stress: %s\n", gfsl::lin::printable(why).c_str());
               return exit_usage;
             };
             if (is_stdout(st->json) && is_stdout(st->csv)) return usage("--json - and --csv -: one report on standard output; give the other a FILE");

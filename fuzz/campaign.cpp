@@ -142,7 +142,9 @@ bool try_smaller(failure& f, const run_config& candidate, const campaign_options
 bool try_smaller_any_schedule(failure& f, const run_config& candidate, const campaign_options& o,
                               std::uint64_t schedules = schedules_per_candidate) {
   if (try_smaller(f, candidate, o)) return true;
-  for (std::uint64_t k = 1; k < schedules; ++k) {
+  // A signal (SIGINT, SIGTERM) ends the search at once: the smallest failure
+  // so far is kept, and the campaign must stop within about a run.
+  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()); ++k) {
     run_config again = candidate;
     again.so.seed = 1 + model::mix64(candidate.so.seed + k) % 1000000000;
     if (try_smaller(f, again, o)) return true;
@@ -200,7 +202,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     std::sort(sorted.begin(), sorted.end(), [](const model::operation& a, const model::operation& b) { return a.key < b.key; });
     // Each half in the list's order, then ascending (which splits the last
     // chunk each time, the fewest keys to a given shape).
-    for (int half = 0; half < 6 && s.elapsed() < until; ++half) {
+    for (int half = 0; half < 6 && s.elapsed() < until && !s.cancelled(); ++half) {
       std::set<key_type> kept;
       for (std::size_t i = 0; i < sorted.size(); ++i) {
         const bool lower = i < sorted.size() / 2;
@@ -218,7 +220,8 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   bool progress = true;
   while (progress && s.elapsed() < until && !s.cancelled()) {
     progress = halve_chunks();
-    for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until;) {
+    for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until &&
+                            !s.cancelled();) {
       if (try_smaller_any_schedule(f, without(f.shrunk, [t](run_config& n) { remove_team(n, t); }), o)) {
         progress = true;
       }
@@ -228,7 +231,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     const auto list_of = [](model::script& sc, std::size_t l) -> std::vector<model::operation>& {
       return l == 0 ? sc.prefill : sc.team_ops[l - 1];
     };
-    for (std::size_t l = 0; l <= f.shrunk.script->team_ops.size() && s.elapsed() < until; ++l) {
+    for (std::size_t l = 0; l <= f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled(); ++l) {
       for (std::size_t width = std::max<std::size_t>(1, list_of(*f.shrunk.script, l).size() / 2); width >= 1; width /= 2) {
         for (std::size_t at = 0; at < list_of(*f.shrunk.script, l).size() && s.elapsed() < until && !s.cancelled();) {
           const run_config n = without(f.shrunk, [&](model::script& sc) {
@@ -247,7 +250,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   // they go together, with more schedules tried, since the run is tiny by now.
   const auto idle = [](const model::operation_list& ops) { return ops.empty(); };
   const auto& teams = f.shrunk.script->team_ops;
-  if (teams.size() > 1 && std::any_of(teams.begin(), teams.end(), idle) && !std::all_of(teams.begin(), teams.end(), idle)) {
+  if (!s.cancelled() && teams.size() > 1 && std::any_of(teams.begin(), teams.end(), idle) && !std::all_of(teams.begin(), teams.end(), idle)) {
     try_smaller_any_schedule(f,
                              without(f.shrunk,
                                      [&](run_config& n) {
@@ -269,7 +272,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
 void shrink_further(failure& f, const campaign_options& o, double until, const shared_state& s) {
   if (f.shrunk.backend != "host") return;
   bool progress = !f.shrunk.script;
-  while (progress && s.elapsed() < until) {
+  while (progress && s.elapsed() < until && !s.cancelled()) {
     progress = false;
     std::vector<run_config> candidates;
     const run_config& c = f.shrunk;
@@ -300,13 +303,13 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     // schedule's seed too, has usually done this part already; a
     // keep-going campaign leaves it all to this pass).
     for (const run_config& candidate : candidates) {
-      if (s.elapsed() >= until) break;
+      if (s.elapsed() >= until || s.cancelled()) break;
       if (!try_smaller_any_schedule(f, candidate, o, generated_schedules_per_candidate)) continue;
       progress = true;
       break;
     }
   }
-  shrink_script(f, o, until, s);
+  if (!s.cancelled()) shrink_script(f, o, until, s);
 }
 
 std::uint32_t path_mask(const path_stats& p) {
@@ -319,12 +322,16 @@ std::uint32_t path_mask(const path_stats& p) {
 
 // Counts a judged run into the campaign (under the lock). Returns whether it
 // reached a combination of rare paths no earlier run reached.
-bool count_run(shared_state& s, const judgement& j) {
+// A replayed run (campaign_options::replay_runs) is counted by the caller
+// already: only what the journal does not keep (coverage, PCT) is counted.
+bool count_run(shared_state& s, const judgement& j, bool replayed = false) {
   campaign_result& r = s.result;
-  ++r.runs;
-  r.ops += j.config.w.ops + j.run.prefill.size();
-  r.paths += j.run.report.paths;
-  r.undecided += j.undecided;
+  if (!replayed) {
+    ++r.runs;
+    r.ops += j.config.w.ops + j.run.prefill.size();
+    r.paths += j.run.report.paths;
+    r.undecided += j.undecided;
+  }
   if (j.config.backend == "host" && (j.config.so.strat == sched::strategy::pct || j.config.so.strat == sched::strategy::fair_pct)) {
     ++r.pct_runs;
     r.pct_changes += j.outcome.priority_changes;
@@ -446,6 +453,7 @@ void worker(const campaign_options& o, shared_state& s) {
     batch_log log;
     bool in_shrink = false, cut_short = false;
     std::uint64_t case_index = 0;
+    const std::uint64_t replayed_runs = b == o.first_batch ? o.replay_runs : 0;
     // The coverage corpus is the batch's own, so that a batch is a function
     // of its seed alone: a resumed campaign (--resume) runs exactly what the
     // uninterrupted one would have.
@@ -460,7 +468,8 @@ void worker(const campaign_options& o, shared_state& s) {
       const run_config c = *gen;
       // Once a failure is found, the other cases of the batch are RapidCheck
       // shrinking it: let them run even past the time bound.
-      if (!in_shrink && (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds)) {
+      const bool replayed = !in_shrink && case_index < replayed_runs;
+      if (!in_shrink && (s.stop.load() || s.cancelled() || (!replayed && s.elapsed() > o.seconds))) {
         cut_short = true;
         return;
       }
@@ -468,12 +477,13 @@ void worker(const campaign_options& o, shared_state& s) {
       // passes, so RapidCheck settles on the smallest failure found so far.
       if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled())) return;
       judgement j = execute_and_judge(c, o.judge);
-      if (!in_shrink && o.on_run) o.on_run(b, case_index++, j.config, j);
+      if (!in_shrink && !replayed && o.on_run) o.on_run(b, case_index, j.config, j);
+      if (!in_shrink) ++case_index;
       const std::string sig = j.failed() ? signature(j.found) : std::string();
       bool new_signature = false;
       if (!in_shrink) {
         std::lock_guard<std::mutex> g(s.lock);
-        count_run(s, j);
+        count_run(s, j, replayed);
         keep(j);
         if (j.failed()) new_signature = ++s.signature_runs[sig] == 1;
       }
@@ -535,11 +545,14 @@ void worker(const campaign_options& o, shared_state& s) {
     for (int i = 0; i < directed_runs + feedback_runs && !cut_short; ++i) {
       const bool directed = i < directed_runs;
       if (!directed && corpus.empty()) break;
-      if (s.stop.load() || s.cancelled() || s.elapsed() > o.seconds) {
+      // A replayed run ran before the campaign was stopped: neither the
+      // time nor the run budget cuts it (runs_before counts it already).
+      const bool replayed = case_index < replayed_runs;
+      if (s.stop.load() || s.cancelled() || (!replayed && s.elapsed() > o.seconds)) {
         cut_short = true;
         break;
       }
-      {
+      if (!replayed) {
         std::lock_guard<std::mutex> g(s.lock);
         if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) break;
       }
@@ -551,11 +564,12 @@ void worker(const campaign_options& o, shared_state& s) {
       judgement j = execute_and_judge(directed ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
                                                : reschedule(*best, o, rng),
                                       o.judge);
-      if (o.on_run) o.on_run(b, case_index++, j.config, j);
+      if (o.on_run && !replayed) o.on_run(b, case_index, j.config, j);
+      ++case_index;
       bool new_signature = false;
       {
         std::lock_guard<std::mutex> g(s.lock);
-        count_run(s, j);
+        count_run(s, j, replayed);
         if (j.failed()) new_signature = ++s.signature_runs[signature(j.found)] == 1;
       }
       keep(j);

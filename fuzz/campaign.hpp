@@ -49,6 +49,12 @@ struct campaign_options {
   std::uint64_t first_batch = 0;   // batches before this one are done (a resumed campaign)
   double seconds_before = 0;       // campaign time already spent: counts against `seconds`
   std::uint64_t runs_before = 0;   // runs already done: count against `max_runs`
+  // The first replay_runs runs of batch first_batch were journalled before
+  // the campaign was stopped. They are run again, since the batch's later
+  // runs (RapidCheck's generator, the batch's coverage corpus) follow from
+  // them, but not reported through on_run nor counted, and the time budget
+  // does not cut them: a resumed campaign keeps every run it had.
+  std::uint64_t replay_runs = 0;
   // Set from outside (SIGINT, SIGTERM): stop after the run in progress; a
   // failure being shrunk keeps the smallest form found so far.
   const std::atomic<bool>* cancel = nullptr;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <fcntl.h>
@@ -95,6 +96,10 @@ std::string failure_line(const failure_entry& f) {
          ",\"seconds\":" + real(f.seconds) + ",\"ops\":" + std::to_string(f.ops) + "}";
 }
 
+std::string resume_line(std::uint64_t batch, std::uint64_t kept) {
+  return "{\"type\":\"resume\",\"batch\":" + std::to_string(batch) + ",\"kept\":" + std::to_string(kept) + "}";
+}
+
 std::string end_line(const std::string& reason, double seconds) {
   return "{\"type\":\"end\",\"reason\":" + quoted(reason) + ",\"seconds\":" + real(seconds) + "}";
 }
@@ -126,16 +131,42 @@ std::string journal_writer::append(const std::string& json_object, bool durable)
 
 std::string read_journal(const std::string& path, journal_summary& out) {
   out = journal_summary{};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return path + ": cannot read the journal";
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  run_totals open_batch;  // the runs of the batch in progress
-  std::size_t line_no = 0, pos = 0;
+  // Read in blocks, a line at a time: a journal of millions of runs is not
+  // held whole, and a file that is no journal (/dev/zero, a device, a
+  // binary) is refused at its first line, however long the file.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!in) return path + ": cannot read the journal: " + std::strerror(errno);
+  std::string text;          // the unread part: whole lines, then the start of the next
+  std::size_t pos = 0;       // where the next line starts in `text`
+  std::uint64_t consumed = 0;  // bytes of the file before text[0]
+  bool at_end = false;
+  run_totals& open_batch = out.open;  // the runs of the batch in progress
+  std::size_t line_no = 0;
   bool have_header = false;
-  while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
+  while (true) {
+    std::size_t nl = text.find('\n', pos);
+    while (nl == std::string::npos && !at_end) {
+      const std::size_t partial = text.size() - pos;
+      if (partial > 0 && text[pos] != '{') {
+        return path + ": line " + std::to_string(line_no + 1) + ", byte 1: expected '{' (a journal line is a JSON object)";
+      }
+      if (partial > max_journal_line) {
+        return path + ": line " + std::to_string(line_no + 1) + " is longer than " + std::to_string(max_journal_line) +
+               " bytes (not a journal line)";
+      }
+      consumed += pos;
+      text.erase(0, pos);
+      pos = 0;
+      char block[65536];
+      const std::size_t n = std::fread(block, 1, sizeof block, in.get());
+      if (n == 0) {
+        if (std::ferror(in.get())) return path + ": cannot read the journal: " + std::strerror(errno);
+        at_end = true;
+      }
+      text.append(block, n);
+      nl = text.find('\n', partial);
+    }
+    if (pos >= text.size()) break;
     ++line_no;
     if (nl == std::string::npos) {
       // A process killed in the middle of a write leaves its last line torn.
@@ -143,8 +174,13 @@ std::string read_journal(const std::string& path, journal_summary& out) {
                       " bytes without a newline, an interrupted write) and was ignored";
       break;
     }
+    if (nl - pos > max_journal_line) {
+      return path + ": line " + std::to_string(line_no) + " is longer than " + std::to_string(max_journal_line) +
+             " bytes (not a journal line)";
+    }
     const std::string_view line(text.data() + pos, nl - pos);
     pos = nl + 1;
+    out.whole_bytes = consumed + pos;
     std::map<std::string, json::value> f;
     json::parse_failure pf;
     if (!json::parse_object(line, pf, [&](const std::string& name, const json::value& v) {
@@ -216,10 +252,19 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       if (num("batch") != out.batches_done) {
         return bad("resumes at batch " + std::to_string(num("batch")) + ", but batch " + std::to_string(out.batches_done) + " is the first unfinished one");
       }
-      // The unfinished batch is run again from its start: its earlier runs
-      // would otherwise be counted twice.
-      out.all = out.complete;
-      open_batch = {};
+      if (f.count("kept")) {
+        // The runs journalled stay counted; the resumed process journals
+        // only the runs after them.
+        if (num("kept") != open_batch.runs) {
+          return bad("resume keeps " + std::to_string(num("kept")) + " runs of batch " + std::to_string(out.batches_done) +
+                     ", the journal holds " + std::to_string(open_batch.runs));
+        }
+      } else {
+        // Journals before "kept": the unfinished batch was run again from
+        // its start and journalled again, so its earlier runs are dropped.
+        out.all = out.complete;
+        open_batch = {};
+      }
       out.end_reason.clear();
     } else if (type == "failure") {
       failure_entry e;

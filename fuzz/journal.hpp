@@ -7,15 +7,23 @@
 //   {"type":"batch","batch":B,"runs":N,...}         batch B is complete and passed (resumption starts after it)
 //   {"type":"failure","signature":...,"dir":...}    a failure, once its artifact folder is in place
 //   {"type":"end","reason":"budget"|"failure"|"interrupted",...}
-//   {"type":"resume","batch":B}                      --resume: the runs of the unfinished batch B are dropped (run again)
+//   {"type":"resume","batch":B,"kept":K}             --resume: the K runs of the unfinished batch B stay counted; the
+//                                                    batch is run again from its start, its first K runs not journalled again
+//   {"type":"resume","batch":B}                      (journals before "kept") the runs of batch B were dropped and run again
 //   {"type":"worker","worker":J,"status":...}        a campaign of worker processes: how worker J ended
 //
 // A line is written with one write(2) on a file opened O_APPEND, so a killed
 // process leaves at most its last line torn; the reader ignores a last line
 // without its newline and says so. Batches are the unit of resumption: a
 // batch's RapidCheck seed is fixed (campaign.hpp), so the batch that was in
-// progress is run again from its start and its journalled runs are not
-// counted twice.
+// progress is run again from its start, and the runs it had journalled are
+// run again without being journalled or counted twice: a resumed campaign
+// never has fewer runs than the one that was stopped, even when its time
+// budget was spent already.
+//
+// A journal line is at most max_journal_line bytes; the reader stops at the
+// first line that is longer or does not start a JSON object, so a file that
+// is not a journal (/dev/zero, a binary) is refused at once.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +38,7 @@ namespace gfsl::fuzz {
 
 inline constexpr const char* journal_file = "journal.jsonl";
 inline constexpr const char* report_file = "report.json";
+inline constexpr std::size_t max_journal_line = 1 << 20;
 
 // The options that define a campaign, as its first journal line records them.
 struct campaign_header {
@@ -71,6 +80,8 @@ struct journal_summary {
   run_totals all;                                   // every run journalled (what the campaign did)
   run_totals complete;                              // the runs of complete batches (where --resume starts from)
   std::uint64_t batches_done = 0;                   // the campaign's batches 0 .. batches_done-1 are complete
+  run_totals open;                                  // the runs journalled of batch batches_done, not yet complete
+  std::uint64_t whole_bytes = 0;                    // the journal's length up to its last whole line
   double seconds = 0;                               // campaign time at the last batch or end line
   std::vector<failure_entry> failures;
   std::string end_reason;                           // "" : the campaign did not end (interrupted hard)
@@ -108,6 +119,7 @@ std::string run_line(std::uint64_t batch, std::uint64_t index, std::uint64_t ops
 std::string batch_line(std::uint64_t batch, std::uint64_t runs, double seconds);
 std::string failure_line(const failure_entry& f);
 std::string end_line(const std::string& reason, double seconds);
+std::string resume_line(std::uint64_t batch, std::uint64_t kept);
 
 // Writes `content` to `path` through a temporary file in the same folder and
 // a rename, so that a reader sees the old file or the new one, never a part.

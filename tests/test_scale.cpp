@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -339,7 +340,9 @@ TEST(Interrupted, EverySignalLeavesAJournalThatResumesToTheSameCampaign) {
 
 TEST(Interrupted, AFailureIsJournalledOnceItsArtifactIsWhole) {
   const std::string dir = temp_dir("failure_kept");
-  const pid_t pid = start({"fuzz", "--mutant", "insert-without-duplicate-check", "--seconds", "60", "--progress", "off", "--out", dir},
+  // Bounded by runs (the mutant is found at the 2nd run at seed 1, measured); --seconds is a hang guard.
+  const pid_t pid = start({"fuzz", "--mutant", "insert-without-duplicate-check", "--seed", "1", "--jobs", "1", "--max-runs", "5",
+                           "--seconds", "3600", "--progress", "off", "--out", dir},
                           dir + ".log");
   EXPECT_EQ(wait_exit(pid), 1) << slurp(dir + ".log");
   const auto j = journal_of(dir);
@@ -361,7 +364,8 @@ TEST(Interrupted, AFailureIsJournalledOnceItsArtifactIsWhole) {
 // batch's runs but no failure, and --resume runs the batch again.
 TEST(Interrupted, AFailureWhoseFolderWasNotWrittenIsFoundAgainOnResume) {
   const std::string dir = temp_dir("failure_lost");
-  ASSERT_EQ(run("fuzz --mutant insert-without-duplicate-check --seconds 60 --progress off --out " + dir).code, 1);
+  ASSERT_EQ(run("fuzz --mutant insert-without-duplicate-check --seed 1 --jobs 1 --max-runs 5 --seconds 3600 --progress off --out " + dir).code,
+            1);
   const auto first = journal_of(dir);
   ASSERT_EQ(first.failures.size(), 1u);
   const std::string artifact = first.failures[0].dir;
@@ -512,7 +516,8 @@ TEST(Workers, ASignalToTheWholeGroupStopsEveryWorkerCleanly) {
 // worker process per device with CUDA_VISIBLE_DEVICES set, checked here with
 // the host backend standing in for the GPU.
 TEST(Workers, StressOnEveryDeviceReportsEachDeviceAndTheSum) {
-  const result r = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices all --seconds 5 --max-structures 2");
+  // Bounded by structures, so the counts below hold on any machine; --seconds is a hang guard.
+  const result r = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices all --seconds 3600 --max-structures 2");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("== device 0 (CUDA_VISIBLE_DEVICES=0): exit 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("== device 1 (CUDA_VISIBLE_DEVICES=1): exit 0"), std::string::npos) << r.out;
@@ -520,17 +525,18 @@ TEST(Workers, StressOnEveryDeviceReportsEachDeviceAndTheSum) {
   EXPECT_NE(r.out.find("  device 0: 16000 operations"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  device 1: 16000 operations"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("all 2 devices: 32000 operations"), std::string::npos) << r.out;
-  const result csv = run_env("CUDA_VISIBLE_DEVICES=3,6 GFSL_DEVICE_COUNT=8", "stress --backend host --devices 1 --seconds 5 --max-structures 1 --csv -");
+  const result csv = run_env("CUDA_VISIBLE_DEVICES=3,6 GFSL_DEVICE_COUNT=8", "stress --backend host --devices 1 --seconds 3600 --max-structures 1 --csv -");
   ASSERT_EQ(csv.code, 0) << csv.out;
   EXPECT_EQ(csv.out.rfind("backend,device,shape", 0), 0u) << csv.out;  // one device: its report as it is
-  const result json = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 0,1 --seconds 5 --max-structures 1 --json -");
+  const result json = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 0,1 --seconds 3600 --max-structures 1 --json -");
   ASSERT_EQ(json.code, 0) << json.out;
   EXPECT_EQ(json.out.rfind("{\"devices\":[{\"device\":0,\"visible\":\"0\",\"status\":\"exit 0\",\"operations\":8000,", 0), 0u) << json.out;
   EXPECT_NE(json.out.find("],\"operations\":16000,\"violations\":0,"), std::string::npos) << json.out;
-  // A seeded bug found on every device: the exit code says so.
+  // A seeded bug found on every device: the exit code says so. Each device
+  // finds it in its structure 0 (measured); 2 structures leave room.
   const result bug = run_env("GFSL_DEVICE_COUNT=2",
                              "stress --backend host --devices all --variant thesis --granularity lane --range 36 --writers 1/4 "
-                             "--seconds 20 --max-structures 20 --mutant insert-without-duplicate-check");
+                             "--seconds 3600 --max-structures 2 --mutant insert-without-duplicate-check");
   EXPECT_EQ(bug.code, 1) << bug.out;
   const result bad = run_env("GFSL_DEVICE_COUNT=2", "stress --backend host --devices 5 --seconds 1");
   EXPECT_EQ(bad.code, 2) << bad.out;
@@ -547,8 +553,10 @@ TEST(Workers, BenchAndMutantsRunOnEachDevice) {
     EXPECT_NE(b.out.find("device 1: gfsl bench: not available in this build"), std::string::npos) << b.out;
     EXPECT_NE(b.out.find("gfsl bench: device 1 (CUDA_VISIBLE_DEVICES=1): exit 2"), std::string::npos) << b.out;
   }
+  // Bounded by runs (killed after 3 at seed 1, measured); --seconds is a hang guard.
   const result m = run_env("GFSL_DEVICE_COUNT=2",
-                           "mutants --backend host --devices all --variant thesis --seconds 3 --only insert-without-duplicate-check --json -");
+                           "mutants --backend host --devices all --variant thesis --seed 1 --max-runs 6 --seconds 3600 "
+                           "--only insert-without-duplicate-check --json -");
   ASSERT_EQ(m.code, 0) << m.out;
   EXPECT_NE(m.out.find("\"name\":\"insert-without-duplicate-check\",\"applicable\":true,\"equivalent\":false,\"killed\":true"),
             std::string::npos)
@@ -723,7 +731,9 @@ TEST(Merge, FailuresAreGroupedBySignatureWithOneArtifactEach) {
   std::string args;
   for (int shard = 0; shard < 3; ++shard) {
     dirs.push_back(temp_dir("merge_" + std::to_string(shard)));
-    const result r = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --progress off --shard " + std::to_string(shard) +
+    // Bounded by runs (each shard finds the mutant within 6 runs at seed 1, measured); --seconds is a hang guard.
+    const result r = run("fuzz --mutant insert-without-duplicate-check --seed 1 --max-runs 12 --seconds 3600 --progress off --shard " +
+                         std::to_string(shard) +
                          "/3 --out " + dirs.back());
     ASSERT_EQ(r.code, 1) << r.out;
     args += " " + dirs.back();
@@ -754,6 +764,170 @@ TEST(Merge, FailuresAreGroupedBySignatureWithOneArtifactEach) {
   EXPECT_NE(j.find("\"failures\":3,\"signatures\":[{\"signature\":"), std::string::npos) << j;
   const result without_failures = run("fuzz merge " + clean);
   EXPECT_EQ(without_failures.code, 0) << without_failures.out;
+}
+
+// ---- issue 43, finding 5: a resume never forgets a run ----
+
+// The runs an unfinished batch journalled stay counted across a resume: the
+// resume line says how many it keeps, and the resumed process journals only
+// the runs after them.
+TEST(ResumeKeepsRuns, TheKeptRunsOfAnUnfinishedBatchStayCounted) {
+  const std::string dir = temp_dir("journal_kept");
+  fs::create_directories(dir);
+  write(dir + "/journal.jsonl", header + run_line(0, 0, 10) + run_line(0, 1, 20) + gfsl::fuzz::resume_line(0, 2) + "\n" +
+                                    run_line(0, 2, 30) + gfsl::fuzz::batch_line(0, 3, 1) + "\n");
+  const auto j = journal_of(dir);
+  EXPECT_EQ(j.all.runs, 3u);
+  EXPECT_EQ(j.all.ops, 60u);
+  EXPECT_EQ(j.complete.runs, 3u);
+  EXPECT_EQ(j.batches_done, 1u);
+  write(dir + "/journal.jsonl", header + run_line(0, 0, 10) + run_line(0, 1, 20) + gfsl::fuzz::resume_line(0, 2) + "\n");
+  const auto open = journal_of(dir);
+  EXPECT_EQ(open.all.runs, 2u);
+  EXPECT_EQ(open.open.runs, 2u);
+  EXPECT_EQ(open.complete.runs, 0u);
+  write(dir + "/journal.jsonl", header + run_line(0, 0, 10) + gfsl::fuzz::resume_line(0, 5) + "\n");
+  gfsl::fuzz::journal_summary bad;
+  EXPECT_NE(gfsl::fuzz::read_journal(dir + "/journal.jsonl", bad).find("line 3: resume keeps 5 runs of batch 0, the journal holds 1"),
+            std::string::npos);
+}
+
+// A file that is no journal is refused at its first line, however long it
+// is: /dev/zero (it never ended), and a first line past the line cap.
+TEST(ResumeKeepsRuns, AJournalThatIsNoJournalIsRefusedAtItsFirstLine) {
+  const std::string dir = temp_dir("journal_zero");
+  fs::create_directories(dir);
+  fs::create_symlink("/dev/zero", dir + "/journal.jsonl");
+  const result zero = run("fuzz merge " + dir);
+  EXPECT_EQ(zero.code, 2) << zero.out;
+  EXPECT_NE(zero.out.find("journal.jsonl: line 1, byte 1: expected '{'"), std::string::npos) << zero.out;
+  EXPECT_EQ(std::count(zero.out.begin(), zero.out.end(), '\n'), 1) << zero.out;
+  const result resume = run("fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(resume.code, 2) << resume.out;
+  fs::remove(dir + "/journal.jsonl");
+  write(dir + "/journal.jsonl", "{\"type\":\"campaign\",\"x\":\"" + std::string(gfsl::fuzz::max_journal_line + 10, 'a'));
+  const result longer = run("fuzz merge " + dir);
+  EXPECT_EQ(longer.code, 2) << longer.out;
+  EXPECT_NE(longer.out.find("line 1 is longer than 1048576 bytes (not a journal line)"), std::string::npos) << longer.out;
+}
+
+// A campaign budgeted in runs (fixed seed, one process or --jobs 2, with or
+// without --keep-going), killed (SIGKILL or SIGINT) after several numbers of
+// journal lines: the merged run count never goes down, neither when the
+// resumed campaign is stopped again at once nor when its time budget was
+// spent already, and a resume that may run to its budget ends with exactly
+// the runs of the campaign never stopped.
+TEST(ResumeKeepsRuns, ARunCountNeverGoesDownAndEndsAsTheUninterruptedOne) {
+  struct shape {
+    std::string name;
+    std::vector<std::string> extra;
+    bool jobs2;
+  };
+  for (const shape& sh : {shape{"one", {}, false}, shape{"keep", {"--keep-going"}, false}, shape{"jobs", {"--jobs", "2"}, true}}) {
+    auto campaign = [&](const std::string& out) {
+      std::vector<std::string> a{"fuzz", "--backend", "host", "--seed", "5", "--max-runs", "120", "--max-ops", "300",
+                                 "--seconds", "600", "--progress", "off", "--out", out};
+      a.insert(a.end(), sh.extra.begin(), sh.extra.end());
+      return a;
+    };
+    const std::string ref = temp_dir("kept_ref_" + sh.name);
+    ASSERT_EQ(wait_exit(start(campaign(ref), ref + ".log")), 0) << slurp(ref + ".log");
+    const std::uint64_t whole = merged({ref}).totals.runs;
+    ASSERT_GE(whole, 120u);
+    // Journal lines of the campaign's own journal (one process), or of
+    // worker 0's (--jobs 2): a few runs in, mid-batch, later batches.
+    for (std::size_t lines : {std::size_t{4}, std::size_t{40}}) {
+      for (int sig : {SIGKILL, SIGINT}) {
+        SCOPED_TRACE(sh.name + ": signal " + std::to_string(sig) + " after " + std::to_string(lines) + " journal lines");
+        const std::string dir = temp_dir("kept_" + sh.name + "_" + std::to_string(lines) + "_" + std::to_string(sig));
+        const std::string watched = sh.jobs2 ? dir + "/worker-0" : dir;
+        const pid_t pid = start(campaign(dir), dir + ".log", {}, true);
+        EXPECT_TRUE(wait_for_event(pid, [&] { return journal_lines(watched) >= lines; })) << "no journal line " << lines;
+        kill(-pid, sig);  // the whole group: a parent and its workers
+        const int code = wait_exit(pid);
+        if (code == 0) continue;  // finished before the signal: nothing to resume
+        const std::uint64_t left = merged({dir}).totals.runs;
+        // Resumed and stopped again at once (SIGKILL when the resume line
+        // is written): nothing may be lost.
+        if (!sh.jobs2) {
+          const std::size_t at = journal_lines(dir);
+          const pid_t again = start({"fuzz", "--resume", dir, "--progress", "off"}, dir + ".again.log", {}, true);
+          EXPECT_TRUE(wait_for_event(again, [&] { return journal_lines(dir) > at; }));
+          kill(-again, SIGKILL);
+          wait_exit(again);
+          EXPECT_GE(merged({dir}).totals.runs, left);
+        }
+        // Its time budget spent already (the campaign line says 1 ms): the
+        // runs it had are all it keeps, none lost.
+        const std::string spent = dir + "_spent";
+        fs::remove_all(spent);
+        fs::copy(dir, spent, fs::copy_options::recursive);
+        for (const std::string& j : {spent + "/journal.jsonl", spent + "/worker-0/journal.jsonl", spent + "/worker-1/journal.jsonl"}) {
+          if (!fs::exists(j)) continue;
+          const std::string text = slurp(j);
+          const std::size_t first_end = text.find('\n');
+          ASSERT_NE(first_end, std::string::npos) << j;
+          const std::string first = std::regex_replace(text.substr(0, first_end), std::regex("\"seconds\":[0-9.e+]+"),
+                                                       "\"seconds\":0.001");
+          ASSERT_NE(first, text.substr(0, first_end)) << j;
+          write(j, first + text.substr(first_end));
+        }
+        const result r_spent = run("fuzz --resume " + spent + " --progress off");
+        EXPECT_NE(r_spent.code, 2) << r_spent.out;
+        EXPECT_GE(merged({spent}).totals.runs, left) << r_spent.out;
+        // Left to run to its budget, it is the campaign never stopped.
+        const result r = run("fuzz --resume " + dir + " --progress off");
+        EXPECT_EQ(r.code, 0) << r.out;
+        EXPECT_EQ(merged({dir}).totals.runs, whole) << r.out;
+      }
+    }
+  }
+}
+
+// ---- issue 43, findings 7 and 8: a resumed journal's campaign line is held
+// to the command line's rules, and what it says is printed escaped ----
+TEST(ResumedHeader, EachFieldIsValidatedLikeTheCommandLineInOneLine) {
+  const std::string dir = temp_dir("resumed_header");
+  struct bad_case {
+    std::string from, to, expected;
+  };
+  for (const bad_case& c : std::vector<bad_case>{
+           {"\"backend\":\"host\"", "\"backend\":\"bogus\"", "line 1: field \"backend\" is \"bogus\" (host, threads, cuda)"},
+           {"\"granularity\":\"any\"", "\"granularity\":\"bogus\"", "line 1: field \"granularity\" is \"bogus\" (any, chunk, line, lane)"},
+           {"\"variant\":\"robust\"", "\"variant\":\"\\u001b[2Jx\"", "line 1: field \"variant\" is \"\\x1b[2Jx\" (thesis, robust)"},
+           {"\"mutant\":\"none\"", "\"mutant\":\"nope\"", "line 1: field \"mutant\" is \"nope\""},
+           {"\"max_teams\":8", "\"max_teams\":1", "line 1: field \"max_teams\" is \"1\" (2 to 1048576)"},
+           {"\"max_range\":100", "\"max_range\":0", "line 1: field \"max_range\" is \"0\""},
+           {"\"seconds\":5.0", "\"seconds\":0", "line 1: field \"seconds\" is \"0\" (a positive number)"},
+       }) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string h = header;
+    const std::size_t at = h.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    h.replace(at, c.from.size(), c.to);
+    write(dir + "/journal.jsonl", h);
+    const result r = run("fuzz --resume " + dir + " --progress off");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(journal_lines(dir), 1u) << "the journal is left as it was";
+  }
+}
+
+// Strings from the input reach the terminal escaped: a folder name given to
+// merge and --resume, a replay line's fields.
+TEST(ResumedHeader, FolderNamesAndReplayFieldsArePrintedEscaped) {
+  const std::string odd = testing::TempDir() + "gfsl_scale_" + std::to_string(::getpid()) + "_no\x1b[2Jwhere";
+  for (const std::string& args : {"fuzz merge '" + odd + "'", "fuzz --resume '" + odd + "' --progress off",
+                                  std::string("replay 'gfsl1:backend=\x1b[2J'"), std::string("replay '\x1b[2J'"),
+                                  std::string("stress --replay 'gfsl-stress1:\x1b[2J'")}) {
+    const result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args << "\n" << r.out;
+    if (args.rfind("fuzz", 0) == 0) EXPECT_NE(r.out.find("\\x1b[2J"), std::string::npos) << args << "\n" << r.out;
+  }
 }
 
 }  // namespace
