@@ -759,7 +759,8 @@ TEST(Hostile, ACampaignFolderIsOwnedByOneProcess) {
   kill(owner, SIGKILL);
   int status = 0;
   waitpid(owner, &status, 0);
-  const result after = run("fuzz --backend host --seconds 5 --max-runs 5 --seed 1 --overwrite --out " + dir);
+  // Bounded by runs (the same 5 on any machine); --seconds is a hang guard.
+  const result after = run("fuzz --backend host --seconds 3600 --max-runs 5 --seed 1 --jobs 1 --overwrite --out " + dir);
   EXPECT_EQ(after.out.find("in use"), std::string::npos) << after.out;
   EXPECT_EQ(after.code, 0) << after.out;
 }

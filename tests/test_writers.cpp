@@ -88,7 +88,9 @@ TEST(Writers, ConvertOutputChecksInBothDirections) {
 TEST(Writers, FuzzFailureHistoryChecks) {
   const std::string dir = temp_path("fuzz");
   fs::remove_all(dir);
-  const result f = run("fuzz --mutant insert-without-duplicate-check --seconds 60 --progress off --out " + dir);
+  // Bounded by runs (found at the 2nd run at seed 1, measured); --seconds is a hang guard.
+  const result f = run("fuzz --mutant insert-without-duplicate-check --seed 1 --jobs 1 --max-runs 5 --seconds 3600 --progress off --out " +
+                       dir);
   ASSERT_EQ(f.code, 1) << f.out;
   fs::path history;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -122,7 +124,13 @@ TEST(Writers, FuzzFailureHistoryChecks) {
 TEST(Writers, EveryArtifactOfAKeepGoingCampaignIsReadBack) {
   const std::string dir = temp_path("keep-going");
   fs::remove_all(dir);
-  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seconds 6 --shrink-seconds 3 --progress off --out " + dir);
+  // Bounded by runs, so that every machine makes the same campaign: at seed 1
+  // the first failing run is the 70th (measured), 150 leaves room. --seconds
+  // is a hang guard; --shrink-seconds bounds time only, which the assertions
+  // below do not depend on (a shrunk run keeps its signature however far
+  // shrinking got).
+  const result f = run("fuzz --variant thesis --granularity lane --keep-going --max-ops 150 --seed 1 --jobs 1 --max-runs 150 "
+                       "--seconds 3600 --shrink-seconds 3 --progress off --out " + dir);
   ASSERT_EQ(f.code, 1) << f.out;
   std::size_t folders = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
