@@ -168,10 +168,11 @@ TEST(CheckCli, ATimeLimitGivesExitThree) {
 TEST(CheckCli, AMemoryBoundGivesExitThree) {
   const std::string json = temp_path("hard-memory.jsonl");
   spit(json, hard_trace());
-  const result r = run("check --seconds 20 --max-memory 8k " + json);
+  // --seconds is a hang guard: the memory bound, not the time limit, must be what ends it.
+  const result r = run("check --seconds 600 --max-memory 8k " + json);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("within the memory limit (--max-memory)"), std::string::npos) << r.out;
-  const result j = run("check --json - --seconds 20 --max-memory 8k " + json);
+  const result j = run("check --json - --seconds 600 --max-memory 8k " + json);
   EXPECT_NE(j.out.find("\"memory_bound_keys\":1"), std::string::npos) << j.out;
   const result bad = run("check --max-memory lots " + json);
   EXPECT_EQ(bad.code, 2) << bad.out;
