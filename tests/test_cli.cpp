@@ -387,17 +387,18 @@ TEST(Cli, JsonTakesAFileOrDashForStandardOutput) {
 // gfsl mutants says, as each campaign ends, which mutant it was and what
 // became of it; the campaign's seed is printed, RapidCheck's own is not.
 TEST(Cli, MutantsPrintsALinePerMutantAsItFinishes) {
-  const result r = run("mutants --variant thesis --only insert-without-duplicate-check --seconds 1 --progress on");
+  // Bounded by runs (killed after 3 at seed 1, measured), so the lines are
+  // the same on any machine; --seconds is a hang guard.
+  const std::string args = "mutants --variant thesis --only insert-without-duplicate-check --seed 1 --max-runs 6 --seconds 3600";
+  const result r = run(args + " --progress on");
   EXPECT_NE(r.out.find("gfsl mutants: seed 1, 1 mutant and the control"), std::string::npos) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("control \\(the correct core\\): (passed|FAILED after) [0-9]+ runs")))
-      << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("mutant 1/1 insert-without-duplicate-check: "
-                                                  "(killed after [0-9]+ runs \\([a-z-]+\\)|NOT killed in [0-9]+ runs)")))
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("control \\(the correct core\\): passed [0-9]+ runs"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("mutant 1/1 insert-without-duplicate-check: killed after [0-9]+ runs \\([a-z-]+\\)")))
       << r.out;
   EXPECT_EQ(r.out.find("Using configuration"), std::string::npos) << r.out;
   // The lines go before the table, and only when asked for (stderr is a pipe here).
   EXPECT_LT(r.out.find("mutant 1/1"), r.out.find("mutation score"));
-  const result quiet = run("mutants --variant thesis --only insert-without-duplicate-check --seconds 1");
+  const result quiet = run(args);
   EXPECT_EQ(quiet.out.find("mutant 1/1"), std::string::npos) << quiet.out;
   EXPECT_EQ(quiet.out.find("Using configuration"), std::string::npos) << quiet.out;
 }
