@@ -10,7 +10,8 @@ start=$SECONDS
 phase() { echo "test.sh: $1 ($((SECONDS - start)) s so far)"; }
 scripts/install-deps.sh
 phase "building"
-scripts/build.sh -DGFSL_CUDA_QUICK=ON -DGFSL_BENCH=ON
+# Release: no debug information, about 30% less to compile than -O2 -g.
+scripts/build.sh -DCMAKE_BUILD_TYPE=Release -DGFSL_CUDA_QUICK=ON -DGFSL_BENCH=ON
 phase "running the tests"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The threads lane once more, under ThreadSanitizer (scripts/tsan.sh).
