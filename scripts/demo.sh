@@ -36,7 +36,14 @@ rc=0
 failure=$(find demo/thesis -mindepth 1 -maxdepth 1 -type d -name 'failure-*' | head -n 1)
 if [[ -f $failure/interleaving.txt ]]; then
   printf '\n-- why: the torn read, from %s/interleaving.txt\n' "$failure"
-  grep -B3 -m1 "TORN" "$failure/interleaving.txt" || tail -n 8 "$failure/interleaving.txt"
+  # The read that gave the wrong answer is the last torn one: the writes
+  # that landed between its lanes, then the read.
+  last=$(grep -n "TORN" "$failure/interleaving.txt" | tail -n 1 | cut -d: -f1)
+  if [[ -n $last ]]; then
+    sed -n "$((last > 5 ? last - 5 : 1)),${last}p" "$failure/interleaving.txt"
+  else
+    tail -n 8 "$failure/interleaving.txt"
+  fi
 fi
 echo "-- the whole counterexample, one page: $failure/counterexample.html"
 
