@@ -3,6 +3,7 @@
 // given, its structures by the structure oracle at the end of their life.
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -212,8 +213,8 @@ command add_stress_command(CLI::App& root) {
                 "key ranges, one configuration each: 40, 36,40 or 24-128:8 (default: 40 for stable-contains, 16 keys "
                 "a team for owned-keys)");
   c->add_option("--seconds", st->o.seconds,
-                "run time of each configuration (host, threads: no structure starts after it; the one under way and "
-                "its structure oracle finish)")
+                "run time of each configuration (host, threads: the teams stop at their next operation and the "
+                "structure under way is judged; a --replay runs its structure whole)")
       ->capture_default_str();
   c->add_option("--rebuild-seconds", st->o.rebuild_seconds,
                 "threads, cuda: a fresh structure after R to 2R seconds (the layout varies)")
@@ -359,6 +360,12 @@ command add_stress_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl stress: %s\n", r.hang_detail.c_str());
               std::fflush(stderr);
             };
+            // SIGINT/SIGTERM: the teams stop at their next operation, the
+            // structure under way is judged, the report covers what ran and
+            // the exit code is 3 (undecided), unless a violation was found.
+            static std::atomic<bool> stop_requested{false};
+            stop_on_signals(stop_requested);
+            o.stop = &stop_requested;
             const std::vector<std::uint32_t> ranges = o.ranges;
             bool violation = false, run_error = false;
             try {
@@ -372,9 +379,9 @@ command add_stress_command(CLI::App& root) {
                   violation = violation || r.violations() > 0 || r.hung;
                   run_error = run_error || !r.error.empty();
                   results.push_back(std::move(r));
-                  if (run_error) break;
+                  if (run_error || stop_requested) break;
                 }
-                if (run_error) break;
+                if (run_error || stop_requested) break;
               }
             } catch (const std::invalid_argument& e) {
               print(results);
@@ -396,7 +403,12 @@ command add_stress_command(CLI::App& root) {
               }
             }
             if (violation) return exit_violation;
-            return run_error ? exit_run_error : exit_ok;
+            if (run_error) return exit_run_error;
+            if (stop_requested) {
+              std::fprintf(stderr, "gfsl stress: interrupted by a signal; the report covers what ran\n");
+              return exit_undecided;
+            }
+            return exit_ok;
           }};
 }
 

@@ -927,22 +927,29 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
                 " runs interleave freely): what follows is its failing execution.</p>\n";
     }
     std::string& after = ctx.html_after;
+    // A shrunk history is small, but one that could not be shrunk may hold
+    // 10^5 operations on the key: the bars draw its last 2,000 (a failure is
+    // found where its run ended) and say how many came before.
+    constexpr std::size_t most_bars = 2000;
+    const std::size_t bars_left_out = shown.size() > most_bars ? shown.size() - most_bars : 0;
+    const std::vector<model::op_record> drawn(shown.begin() + static_cast<std::ptrdiff_t>(bars_left_out), shown.end());
     std::uint64_t lo = model::no_stamp, hi = 0;
-    for (const model::op_record& r : shown) {
+    for (const model::op_record& r : drawn) {
       lo = std::min(lo, r.call);
       hi = std::max(hi, r.pending() ? r.call + 1 : r.ret);
     }
     if (lo == model::no_stamp) lo = 0;
     const double width = 1200, scale = hi > lo ? width / static_cast<double>(hi - lo) : 1;
     std::map<team_id, int> lane;
-    for (const model::op_record& r : shown) lane.emplace(r.team, static_cast<int>(lane.size()));
+    for (const model::op_record& r : drawn) lane.emplace(r.team, static_cast<int>(lane.size()));
     after += "<h2>Operations by team" + (focus ? " on key " + std::to_string(*focus) + " (" + lin::html_escape(focus_reason) + ")" : std::string()) +
              "</h2>\n<style>rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}text.bar{font:10px monospace}"
              "pre .torn{background:#fdd}pre .write{color:#a40}</style>\n";
+    if (bars_left_out) after += "<p>The last " + std::to_string(most_bars) + " operations; left out: the " + std::to_string(bars_left_out) + " before them.</p>\n";
     after += "<div class=\"scroll\"><svg width=\"" + std::to_string(static_cast<int>(width) + 200) + "\" height=\"" +
              std::to_string(40 * lane.size() + 40) + "\">";
     std::ostringstream bars;
-    for (const model::op_record& r : shown) {
+    for (const model::op_record& r : drawn) {
       const double x = 100 + (r.call - lo) * scale;
       const double w = std::max(2.0, ((r.pending() ? hi : r.ret) - r.call) * scale);
       const int y = 20 + 40 * lane[r.team];
@@ -958,8 +965,18 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
       after += "<h2>Chunk accesses around key " + std::to_string(*focus) +
                ", in the order they happened</h2>\n<p>Shaded: a read of a chunk that writes landed in while it was under way "
                "(a torn read).</p><pre>";
+      // At most the last 4,000 lines (interleaving.txt holds them all).
+      std::size_t line_count = 0;
+      for (char ch : interleaving) line_count += ch == '\n';
+      constexpr std::size_t most_lines = 4000;
+      std::size_t skip = line_count > most_lines ? line_count - most_lines : 0;
+      if (skip) after += "(left out: the first " + std::to_string(skip) + " lines; interleaving.txt holds them all)\n";
       std::istringstream lines(interleaving);
       for (std::string line; std::getline(lines, line);) {
+        if (skip) {
+          --skip;
+          continue;
+        }
         const char* cls = line.find("TORN") != std::string::npos ? "torn" : line.rfind("  team ", 0) == 0 ? "write" : nullptr;
         if (cls) after += std::string("<span class=\"") + cls + "\">" + lin::html_escape(line) + "</span>\n";
         else after += lin::html_escape(line) + "\n";

@@ -438,8 +438,11 @@ std::string svg_timeline(const std::vector<model::op_record>& h, const std::vect
         case op_kind::remove: present = false; break;
         case op_kind::contains: break;
       }
-      lin[i] = {k + 1, present ? "present, " + std::to_string(value) : "absent"};
       t = std::max(t, r.call);
+      // The order covers the whole prefix (10^5 operations and more); only
+      // the drawn ones get a point.
+      if (!where.count(i)) continue;
+      lin[i] = {k + 1, present ? "present, " + std::to_string(value) : "absent"};
       const double base = x(t) + 4.0 * same[t]++;
       const double hi = r.ret == model::no_stamp ? left + span + 20 : x(r.ret);
       point_x[i] = std::min(base, std::max(hi - 2, x(r.call)));
@@ -551,6 +554,9 @@ g.addEventListener('mouseleave',function(){g.classList.remove('hover');});});
 
 }  // namespace
 
+// The most operations one drawing of the page holds (see html_report).
+constexpr std::size_t html_window = 2000;
+
 std::string html_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
   const std::string title = ctx.html_title.empty() ? "gfsl check: " + ctx.file : ctx.html_title;
   std::string s = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
@@ -585,10 +591,51 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
   }
   if (r.example) {
     const counterexample& ex = *r.example;
-    const std::set<std::uint32_t> mark(ex.minimal.begin(), ex.minimal.end());
+    // Where linearizability got stuck: the first operation of the key (by
+    // call) outside the longest linearizable prefix.
+    const std::vector<std::uint32_t> all = sorted_by_call(h, ex.key_history);
+    const std::set<std::uint32_t> in_prefix(ex.prefix.begin(), ex.prefix.end());
+    std::size_t first_after = 0;
+    while (first_after < all.size() && in_prefix.count(all[first_after])) ++first_after;
+    // A key of 10^5 operations whose explanation search stopped early gives
+    // a "minimal" sub-history of the whole key: drawn whole it made a page
+    // of 99 MB (10^6: not done in 120 s, the drawing is quadratic in it).
+    // Only the html_window operations nearest the stuck point are drawn;
+    // the page says how many were left out on each side.
     std::vector<std::uint32_t> shown = ex.minimal;
     shown.insert(shown.end(), ex.set_aside.begin(), ex.set_aside.end());
+    shown = sorted_by_call(h, shown);
+    std::size_t left_before = 0, left_after = 0;
+    if (shown.size() > html_window) {
+      const std::uint64_t stuck_call = first_after < all.size() ? h[all[first_after]].call : h[shown.back()].call;
+      const std::size_t at = static_cast<std::size_t>(
+          std::lower_bound(shown.begin(), shown.end(), stuck_call, [&](std::uint32_t i, std::uint64_t c) { return h[i].call < c; }) -
+          shown.begin());
+      const std::size_t from = std::min(at > html_window / 2 ? at - html_window / 2 : 0, shown.size() - html_window);
+      left_before = from;
+      left_after = shown.size() - from - html_window;
+      shown = std::vector<std::uint32_t>(shown.begin() + static_cast<std::ptrdiff_t>(from),
+                                         shown.begin() + static_cast<std::ptrdiff_t>(from + html_window));
+    }
+    const std::set<std::uint32_t> shown_set(shown.begin(), shown.end());
+    std::set<std::uint32_t> mark;
+    for (std::uint32_t i : ex.minimal) {
+      if (shown_set.count(i)) mark.insert(i);
+    }
+    std::vector<std::uint32_t> aside_shown;
+    for (std::uint32_t i : ex.set_aside) {
+      if (shown_set.count(i)) aside_shown.push_back(i);
+    }
     s += "<h2>Key " + std::to_string(ex.key) + ": " + std::to_string(ex.minimal.size()) + " answers that cannot all hold</h2>\n<p>";
+    if (first_after < all.size()) {
+      s += "Linearizability got stuck at record " + std::to_string(all[first_after]) + " (team " +
+           std::to_string(h[all[first_after]].team) + ": " + html_escape(describe_record(h, all[first_after], ctx.unrecorded_values)) +
+           "), the first operation after the longest linearizable prefix. ";
+    }
+    if (left_before || left_after) {
+      s += "Shown: the " + std::to_string(shown.size()) + " operations nearest that point; left out: " + std::to_string(left_before) +
+           " operations before them and " + std::to_string(left_after) + " after them (the text report and the trace hold them all). ";
+    }
     if (ex.from_start) {
       s += "From the empty map";
       if (ex.window_to != never_returned) s += " up to stamp " + std::to_string(ex.window_to);
@@ -604,15 +651,14 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
     s += " Intervals are drawn by the order of their stamps; dashed ones never returned, ended in an error, or have their answers set aside.</p>\n";
     svg_options mo;
     mo.mark = &mark;
-    mo.aside = &ex.set_aside;
+    mo.aside = &aside_shown;
     if (!ex.from_start) mo.opens = ex.window_from;
     mo.id = "minimal";
     s += "<div class=\"scroll\">" + svg_timeline(h, shown, ctx.unrecorded_values, mo) + "</div>\n";
-    s += ops_table(h, shown, ctx.unrecorded_values, ex.set_aside);
+    s += ops_table(h, shown, ctx.unrecorded_values, aside_shown);
 
     s += "<h2>Key " + std::to_string(ex.key) + ": the longest linearizable prefix</h2>\n";
     std::vector<std::uint32_t> window;
-    const std::set<std::uint32_t> in_prefix(ex.prefix.begin(), ex.prefix.end());
     {
       std::string sentence = prefix_sentence(h, ex);
       sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
@@ -623,14 +669,14 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
       }
     }
     // Around the failure: the end of the prefix and what follows it.
-    const std::vector<std::uint32_t> all = sorted_by_call(h, ex.key_history);
-    std::size_t first_after = 0;
-    while (first_after < all.size() && in_prefix.count(all[first_after])) ++first_after;
     const std::size_t from = first_after > 40 ? first_after - 40 : 0;
     const std::size_t to = std::min(all.size(), first_after + 20);
     window.assign(all.begin() + static_cast<std::ptrdiff_t>(from), all.begin() + static_cast<std::ptrdiff_t>(to));
-    for (std::uint32_t i : ex.minimal) {
-      if (std::find(window.begin(), window.end(), i) == window.end()) window.push_back(i);
+    {
+      const std::set<std::uint32_t> in_window(window.begin(), window.end());
+      for (std::uint32_t i : mark) {
+        if (!in_window.count(i)) window.push_back(i);
+      }
     }
     if (window.size() < all.size()) {
       s += " Shown: " + std::to_string(window.size()) + " operations around the end of the prefix.";

@@ -139,9 +139,11 @@ class cpu_runner {
     }
     start_ = clock_type::now();
     const auto deadline = start_ + seconds_of(o_.seconds);
+    deadline_ = deadline;
     for (std::uint64_t i = 0;; ++i) {
       if (o_.max_structures && i >= o_.max_structures) break;
       if (i > 0 && clock_type::now() >= deadline) break;
+      if (interrupt_requested()) break;
       const std::uint64_t seed =
           o_.replay.empty() ? structure_seed(o_.seed, N, range_, i) : o_.replay_structure_seed;
       if (o_.backend == "host") {
@@ -152,6 +154,7 @@ class cpu_runner {
       if (!res_.error.empty() || res_.hung) break;
       if (progress_) progress_(res_);
     }
+    res_.interrupted = interrupt_requested();
     res_.seconds = std::chrono::duration<double>(clock_type::now() - start_).count();
     res_.wall_seconds = res_.seconds;
     return res_;
@@ -166,6 +169,19 @@ class cpu_runner {
       return static_cast<std::uint32_t>(std::min<std::uint64_t>(chunks, 1u << 24));
     }
     return N == 32 ? (1u << 20) : (1u << 21);  // 256 MiB; a full pool ends the structure's life early
+  }
+
+  bool interrupt_requested() const { return o_.stop && o_.stop->load(std::memory_order_relaxed); }
+
+  // Whether a scheduled team stops before its next operation: on an
+  // interrupt, or once --seconds has passed (a structure of 10^9 operations
+  // would otherwise run to its end). A replay runs its structure whole, as
+  // recorded, whatever --seconds says: only an interrupt cuts it. A cut
+  // structure is still judged: every operation it began has completed, and
+  // a violation seen before the cut replays, since the schedule up to the
+  // cut is the same.
+  bool team_should_stop() const {
+    return interrupt_requested() || (o_.replay.empty() && clock_type::now() >= deadline_);
   }
 
   // The structure oracle at the end of a structure's life.
@@ -236,6 +252,7 @@ class cpu_runner {
     for (team_id t = 0; t < p_.teams; ++t) {
       bodies.emplace_back([&, t] {
         for (std::uint64_t j = 0; j < o_.ops_per_team && !states[t].stopped; ++j) {
+          if (team_should_stop()) return;
           step st;
           try {
             st = stress_step(*algos[t], p_, t, states[t], counts[t]);
@@ -371,7 +388,7 @@ class cpu_runner {
     for (;;) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       const auto now = clock_type::now();
-      if (now >= end || s.view().error_word()[0] != error_none) stop = true;
+      if (now >= end || s.view().error_word()[0] != error_none || interrupt_requested()) stop = true;
       bool all_done = true;
       for (team_id t = 0; t < p_.teams; ++t) {
         const std::uint64_t v = progress[t].load(std::memory_order_relaxed);
@@ -429,6 +446,7 @@ class cpu_runner {
   params p_;
   config_result res_;
   clock_type::time_point start_;
+  clock_type::time_point deadline_;
 };
 
 template <int N, bool Mutable>

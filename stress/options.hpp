@@ -2,6 +2,7 @@
 // expand to, and the one-line replay form of one scheduled structure.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct options {
   double hang_seconds = 30;          // a lock wait (cuda) or a team (threads) past this is a hang
   std::string replay;                // host: run only the structure this line describes
   std::uint64_t replay_structure_seed = 0;
+  // Set by SIGINT/SIGTERM (cli/workers.hpp stop_on_signals): the teams stop
+  // at their next operation, so that an interrupt ends a structure of any
+  // size within one operation, not at its end (nullptr: never asked).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // "stable-contains" or "owned-keys".

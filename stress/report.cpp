@@ -136,8 +136,12 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
     }
     if (r.hung) std::fprintf(out, "  HANG: %s\n", printable(r.hang_detail).c_str());
     if (!r.error.empty()) std::fprintf(out, "  ERROR: %s\n", printable(r.error).c_str());
+    if (r.interrupted) std::fprintf(out, "  INTERRUPTED: by SIGINT/SIGTERM; the figures cover what ran\n");
     std::fprintf(out, "  verdict: %s\n",
-                 !r.error.empty() ? "run error" : r.violations() || r.hung ? "VIOLATIONS FOUND" : "no violation");
+                 !r.error.empty()                  ? "run error"
+                 : r.violations() || r.hung        ? "VIOLATIONS FOUND"
+                 : r.interrupted                   ? "no violation in what ran (interrupted)"
+                                                   : "no violation");
   }
 }
 
@@ -153,14 +157,14 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                  "\"operations\":%" PRIu64 ",\"contains\":%" PRIu64 ",\"inserts\":%" PRIu64 ",\"deletes\":%" PRIu64
                  ",\"judged\":%" PRIu64 ",\"violations\":%" PRIu64 ",\"rate_per_1e9\":%.6g,\"ops_per_second\":%.6g,"
                  "\"structures\":%" PRIu64 ",\"structure_checks\":%" PRIu64 ",\"structure_violations\":%" PRIu64
-                 ",\"ended_early\":%" PRIu64 ",\"invariants_checked\":%s,\"hung\":%s,\"hang\":%s,\"error\":%s,",
+                 ",\"ended_early\":%" PRIu64 ",\"invariants_checked\":%s,\"hung\":%s,\"hang\":%s,\"error\":%s,\"interrupted\":%s,",
                  i ? "," : "", quote(r.backend).c_str(), quote(r.device).c_str(), quote(r.shape).c_str(),
                  quote(r.variant).c_str(), quote(r.mutant).c_str(), quote(r.mutant_role).c_str(),
                  quote(r.granularity).c_str(), quote(r.sched).c_str(), r.chunk, r.range, r.teams, r.writers,
                  r.seconds, r.wall_seconds, c.ops(), c.contains, c.inserts, c.removes, c.reads, c.violations, r.rate_per_1e9_ops(),
                  r.ops_per_second(), r.structures, r.structure_checks, r.structure_violations, r.rebuilt_early,
                  quote(r.invariants_checked).c_str(), r.hung ? "true" : "false", quote(r.hang_detail).c_str(),
-                 quote(r.error).c_str());
+                 quote(r.error).c_str(), r.interrupted ? "true" : "false");
     std::fprintf(out, "\"structure_problems\":[");
     for (std::size_t j = 0; j < r.structure_problems.size(); ++j) {
       std::fprintf(out, "%s%s", j ? "," : "", quote(r.structure_problems[j]).c_str());

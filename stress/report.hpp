@@ -50,6 +50,9 @@ struct config_result {
   bool hung = false;
   std::string hang_detail;
   std::string error;                  // the run's own error (exit 4)
+  // SIGINT/SIGTERM stopped the configuration: the figures cover what ran
+  // (the structure under way judged as its teams left it).
+  bool interrupted = false;
 
   std::uint64_t violations() const { return totals.violations + structure_violations; }
   double ops_per_second() const { return seconds > 0 ? static_cast<double>(totals.ops()) / seconds : 0; }

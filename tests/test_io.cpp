@@ -765,3 +765,40 @@ TEST(Hostile, ACampaignFolderIsOwnedByOneProcess) {
   EXPECT_EQ(after.out.find("in use"), std::string::npos) << after.out;
   EXPECT_EQ(after.code, 0) << after.out;
 }
+
+namespace {
+
+// gfsl stress --backend host stopped only between structures: a structure
+// of 10^9 operations ran to its end whatever --seconds said. The teams now
+// stop at their next operation; the structure is judged and reported.
+TEST(StressBounds, HostStressHonoursSecondsInsideAStructure) {
+  const std::string out = temp_path("stress_seconds.json");
+  const result r = shell("start=$(date +%s); " + std::string(GFSL_BINARY) +
+                         " stress --backend host --ops-per-team 1000000000 --pool 262144 --max-structures 1 --seconds 1"
+                         " --progress off --json " + out + " > /dev/null 2>&1; echo \"$? $(( $(date +%s) - start ))\"");
+  int code = -1, elapsed = -1;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "%d %d", &code, &elapsed), 2) << r.out;
+  EXPECT_EQ(code, 0) << r.out;
+  EXPECT_LE(elapsed, 21) << "a 1 s bound, generously";
+  const std::string json = slurp(out);
+  EXPECT_NE(json.find("\"structures\":1,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ended_early\":0,"), std::string::npos) << json;  // cut by the time, not a full pool
+  EXPECT_NE(json.find("\"interrupted\":false"), std::string::npos) << json;
+}
+
+// SIGINT once the run has printed its first progress line: the report of
+// what ran, one line on stderr, exit 3. The signal waits for that line (a
+// hang guard of 120 s only), so the verdict does not depend on speed.
+TEST(StressBounds, HostStressEndsOnSigintWithAReportAndExitThree) {
+  const std::string out = temp_path("stress_sigint.out"), err = temp_path("stress_sigint.err");
+  const result r = shell(std::string(GFSL_BINARY) + " stress --backend host --ops-per-team 200 --seconds 100000 --progress on > " + out +
+                         " 2> " + err + " & pid=$!; for i in $(seq 1 1200); do grep -q '^\\[stress\\]' " + err +
+                         " && break; sleep 0.1; done; kill -INT $pid; wait $pid; echo $?");
+  EXPECT_EQ(std::atoi(r.out.c_str()), 3) << r.out << slurp(err);
+  const std::string report = slurp(out);
+  EXPECT_NE(report.find("INTERRUPTED"), std::string::npos) << report;
+  EXPECT_NE(report.find("verdict: no violation in what ran (interrupted)"), std::string::npos) << report;
+  EXPECT_NE(slurp(err).find("gfsl stress: interrupted by a signal"), std::string::npos) << slurp(err);
+}
+
+}  // namespace

@@ -523,3 +523,49 @@ TEST(StampGroups, GroupsHideOrderBetweenTeamsWithinTheirSpan) {
 }
 
 }  // namespace
+
+namespace {
+
+// The --html page of a key with 10^5 operations whose explanation search
+// stopped early (its "minimal" sub-history the whole key) was 99 MB; 10^6
+// did not finish in 120 s. It now draws a bounded window around the point
+// where linearizability got stuck and says how many operations it left out.
+TEST(HtmlReport, AHugeKeyGivesABoundedPageAroundTheStuckOperation) {
+  std::vector<op_record> h;
+  const std::uint64_t n = 100000;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    // Sequential inserts then deletes of key 1; record n/2 answers wrong.
+    h.push_back(i % 2 == 0 ? ins(static_cast<gfsl::team_id>(i % 4), 7, true, 2 * i, 2 * i + 1)
+                           : del(static_cast<gfsl::team_id>(i % 4), true, 7, 2 * i, 2 * i + 1));
+  }
+  const std::uint32_t stuck = n / 2;
+  h[stuck].ok = false;
+  h[stuck].value = 0;
+  gfsl::lin::check_result r;
+  r.v = verdict::not_linearizable;
+  r.operations = n;
+  r.keys = 1;
+  r.violating_keys = 1;
+  gfsl::lin::counterexample ex;
+  ex.key = 1;
+  for (std::uint32_t i = 0; i < n; ++i) ex.key_history.push_back(i);
+  ex.minimal = ex.key_history;  // the explanation search stopped: everything
+  for (std::uint32_t i = 0; i < stuck; ++i) {
+    ex.prefix.push_back(i);
+    ex.prefix_order.push_back(i);
+  }
+  ex.prefix_until = h[stuck - 1].call;
+  ex.prefix_empty = false;
+  r.example = ex;
+  gfsl::lin::report_context ctx;
+  ctx.file = "memory";
+  ctx.form = "memory";
+  const std::string html = gfsl::lin::html_report(h, r, ctx);
+  EXPECT_LT(html.size(), 2u << 20) << "bytes: " << html.size();
+  EXPECT_NE(html.find("got stuck at record " + std::to_string(stuck)), std::string::npos);
+  EXPECT_NE(html.find("left out: 49000 operations before them and 49000 after them"), std::string::npos)
+      << html.substr(0, 4000);
+  EXPECT_NE(html.find("record " + std::to_string(stuck)), std::string::npos);
+}
+
+}  // namespace
