@@ -802,3 +802,15 @@ TEST(StressBounds, HostStressEndsOnSigintWithAReportAndExitThree) {
 }
 
 }  // namespace
+
+// A JUnit file that cannot be written is an error in one line, exit 2, not
+// a matrix that passes with its report lost.
+TEST(Hostile, AJunitFileThatCannotBeWrittenIsAnErrorInOneLine) {
+  const std::string junit = temp_path("no_such_folder") + "/matrix.xml";
+  const result r = shell(gfsl_cmd("mutants --only insert-without-duplicate-check --max-runs 6 --seconds 3600 --seed 1 --junit " +
+                                  junit) +
+                         " 2>&1 >/dev/null");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(lines_in(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("matrix.xml"), std::string::npos) << r.out;
+}
