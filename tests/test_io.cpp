@@ -773,14 +773,16 @@ namespace {
 // stop at their next operation; the structure is judged and reported.
 TEST(StressBounds, HostStressHonoursSecondsInsideAStructure) {
   const std::string out = temp_path("stress_seconds.json");
-  const result r = shell("start=$(date +%s); " + std::string(GFSL_BINARY) +
+  // 4 x 10^9 operations would take hours: only the bound can end it (the
+  // operation count below says so; ctest's TIMEOUT is the hang guard).
+  const result r = shell(std::string(GFSL_BINARY) +
                          " stress --backend host --ops-per-team 1000000000 --pool 262144 --max-structures 1 --seconds 1"
-                         " --progress off --json " + out + " > /dev/null 2>&1; echo \"$? $(( $(date +%s) - start ))\"");
-  int code = -1, elapsed = -1;
-  ASSERT_EQ(std::sscanf(r.out.c_str(), "%d %d", &code, &elapsed), 2) << r.out;
-  EXPECT_EQ(code, 0) << r.out;
-  EXPECT_LE(elapsed, 21) << "a 1 s bound, generously";
+                         " --progress off --json " + out + " > /dev/null 2>&1; echo $?");
+  EXPECT_EQ(r.out, "0\n") << r.out;
   const std::string json = slurp(out);
+  const std::size_t at = json.find("\"operations\":");
+  ASSERT_NE(at, std::string::npos) << json;
+  EXPECT_LT(std::stoull(json.substr(at + 13)), 4000000000ull) << json;
   EXPECT_NE(json.find("\"structures\":1,"), std::string::npos) << json;
   EXPECT_NE(json.find("\"ended_early\":0,"), std::string::npos) << json;  // cut by the time, not a full pool
   EXPECT_NE(json.find("\"interrupted\":false"), std::string::npos) << json;
