@@ -353,14 +353,14 @@ trace_format detect_format(const std::string& path) {
   return detail::sniff(in);
 }
 
-trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut, const operation_table* ops) {
   detail::input in(path);
   const trace_format form = detail::sniff(in);
   if (in.regular()) {
     // A file by name is read again from its path: JSON lines in parallel ranges.
-    return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read);
+    return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read, ops);
   }
-  return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read);
+  return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read, ops);
 }
 
 std::string replaced_file(const std::string& path) {
