@@ -213,8 +213,8 @@ command add_stress_command(CLI::App& root) {
                 "key ranges, one configuration each: 40, 36,40 or 24-128:8 (default: 40 for stable-contains, 16 keys "
                 "a team for owned-keys)");
   c->add_option("--seconds", st->o.seconds,
-                "run time of each configuration (host, threads: the teams stop at their next operation and the "
-                "structure under way is judged; a --replay runs its structure whole)")
+                "run time of each configuration (the teams stop at their next operation and the structure under way "
+                "is judged, as on SIGINT; a --replay runs its structure whole)")
       ->capture_default_str();
   c->add_option("--rebuild-seconds", st->o.rebuild_seconds,
                 "threads, cuda: a fresh structure after R to 2R seconds (the layout varies)")

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/algorithm.hpp"
@@ -31,6 +32,51 @@ inline clock_type::duration seconds_of(double s) {
 
 constexpr int threads_per_block = 512;
 constexpr int blocks_per_sm = 4;
+// How often a team reads the host's stop flag: a read of mapped host memory
+// crosses the bus (about a microsecond), so once a millisecond, not at every
+// clock check, keeps its cost out of the figures.
+constexpr std::uint64_t stop_poll_ns = 1000000;
+
+bool stop_requested(const options& o) { return o.stop && o.stop->load(std::memory_order_relaxed); }
+
+// The stop flag the kernel polls: pinned host memory mapped into the
+// device's address space, so that the host can raise it while a slice's
+// kernel runs (the default stream is busy with it: no copy could land).
+struct mapped_flag {
+  unsigned int* host = nullptr;
+  unsigned int* device = nullptr;
+  mapped_flag() {
+    GFSL_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(unsigned int), cudaHostAllocMapped));
+    *host = 0;
+    const cudaError_t e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), host, 0);
+    if (e != cudaSuccess) {
+      cudaFreeHost(host);
+      host = nullptr;
+      GFSL_CUDA_CHECK(e);
+    }
+  }
+  ~mapped_flag() {
+    if (host) cudaFreeHost(host);
+  }
+  void raise() { *static_cast<volatile unsigned int*>(host) = 1; }
+  mapped_flag(const mapped_flag&) = delete;
+  mapped_flag& operator=(const mapped_flag&) = delete;
+};
+
+// cuda_util::wait_for, passing a stop request (SIGINT, SIGTERM) on to the
+// running kernel's teams: they end the slice at their next clock check
+// after their next poll, within about a millisecond and one operation.
+bool wait_for_slice(cudaEvent_t done, double seconds, const options& o, mapped_flag& stop) {
+  const auto start = clock_type::now();
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(done);
+    if (e == cudaSuccess) return true;
+    if (e != cudaErrorNotReady) GFSL_CUDA_CHECK(e);
+    if (stop_requested(o)) stop.raise();
+    if (std::chrono::duration<double>(clock_type::now() - start).count() > seconds) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
 
 __global__ void read_clock(std::uint64_t* out) { *out = global_timer_ns(); }
 
@@ -67,7 +113,7 @@ __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
     stress_kernel(structure_view<N> s, params p, std::uint64_t threshold, mutant mut, std::uint64_t seed,
                   team_state* states, std::uint64_t end_ns, std::uint64_t origin_ns, std::uint32_t structure,
                   run_controls controls, counters* totals, violation_record* reports, std::uint32_t capacity,
-                  unsigned long long* report_count) {
+                  unsigned long long* report_count, const volatile unsigned int* stop) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= p.teams) return;
   const team_id t = static_cast<team_id>(t64);
@@ -77,10 +123,20 @@ __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
   algorithm<team_type, Mutable, V> a(team, s, threshold, mut);
   team_state st = states[t];
   counters c{};
-  std::uint64_t now = 0;
+  std::uint64_t now = 0, next_poll = 0;
   for (std::uint32_t i = 0; !st.stopped; ++i) {
     if ((i & 15u) == 0) {
-      now = team.shfl(typename team_type::lanes{team.lane() == 0 ? global_timer_ns() : 0}, 0);
+      // Lane 0 reads the clock, and the host's stop flag once per
+      // stop_poll_ns; a raised flag reads as a time past any slice's end.
+      std::uint64_t t = 0;
+      if (team.lane() == 0) {
+        t = global_timer_ns();
+        if (t >= next_poll) {
+          next_poll = t + stop_poll_ns;
+          if (*stop != 0) t = ~0ull;
+        }
+      }
+      now = team.shfl(typename team_type::lanes{t}, 0);
       if (now >= end_ns || team.abort_raised()) break;
     }
     team.begin_operation();
@@ -176,6 +232,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   const std::uint64_t threshold = shape_rule_of(o.p_chunk, o.reraise);
   const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(p.teams) * N + threads_per_block - 1) / threads_per_block);
 
+  mapped_flag stop_flag;
   const auto start = clock_type::now();
   const auto deadline = start + seconds_of(o.seconds);
   const std::uint64_t origin_ns = device_now();
@@ -190,7 +247,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   };
   for (std::uint64_t i = 0;; ++i) {
     if (o.max_structures && i >= o.max_structures) break;
-    if (i > 0 && clock_type::now() >= deadline) break;
+    if (i > 0 && (clock_type::now() >= deadline || stop_requested(o))) break;
     const std::uint64_t seed = structure_seed(o.seed, N, res.range, i);
     ++res.structures;
     init_structure_words<N><<<1024, 256>>>(words.ptr, word_count, pool);
@@ -219,7 +276,10 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
     const double life = o.rebuild_seconds * (1.0 + static_cast<double>(seed % 1024) / 1024.0);
     const auto end = std::min(deadline, clock_type::now() + seconds_of(life));
     bool pool_full = false;
-    for (std::uint32_t slice = 0; clock_type::now() < end; ++slice) {
+    // An interrupt ends the structure between operations (the teams stop at
+    // the top of their loop): it is quiescent, and judged as one that lived
+    // its life.
+    for (std::uint32_t slice = 0; clock_type::now() < end && !stop_requested(o); ++slice) {
       const double left = std::chrono::duration<double>(end - clock_type::now()).count();
       const double length = std::min(o.slice_seconds, std::max(left, 0.001));
       const std::uint64_t now = device_now();
@@ -237,10 +297,10 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
       stress_kernel<N, Mutable, V><<<blocks, threads_per_block>>>(
           view, p, threshold, o.mut, seed + slice * 0x9E3779B97F4A7C15ull, states.ptr,
           now + static_cast<std::uint64_t>(length * 1e9), origin_ns, static_cast<std::uint32_t>(i), controls, totals.ptr,
-          reports.ptr, o.reports, report_count.ptr);
+          reports.ptr, o.reports, report_count.ptr, stop_flag.device);
       GFSL_CUDA_CHECK(cudaGetLastError());
       GFSL_CUDA_CHECK(cudaEventRecord(done));
-      if (!cuda_util::wait_for(done, length + o.hang_seconds + 5.0)) {
+      if (!wait_for_slice(done, length + o.hang_seconds + 5.0, o, stop_flag)) {
         // A team that never returns to the slice's clock check (an endless
         // search): the kernel cannot be stopped from here.
         res.hung = true;
@@ -326,6 +386,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   }
   res.seconds = busy;
   res.wall_seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  res.interrupted = stop_requested(o);
   return res;
 }
 
