@@ -60,9 +60,11 @@ std::string write_output(const std::string& path, const std::string& text) {
 }
 
 // A progress line on stderr while a check runs: the bytes read, the records
-// grouped by key, the keys decided, the invariants. Only when stderr is a
-// terminal (a log or a pipe gets nothing) unless --progress says otherwise; redrawn in
-// place four times a second and erased before the report is printed.
+// grouped by key, the keys decided, the invariants, each phase with its time
+// so far and the finished ones with theirs (where a slow check spends its
+// time shows while it runs). Only when stderr is a terminal (a log or a pipe
+// gets nothing) unless --progress says otherwise; redrawn in place four times
+// a second and erased before the report is printed.
 class progress_line {
  public:
   enum stage_kind : int { reading, checking, invariants };
@@ -89,6 +91,18 @@ class progress_line {
   }
   ~progress_line() { finish(); }
 
+  // The main thread moves on: the phase before ends now, and the line shows
+  // the new one at once (each phase is seen, however short).
+  void enter(stage_kind s) {
+    const clock::time_point now = clock::now();
+    std::lock_guard<std::mutex> g(lock_);
+    if (stage.load() == reading && s != reading) read_seconds_ = seconds(started_, now);
+    if (s == invariants) check_seconds_ = seconds(checking_from_, now);
+    if (s == checking) checking_from_ = now;
+    stage = s;
+    if (on_ && !stop_) draw();
+  }
+
   // Erases the line; nothing is drawn after.
   void finish() {
     if (!on_) return;
@@ -105,40 +119,51 @@ class progress_line {
 
   std::atomic<std::uint64_t> bytes_read{0};
   std::atomic<std::uint64_t> records{0};
-  std::atomic<int> stage{reading};
   lin::check_progress check;
 
  private:
+  using clock = std::chrono::steady_clock;
   static std::string megabytes(std::uint64_t b) { return std::to_string((b + 500000) / 1000000); }
+  static double seconds(clock::time_point from, clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
+  static std::string shown(double s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f s", s);
+    return b;
+  }
 
   void draw() {
+    const clock::time_point now = clock::now();
     std::string text = "gfsl check: ";
-    switch (stage.load()) {
-      case reading: {
-        const std::uint64_t b = bytes_read.load();
-        text += "reading " + lin::printable(file_) + ": " + megabytes(b) + (file_bytes_ ? " of " + megabytes(file_bytes_) : std::string()) + " MB";
-        break;
-      }
-      case checking:
+    const int s = stage.load();
+    if (s == reading) {
+      const std::uint64_t b = bytes_read.load();
+      text += "reading " + lin::printable(file_) + ": " + megabytes(b) + (file_bytes_ ? " of " + megabytes(file_bytes_) : std::string()) +
+              " MB (" + shown(seconds(started_, now)) + ")";
+    } else {
+      text += "read " + megabytes(bytes_read.load()) + " MB in " + shown(read_seconds_) + "; ";
+      const double grouping = check.grouping_seconds.load();
+      if (s == checking) {
         switch (check.phase.load()) {
           case lin::check_progress::grouping:
-            text += "grouping " + std::to_string(records.load()) + " records by key";
+            text += "grouping " + std::to_string(records.load()) + " records by key (" + shown(seconds(checking_from_, now)) + ")";
             break;
           case lin::check_progress::deciding: {
             const std::uint64_t keys = check.keys.load(), decided = std::min(check.decided.load(), keys);
-            text += "keys decided: " + std::to_string(decided) + " of " + std::to_string(keys) + " (" +
-                    std::to_string(keys ? 100 * decided / keys : 100) + "%)";
+            text += "grouped in " + shown(grouping) + "; keys decided: " + std::to_string(decided) + " of " + std::to_string(keys) + " (" +
+                    std::to_string(keys ? 100 * decided / keys : 100) + "%, " + shown(seconds(checking_from_, now) - grouping) + ")";
             break;
           }
           default: text += "explaining the violation (the smallest failing key)";
         }
-        break;
-      default: text += "checking the invariants of the final structure and the event log";
+      } else {
+        text += "grouped and decided in " + shown(check_seconds_) + "; checking the invariants of the final structure and the event log";
+      }
     }
     std::fprintf(stderr, "\r\033[K%s", text.c_str());
     std::fflush(stderr);
   }
 
+  std::atomic<int> stage{reading};
   bool on_;
   std::string file_;
   std::uint64_t file_bytes_ = 0;
@@ -146,6 +171,9 @@ class progress_line {
   std::condition_variable wake_;
   bool stop_ = false;
   std::thread ticker_;
+  const clock::time_point started_ = clock::now();
+  clock::time_point checking_from_ = started_;
+  double read_seconds_ = 0, check_seconds_ = 0;
 };
 
 // Everything else the trace holds, checked by name: the final structure's
@@ -275,7 +303,7 @@ int run_check(const check_options& o) {
     return run_model_check(o, model, t);
   }
   progress.records = t.history.size();
-  progress.stage = progress_line::checking;
+  progress.enter(progress_line::checking);
   lin::check_options co;
   co.progress = &progress.check;
   co.threads = o.threads;
@@ -298,7 +326,7 @@ int run_check(const check_options& o) {
   ctx.unrecorded_values = unchecked;
   ctx.delete_values = traces::delete_value_convention(t);
   ctx.delete_values_compared = traces::delete_values_compared(t);
-  progress.stage = progress_line::invariants;
+  progress.enter(progress_line::invariants);
   ctx.invariants = invariant_checks(t);
   progress.finish();
   const bool json_out = is_stdout(o.json);

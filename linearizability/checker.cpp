@@ -215,6 +215,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   result.keys = groups;
   if (o.progress) {
     o.progress->keys = groups;
+    o.progress->grouping_seconds = since(start);
     o.progress->phase = check_progress::deciding;
   }
 

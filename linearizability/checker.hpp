@@ -23,6 +23,7 @@ struct check_progress {
   std::atomic<int> phase{grouping};
   std::atomic<std::uint64_t> keys{0};
   std::atomic<std::uint64_t> decided{0};
+  std::atomic<double> grouping_seconds{0};  // set when deciding starts
 };
 
 struct check_options {

@@ -255,6 +255,14 @@ TEST(CheckCli, AProgressLineOnlyOnATerminalAndNotWithQuiet) {
   EXPECT_NE(report, std::string::npos) << r.out;
   EXPECT_LT(drawn, erased) << r.out;
   EXPECT_LT(erased, report) << r.out;
+  // Each phase is drawn as it starts, with the times of those before it.
+  const std::size_t grouping = r.out.find("\r\033[Kgfsl check: read ");
+  EXPECT_NE(grouping, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" MB in ", grouping), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" records by key (", grouping), std::string::npos) << r.out;
+  const std::size_t checking = r.out.find("; checking the invariants of the final structure", grouping);
+  EXPECT_NE(checking, std::string::npos) << r.out;
+  EXPECT_LT(checking, erased) << r.out;
   r = on_a_terminal("check --progress off " + bin);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
