@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "tests/files.hpp"
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +19,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "linearizability/synthetic.hpp"
@@ -723,6 +728,68 @@ TEST_F(BinaryCorruption, JsonTruncationsAreRefusedOrReadAsTheLinesBeforeTheCut) 
   }
   EXPECT_GT(complete_lines, history_.size());
   std::remove(json.c_str());
+}
+
+// A history in hundreds of history blocks (as gfsl run writes a device run:
+// blocks of 32,768 records) reads whole and in order from a file and from a
+// stream, and a cut inside the last block keeps the blocks before it. The
+// file's history is reserved once from the file's size, never more than
+// the records the file could hold.
+TEST(Traces, AHistoryInHundredsOfBlocksReadsWholeFromAFileAStreamAndACut) {
+  gfsl::lin::synthetic_options o;
+  o.ops = 30000;
+  o.keys = 500;
+  o.teams = 16;
+  o.pending = 3;
+  const std::vector<op_record> h = gfsl::lin::synthetic_history(o);
+  const std::string path = temp_path("many_blocks.trace");
+  constexpr std::size_t block = 97;
+  std::size_t blocks = 0;
+  {
+    gfsl::traces::trace_recorder rec(path, sample_header());
+    for (std::size_t at = 0; at < h.size(); at += block, ++blocks) rec.append(&h[at], std::min(block, h.size() - at));
+    rec.finish();
+  }
+  ASSERT_GT(blocks, 300u);
+  const std::string bytes = slurp(path);
+
+  const trace t = gfsl::traces::read_trace(path);
+  EXPECT_TRUE(t.cut.empty()) << t.cut;
+  EXPECT_TRUE(same_records(h, t.history));
+  EXPECT_LE(t.history.capacity(), bytes.size() / 32) << "reserved beyond what the file could hold";
+
+  const std::string fifo = temp_path("many_blocks.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader that stops early closes the FIFO: the writes then fail
+  // (EPIPE) instead of ending the test with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::thread feeder([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    for (std::size_t at = 0; fd >= 0 && at < bytes.size(); at += 4096) {
+      if (::write(fd, bytes.data() + at, std::min<std::size_t>(4096, bytes.size() - at)) < 0) break;
+    }
+    if (fd >= 0) ::close(fd);
+  });
+  trace streamed;
+  try {
+    streamed = gfsl::traces::read_trace(fifo);
+  } catch (const trace_error& e) {
+    ADD_FAILURE() << e.what();
+  }
+  feeder.join();
+  std::remove(fifo.c_str());
+  EXPECT_TRUE(same_records(h, streamed.history));
+
+  // Cut 10 bytes into the last block's records: the blocks before it stay.
+  const std::size_t last_block = h.size() - (blocks - 1) * block;
+  const std::size_t tail = 8 + (16 + 16 + 8);  // the last block's checksum, the end section (head, payload, checksum)
+  const std::size_t cut_at = bytes.size() - tail - last_block * 32 + 10;
+  spit(path, bytes.substr(0, cut_at));
+  const trace kept = gfsl::traces::read_trace(path, nullptr, true);
+  EXPECT_FALSE(kept.cut.empty());
+  EXPECT_TRUE(same_records(std::vector<op_record>(h.begin(), h.end() - static_cast<std::ptrdiff_t>(last_block)), kept.history));
+  std::remove(path.c_str());
 }
 
 }  // namespace
