@@ -73,7 +73,9 @@ struct batch_log {
 void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   const campaign_result& r = s.result;
   const double t = std::max(s.elapsed(), 1e-9);
-  const std::string who = o.backend + (o.mut == mutant::none ? "" : " " + std::string(mutant_name(o.mut)));
+  const std::string bug = mutant_label(o.limits.subject, o.mut, o.slab_mut);
+  const std::string who = (o.limits.subject == subject_kind::gfsl ? "" : std::string(subject_name(o.limits.subject)) + " ") + o.backend +
+                          (bug == "none" ? "" : " " + bug);
   if (!s.phase.empty()) {
     std::fprintf(stderr, "%s[fuzz %s] %6.1f s  %llu runs searched; %s%s", tty ? "\r\033[K" : "", who.c_str(), t,
                  (unsigned long long)r.runs, s.phase.c_str(), tty ? "" : "\n");
@@ -443,7 +445,12 @@ void found_new(const campaign_options& o, shared_state& s, failure f) {
 }
 
 void worker(const campaign_options& o, shared_state& s) {
-  const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
+  run_config subject_of_runs;
+  subject_of_runs.mut = o.mut;
+  subject_of_runs.var = o.var;
+  subject_of_runs.slab_mut = o.slab_mut;
+  subject_of_runs.slab_var = o.slab_var;
+  const auto gen = gen_run(o.limits, o.backend, subject_of_runs);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
@@ -845,7 +852,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   // Which algorithm ran, as gfsl run --trace records it.
   traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = variant_name(f.shrunk.var);
+  variant_field.s = variant_label(f.shrunk.w.subject, f.shrunk.var, f.shrunk.slab_var);
   header.extra.push_back(variant_field);
   traces::write_trace_json((folder / "history.jsonl").string(), header, history);
   // Every file of the folder is checked: a full disk must not leave a
@@ -992,7 +999,9 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
 
 std::string campaign_json(const campaign_options& o, const campaign_result& r) {
   std::ostringstream j;
-  j << "{\"backend\":\"" << o.backend << "\",\"variant\":\"" << variant_name(o.var) << "\",\"mutant\":\"" << mutant_name(o.mut) << "\",\"shard\":" << o.shard
+  j << "{\"backend\":\"" << o.backend << "\",\"subject\":\"" << subject_name(o.limits.subject) << "\",\"variant\":\""
+    << variant_label(o.limits.subject, o.var, o.slab_var) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.mut, o.slab_mut)
+    << "\",\"shard\":" << o.shard
     << ",\"shards\":" << o.shards << ",\"seed\":" << o.seed << ",\"seconds\":" << r.seconds << ",\"runs\":" << r.runs
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks

@@ -14,8 +14,13 @@ std::string run_config::describe() const {
     s << " park-at=" << sched::name(so.park_at) << " park-ops=" << so.park_ops << " park-every=" << so.park_every;
     if (so.park_teams) s << " park-teams=" << so.park_teams;
   }
-  if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
-  s << " variant=" << variant_name(var);
+  if (w.subject == subject_kind::slabhash) {
+    if (slab_mut != slabhash::slab_mutant::none) s << " mutant=" << slabhash::info(slab_mut).name;
+    s << " variant=" << slabhash::variant_name(slab_var);
+  } else {
+    if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
+    s << " variant=" << variant_name(var);
+  }
   if (script) s << " script: " << script->describe();
   return s.str();
 }
@@ -155,15 +160,50 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
 }
 
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m, variant v) {
+  run_config c;
+  c.mut = m;
+  c.var = v;
+  return gen_run(lim, backend, c);
+}
+
+namespace {
+// SlabHash's runs: the workload as GFSL's generator draws it (kinds, mixes,
+// key shapes, small ranges), on 16-lane teams, with few buckets so that keys
+// collide and chains grow past one slab (15 pairs), where deletes leave
+// holes before later pairs.
+rc::Gen<model::workload> gen_subject_workload(const generator_limits& lim) {
   using namespace rc;
-  return gen::mapcat(gen_workload(lim), [lim, backend, m, v](model::workload w) {
-    return gen::map(gen_schedule(lim, w.ops), [w, backend, m, v](sched::options so) {
+  if (lim.subject != subject_kind::slabhash) return gen_workload(lim);
+  return gen::mapcat(gen_workload(lim), [](model::workload w) {
+    return gen::map(gen::element<std::uint32_t>(1, 2, 1, 3, 4, 8, 64), [w](std::uint32_t buckets) {
+      model::workload s = w;
+      s.subject = subject_kind::slabhash;
+      s.chunk = 16;
+      s.p_chunk = 1.0;
+      s.reraise = false;
+      s.buckets = buckets;
+      return s;
+    });
+  });
+}
+}  // namespace
+
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, const run_config& base) {
+  using namespace rc;
+  const mutant m = base.mut;
+  const variant v = base.var;
+  const auto slab_var = base.slab_var;
+  const auto slab_mut = base.slab_mut;
+  return gen::mapcat(gen_subject_workload(lim), [lim, backend, m, v, slab_var, slab_mut](model::workload w) {
+    return gen::map(gen_schedule(lim, w.ops), [w, backend, m, v, slab_var, slab_mut](sched::options so) {
       run_config c;
       c.backend = backend;
       c.w = w;
       c.so = so;
       c.mut = m;
       c.var = v;
+      c.slab_var = slab_var;
+      c.slab_mut = slab_mut;
       c.check_every = backend == "host" ? 61 : 0;
       return c;
     });
