@@ -17,7 +17,8 @@
 
 namespace gfsl {
 
-enum class access_kind : std::uint8_t { load, store, cas, fetch_add };
+// exchange is last so that the numbers of the others stay what traces recorded.
+enum class access_kind : std::uint8_t { load, store, cas, fetch_add, exchange };
 
 // One shared-memory access by one lane, as the hook sees it.
 struct access {
@@ -30,14 +31,14 @@ struct access {
   std::uint8_t group_index = 0;
   std::uint8_t group_size = 1;
   std::uint64_t word = 0;   // offset of the word from the structure's base
-  std::uint64_t value = 0;  // store: value written; cas: desired; fetch_add: delta
+  std::uint64_t value = 0;  // store: value written; cas, exchange: desired; fetch_add: delta
   std::uint64_t expected = 0;  // cas only
 };
 
 // The hook. `before` runs before the access takes effect (a scheduling point);
 // `after` runs once it has, with the value it returned (load: value read; cas:
-// the value found, equal to `expected` on success; fetch_add: the old value;
-// store: the value written). `lock_wait` says that the team found `chunk` locked
+// the value found, equal to `expected` on success; fetch_add, exchange: the old
+// value; store: the value written). `lock_wait` says that the team found `chunk` locked
 // and will read it again.
 class access_hook {
  public:
@@ -215,6 +216,16 @@ class host_team {
     const bool ok = ref(p).compare_exchange_strong(expected, desired, detail::to_std(o), std::memory_order_acquire);
     if (hook_) hook_->after(a, expected);
     return ok;
+  }
+  // Unconditional swap, made by `lane`; returns the old value (SlabHash's
+  // delete, core/slabhash/algorithm.hpp).
+  std::uint64_t exchange(std::uint64_t* p, int lane, std::uint64_t desired, mem_order o) {
+    access a = make(access_kind::exchange, o, lane, p);
+    a.value = desired;
+    if (hook_) hook_->before(a);
+    const std::uint64_t old = ref(p).exchange(desired, detail::to_std(o));
+    if (hook_) hook_->after(a, old);
+    return old;
   }
   std::uint64_t fetch_add(std::uint64_t* p, int lane, std::uint64_t delta, mem_order o) {
     access a = make(access_kind::fetch_add, o, lane, p);

@@ -12,8 +12,8 @@
 // `row_of`, the form the searches' loops use), `gather` (lane i loads the
 // word it names),
 // `store_lanes` (the named lanes store at once, in no order), `load`, `store`,
-// `cas` (acq_rel unless told acquire) and `fetch_add` (performed by the
-// named lane, result broadcast).
+// `cas` (acq_rel unless told acquire), `fetch_add` and `exchange` (performed
+// by the named lane, result broadcast).
 // `shfl_high` and `shfl_low` broadcast one half of a lane's word (an
 // entry's value, a down or NEXT pointer; its key; a chunk index), one 32-bit
 // shuffle where `shfl` makes two. On the CPU each per-lane access passes one
@@ -52,6 +52,8 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { t.cas(p, 0, expected, std::uint64_t{}) } -> std::same_as<bool>;
   { t.cas(p, 0, expected, std::uint64_t{}, mem_order::acquire) } -> std::same_as<bool>;
   { t.fetch_add(p, 0, std::uint64_t{}, mem_order::relaxed) } -> std::same_as<std::uint64_t>;
+  { t.exchange(p, 0, std::uint64_t{}, mem_order::relaxed) } -> std::same_as<std::uint64_t>;
+  { t.load_lanes(p, mem_order::relaxed) } -> std::same_as<typename T::lanes>;
   { t.gather([](int) -> const std::uint64_t* { return nullptr; }) } -> std::same_as<typename T::lanes>;
   { ct.shfl_from(cl, [](int lane) { return lane; }) } -> std::same_as<typename T::lanes>;
   { ct.map(cl, cl, [](int, std::uint64_t a, std::uint64_t) { return a; }) } -> std::same_as<typename T::lanes>;

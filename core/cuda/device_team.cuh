@@ -432,6 +432,26 @@ class device_team {
     return old;
 #endif
   }
+  // Unconditional swap by `lane`, the old value broadcast (SlabHash's
+  // delete, core/slabhash/algorithm.hpp). Logged as a store: it writes
+  // whatever it finds.
+  __host__ __device__ std::uint64_t exchange(std::uint64_t* p, int lane, std::uint64_t desired, mem_order o) {
+#if defined(__CUDA_ARCH__)
+    unsigned long long old = 0;
+    if (my_lane() == lane) {
+      if (controls_->events) log_write(p, invariants::event_kind::store, desired);  // numbered before it is made
+      old = ref(p).exchange(desired, to_cuda(o));
+    }
+    old = __shfl_sync(warp_mask(), old, lane, N);
+    __syncwarp(warp_mask());
+    return old;
+#else
+    (void)lane, (void)o;
+    const std::uint64_t old = *p;
+    *p = desired;
+    return old;
+#endif
+  }
   // A short back-off keeps spinning teams from flooding the lock's line while
   // its holder, maybe on the same SM, works. Every 64th wait checks the abort
   // flag and the deadline (see run_controls).

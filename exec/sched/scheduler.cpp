@@ -270,16 +270,16 @@ struct scheduler::impl {
       accessed[a.team] = 1;
     }
     const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
-                       (a.kind == access_kind::cas && result == a.expected);
+                       a.kind == access_kind::exchange || (a.kind == access_kind::cas && result == a.expected);
     if (wrote) ++write_epoch;
   }
 
   // "load of chunk 3 lane 14": where a team was when the run stopped (a
   // livelocked team's position in the structure).
   std::string describe_access(const access& a) const {
-    static constexpr const char* kinds[] = {"load", "store", "cas", "fetch-add"};
+    static constexpr const char* kinds[] = {"load", "store", "cas", "fetch-add", "exchange"};
     const auto k = static_cast<std::size_t>(a.kind);
-    std::string out = k < 4 ? kinds[k] : "access";
+    std::string out = k < 5 ? kinds[k] : "access";
     if (opt.chunk_words && a.word >= pool_offset) {
       const std::uint64_t at = a.word - pool_offset;
       out += " of chunk " + std::to_string(at / opt.chunk_words) + " lane " + std::to_string(at % opt.chunk_words);
