@@ -16,6 +16,7 @@
 #include "../core/algorithm.hpp"
 #include "../core/host_team.hpp"
 #include "../core/slabhash/algorithm.hpp"
+#include "../invariants/slabhash_snapshot.hpp"
 #include "../core/slabhash/layout.hpp"
 #include "../invariants/snapshot.hpp"
 #include "../model/workload.hpp"
@@ -105,9 +106,8 @@ class slabhash_host_subject {
     snap.buckets = params_.buckets;
     snap.variant = static_cast<std::uint8_t>(V);
     snap.stamp = stamp;
-    // The header and the slabs handed out; the rest of the pool is pristine.
-    const std::uint64_t handed_out = std::min<std::uint64_t>(words_[0], params_.pool_slabs);
-    snap.words.assign(words_.get(), words_.get() + std::min<std::size_t>(count_, slabhash::header_words + handed_out * width));
+    // The whole table: its checks hold the word count to its parameters.
+    snap.words.assign(words_.get(), words_.get() + count_);
     return snap;
   }
 
