@@ -1,12 +1,15 @@
 // gfsl check: is a recorded history linearizable? gfsl convert: a trace file
 // from one form to the other.
+#include <stdio_ext.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -21,6 +24,7 @@
 #include "invariants/snapshot.hpp"
 #include "invariants/temporal.hpp"
 #include "linearizability/checker.hpp"
+#include "linearizability/models.hpp"
 #include "linearizability/report.hpp"
 #include "traces/trace.hpp"
 
@@ -37,6 +41,7 @@ struct check_options {
   std::string json;  // "-": standard output, in the text report's place
   double explain = 20;
   std::string progress = "auto";
+  std::string model = "set";
 };
 
 std::string form_name(const traces::trace& t) {
@@ -190,15 +195,84 @@ std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
   return groups;
 }
 
+// "ignored:  members thread, sm ...": what the reader passed over, so that a
+// recorder's extra members are seen to have been read and left aside.
+void print_ignored(const traces::trace& t) {
+  if (t.ignored_members.empty()) return;
+  std::string names;
+  for (const std::string& n : t.ignored_members) names += (names.empty() ? "" : ", ") + n;
+  std::printf("ignored:  record members %s%s (not part of the model)\n", lin::printable(names).c_str(),
+              t.ignored_members.size() >= 8 ? ", ..." : "");
+}
+
+// The models the segmented checker does not decide: the generic search, key
+// by key (linearizability/models.hpp). The invariants are GFSL's own and are
+// not run on another structure's history.
+int run_model_check(const check_options& o, lin::model_kind m, const traces::trace& t) {
+  const std::vector<std::uint32_t> unchecked = traces::unchecked_delete_values(t);
+  const lin::model_check_result r =
+      lin::check_history_model(m, t.history, t.op_codes, lin::deadline::after_seconds(o.timeout), o.threads, unchecked);
+  const bool json_out = is_stdout(o.json);
+  const std::string text = lin::model_text_report(m, t.history, t.op_codes, r, o.file, form_name(t), unchecked);
+  if (json_out) {
+    std::printf("%s\n", lin::model_json_report(m, t.history, t.op_codes, r, o.file, unchecked).c_str());
+  } else {
+    std::fputs(text.c_str(), stdout);
+    print_ignored(t);
+  }
+  if (!o.json.empty() && !json_out) {
+    if (const std::string why = write_output(o.json, lin::model_json_report(m, t.history, t.op_codes, r, o.file, unchecked) + "\n");
+        !why.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gfsl check: --json %s\n", why.c_str());
+      return exit_usage;
+    }
+    std::printf("json:     %s\n", lin::printable(o.json).c_str());
+  }
+  if (!o.html.empty()) {
+    const std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gfsl check</title></head><body><pre>" +
+                             lin::html_escape(text) + "</pre></body></html>\n";
+    if (const std::string why = write_output(o.html, page); !why.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gfsl check: --html %s\n", why.c_str());
+      return exit_usage;
+    }
+    if (!json_out) std::printf("html:     %s\n", lin::printable(o.html).c_str());
+  }
+  if (!t.cut.empty()) {
+    std::fflush(stdout);
+    std::fprintf(json_out ? stderr : stdout, "cut:      %s: the verdict above is on these records only, not the whole run (exit 3)\n",
+                 lin::printable(t.cut).c_str());
+    return exit_undecided;
+  }
+  switch (r.v) {
+    case lin::verdict::linearizable: return exit_ok;
+    case lin::verdict::not_linearizable: return exit_violation;
+    case lin::verdict::unknown: return exit_undecided;
+  }
+  return exit_undecided;
+}
+
 int run_check(const check_options& o) {
-  progress_line progress(progress_wanted(o.progress), o.file);
+  lin::model_kind model = lin::model_kind::set;
+  if (!lin::parse_model(o.model, model)) {
+    std::fprintf(stderr, "gfsl check: --model %s: expected one of %s\n", lin::printable(o.model).c_str(), lin::model_names().c_str());
+    return exit_usage;
+  }
+  // The default model reads as before: insert, delete and contains.
+  const traces::operation_table ops = lin::operation_table_of(model);
+  progress_line progress(progress_wanted(o.progress) && lin::fast_checker_decides(model), o.file);
   traces::trace t;
   try {
-    t = traces::read_trace(o.file, &progress.bytes_read, true);
+    t = traces::read_trace(o.file, &progress.bytes_read, true, model == lin::model_kind::set ? nullptr : &ops);
   } catch (const traces::trace_error& e) {
     progress.finish();
     std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
+  }
+  if (!lin::fast_checker_decides(model)) {
+    progress.finish();
+    return run_model_check(o, model, t);
   }
   progress.records = t.history.size();
   progress.stage = progress_line::checking;
@@ -232,6 +306,7 @@ int run_check(const check_options& o) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
   } else {
     std::fputs(lin::text_report(t.history, r, ctx).c_str(), stdout);
+    print_ignored(t);
   }
   if (!o.json.empty() && !json_out) {
     if (const std::string why = write_output(o.json, lin::json_report(t.history, r, ctx) + "\n"); !why.empty()) {
@@ -300,14 +375,47 @@ int run_convert(const convert_options& o) {
     traces::trace_format as = t.format == traces::trace_format::binary ? traces::trace_format::json : traces::trace_format::binary;
     if (o.to == "binary") as = traces::trace_format::binary;
     if (o.to == "json") as = traces::trace_format::json;
-    traces::write_trace(o.out, t, as);
-    if (as == traces::trace_format::json && (t.has_final_snapshot || t.has_events)) {
-      std::printf("gfsl convert: the JSON-lines form holds the history only: the snapshots and events of %s are left out\n",
-                  lin::printable(o.in).c_str());
+    // "-": the trace on standard output (written whole to a temporary file
+    // first, as every output is), and the summary on standard error.
+    std::FILE* said = is_stdout(o.out) ? stderr : stdout;
+    if (is_stdout(o.out)) {
+      char temp[] = "/tmp/gfsl-convert-XXXXXX";
+      const int fd = ::mkstemp(temp);
+      if (fd < 0) throw traces::trace_error(std::string(temp) + ": cannot create a temporary file: " + std::strerror(errno));
+      ::close(fd);
+      std::string error;
+      try {
+        traces::write_trace(temp, t, as);
+        std::FILE* in = std::fopen(temp, "rb");
+        char block[65536];
+        for (std::size_t n; in && (n = std::fread(block, 1, sizeof block, in)) > 0;) {
+          if (std::fwrite(block, 1, n, stdout) != n) break;
+        }
+        if (!in) error = std::string(temp) + ": cannot read it back: " + std::strerror(errno);
+        else if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+          error = std::string("-: cannot write to standard output: ") + std::strerror(errno);
+          // This line says it: what is left in the buffer goes, so that the
+          // exit's check of standard output adds no second line.
+          __fpurge(stdout);
+          std::clearerr(stdout);
+        }
+        if (in) std::fclose(in);
+      } catch (...) {
+        ::unlink(temp);
+        throw;
+      }
+      ::unlink(temp);
+      if (!error.empty()) throw traces::trace_error(error);
+    } else {
+      traces::write_trace(o.out, t, as);
     }
-    std::printf("gfsl convert: %s (%s, %zu records) -> %s (%s)\n", lin::printable(o.in).c_str(), form_name(t).c_str(), t.history.size(),
-                lin::printable(o.out).c_str(),
-                as == traces::trace_format::binary ? "binary" : "JSON lines");
+    if (as == traces::trace_format::json && (t.has_final_snapshot || t.has_events)) {
+      std::fprintf(said, "gfsl convert: the JSON-lines form holds the history only: the snapshots and events of %s are left out\n",
+                   lin::printable(o.in).c_str());
+    }
+    std::fprintf(said, "gfsl convert: %s (%s, %zu records) -> %s (%s)\n", lin::printable(o.in).c_str(), form_name(t).c_str(),
+                 t.history.size(), is_stdout(o.out) ? "standard output" : lin::printable(o.out).c_str(),
+                 as == traces::trace_format::binary ? "binary" : "JSON lines");
     return exit_ok;
   } catch (const traces::trace_error& e) {
     std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
@@ -332,6 +440,11 @@ command add_check_command(CLI::App& root) {
   c->add_option("--threads", o->threads, "threads checking keys (0: every core)")->check(CLI::Range(0u, 4096u))->capture_default_str();
   c->add_option("--html", o->html, "write a self-contained HTML page of the failing key to FILE")->type_name("FILE");
   c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)")->type_name("FILE");
+  c->add_option("--model", o->model,
+                "the sequential specification: set (insert-if-absent, delete, contains: GFSL's map), map (insert, erase, find), "
+                "upsert-map (map and upsert), multiset (traces/FORMAT.md, \"Models\")")
+      ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset"}))
+      ->capture_default_str();
   add_progress_option(c, o->progress);
   c->add_option("--explain-seconds", o->explain, "at most this long to shrink a violation and find the longest linearizable prefix")
       ->check(CLI::NonNegativeNumber)
@@ -362,7 +475,7 @@ command add_convert_command(CLI::App& root) {
   auto o = std::make_shared<convert_options>();
   CLI::App* c = root.add_subcommand("convert", "turn a trace file into the other form (binary <-> JSON lines)");
   c->add_option("in", o->in, "trace file, binary or JSON lines; - or a pipe: standard input")->required();
-  c->add_option("out", o->out, "file to write")->required();
+  c->add_option("out", o->out, "file to write; -: standard output")->required();
   c->add_option("--to", o->to, "the form to write (default: the other one)")->check(CLI::IsMember({"binary", "json"}));
   return {c, [o] {
             try {

@@ -50,7 +50,9 @@ void print_failure(const fuzz::failure& f, const fuzz::campaign_options& o) {
                 "and history are those of its failing execution)\n",
                 f.shrunk.backend.c_str());
   }
-  std::printf("written to %s\nreplay: gfsl replay %s\n", f.dir.c_str(), o.replay_line(f.shrunk).c_str());
+  if (f.dir.empty()) std::printf("not written (its folder could not be written: see the line on standard error)\n");
+  else std::printf("written to %s\n", f.dir.c_str());
+  std::printf("replay: gfsl replay %s\n", o.replay_line(f.shrunk).c_str());
 }
 
 // Which rare paths the campaign reached, and what PCT made of its change points.
@@ -159,6 +161,33 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
     journal_error = journal.append(fuzz::batch_line(batch, runs, campaign_time()), true);
     if (!journal_error.empty()) stop_requested = true;
   };
+  // Each failure is journalled as soon as its folder is in place, before
+  // anything prints it: a kill at any later moment keeps it, and merge and
+  // --resume count it once (a later line of the same signature replaces it).
+  std::set<std::string> journalled;  // signatures
+  bool folder_failed_first = false;  // the line names the first write that failed
+  o.on_failure = [&](const fuzz::failure& f) -> std::string {
+    if (!journal_error.empty()) return journal_error;
+    if (f.dir.empty() && !o.out_dir.empty()) folder_failed_first = true;
+    fuzz::failure_entry e;
+    e.signature = signature_of(f);
+    const auto& found = f.verdict.found.empty() ? f.first_found : f.verdict.found;
+    if (!found.empty()) {
+      e.detector = found.front().detector;
+      e.detail = found.front().detail;
+    }
+    e.dir = f.dir;
+    e.replay = o.replay_line(f.shrunk);
+    e.seconds = f.seconds_to_first;
+    e.ops = f.shrunk.w.ops;
+    journal_error = journal.append(fuzz::failure_line(e), true);
+    if (!journal_error.empty()) {
+      stop_requested = true;
+      return journal_error;
+    }
+    journalled.insert(e.signature);
+    return {};
+  };
   fuzz::campaign_result r = fuzz::run_campaign(o);
   r.runs += before.runs;
   r.ops += before.ops;
@@ -168,22 +197,12 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   std::vector<const fuzz::failure*> failures;
   if (r.found) failures.push_back(&*r.found);
   for (const fuzz::failure& f : r.further) failures.push_back(&f);
-  for (const fuzz::failure* f : failures) {
-    if (!journal_error.empty()) break;
-    fuzz::failure_entry e;
-    e.signature = signature_of(*f);
-    const auto& found = f->verdict.found.empty() ? f->first_found : f->verdict.found;
-    if (!found.empty()) {
-      e.detector = found.front().detector;
-      e.detail = found.front().detail;
-    }
-    e.dir = f->dir;
-    e.replay = o.replay_line(f->shrunk);
-    e.seconds = f->seconds_to_first;
-    e.ops = f->shrunk.w.ops;
-    journal_error = journal.append(fuzz::failure_line(e), true);
-  }
-  const std::string reason = r.found ? "failure" : (r.interrupted || !journal_error.empty()) ? "interrupted" : "budget";
+  // A write that failed under way (the journal, a failure's folder) stopped
+  // the campaign: it is neither finished nor merely interrupted, and its end
+  // line, if the journal still takes one, says "interrupted" so that
+  // --resume goes on once there is room.
+  const bool write_failed = !journal_error.empty() || !r.write_error.empty();
+  const std::string reason = write_failed ? "interrupted" : r.found ? "failure" : r.interrupted ? "interrupted" : "budget";
   if (journal_error.empty()) journal_error = journal.append(fuzz::end_line(reason, r.seconds), true);
   const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::campaign_json(o, r) + "\n");
   std::printf("gfsl fuzz: seed %llu, %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)o.seed,
@@ -191,15 +210,21 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   print_coverage(r, o);
   if (failures.size() > 1) std::printf("%zu failure signatures\n", failures.size());
   for (const fuzz::failure* f : failures) print_failure(*f, o);
-  if (!journal_error.empty() || !report_error.empty()) {
-    std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(journal_error.empty() ? report_error : journal_error).c_str());
-    return r.found ? exit_violation : exit_run_error;
-  }
-  // A failure's folder that could not be written stopped the campaign; its
-  // failures were journalled above, before this line announces anything.
-  if (!r.write_error.empty()) {
-    std::fprintf(stderr, "gfsl fuzz: %s; the campaign stopped there (its failures are in %s)\n",
-                 gfsl::lin::printable(r.write_error).c_str(), gfsl::lin::printable(journal_path).c_str());
+  std::fflush(stdout);
+  // One line, exit 4, for any write that failed: the first error, and what
+  // is kept (the journal's failures, a folder it may lack, which
+  // `gfsl fuzz merge` counts from the folder).
+  const std::string first_error = !r.write_error.empty() && (folder_failed_first || journal_error.empty()) ? r.write_error
+                                  : !journal_error.empty()                                               ? journal_error
+                                                                                                          : report_error;
+  if (!first_error.empty()) {
+    std::size_t kept_failures = 0;
+    for (const fuzz::failure* f : failures) kept_failures += journalled.count(signature_of(*f));
+    const std::string kept = failures.empty() ? "no failure found; " + journal_path + " holds the runs before it"
+                                              : std::to_string(kept_failures) + " of " + std::to_string(failures.size()) +
+                                                    (failures.size() == 1 ? " failure" : " failures") + " journalled in " + journal_path;
+    std::fprintf(stderr, "gfsl fuzz: %s; the campaign stopped there (%s)\n", gfsl::lin::printable(first_error).c_str(),
+                 gfsl::lin::printable(kept).c_str());
     return exit_run_error;
   }
   if (r.found) return exit_violation;

@@ -408,9 +408,11 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 
 int combined_exit_code(const std::vector<device_output>& outputs) {
   int rc = 0;
-  auto rank = [](int code) { return code == 1 ? 3 : code == 4 ? 2 : code == 2 ? 1 : 0; };
+  // An interrupted worker (3: SIGINT or SIGTERM, what it ran reported) is
+  // undecided, not a run error: it ranks below every other failure.
+  auto rank = [](int code) { return code == 1 ? 4 : code == 4 ? 3 : code == 2 ? 2 : code == 3 ? 1 : 0; };
   for (const device_output& o : outputs) {
-    const int code = o.result.signal ? 4 : o.result.code == 0 || o.result.code == 1 || o.result.code == 2 ? o.result.code : 4;
+    const int code = o.result.signal ? 4 : o.result.code >= 0 && o.result.code <= 3 ? o.result.code : 4;
     if (rank(code) > rank(rc)) rc = code;
   }
   return rc;

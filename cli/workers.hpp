@@ -100,7 +100,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text);
 
 // The exit code of a command run on several devices: a violation on any
 // device wins, then a run error (or a worker ended by a signal), then bad
-// usage.
+// usage, then an interrupted worker (3).
 int combined_exit_code(const std::vector<device_output>& outputs);
 
 }  // namespace gfsl::cli

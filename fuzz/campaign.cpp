@@ -47,6 +47,12 @@ struct shared_state {
   steady::time_point start = steady::now();
   const std::atomic<bool>* cancel = nullptr;
   bool cancelled() const { return cancel && cancel->load(); }
+  // A failure's folder or its journal line could not be written: nothing
+  // more is shrunk or written (a full disk only fails again).
+  bool broken() {
+    std::lock_guard<std::mutex> g(lock);
+    return !result.write_error.empty() || !result.record_error.empty();
+  }
   double elapsed() const { return std::chrono::duration<double>(steady::now() - start).count(); }
 };
 
@@ -413,15 +419,39 @@ std::string write_failure_whole(const campaign_options& o, const failure& f, sha
   return {};
 }
 
+// Hands a failure whose folder is in place (or could not be written) to the
+// caller's journal before anything announces it; a journal that cannot take
+// it stops the campaign.
+void journal_found(const campaign_options& o, shared_state& s, const failure& f) {
+  if (!o.on_failure) return;
+  {
+    std::lock_guard<std::mutex> g(s.lock);
+    if (!s.result.record_error.empty()) return;
+  }
+  std::string e = o.on_failure(f);
+  if (e.empty()) return;
+  std::lock_guard<std::mutex> g(s.lock);
+  if (s.result.record_error.empty()) s.result.record_error = std::move(e);
+  s.stop = true;
+}
+
 // Records a failure found and shrunk: stops the campaign unless it goes on.
 void record(const campaign_options& o, shared_state& s, failure f) {
   // The scheduled host backend repeats a run bit for bit; threads and the
   // GPU interleave freely, so whether the shrunk run fails again is news.
-  if (f.shrunk.backend != "host") {
+  if (f.shrunk.backend != "host" && !s.broken()) {
     const judgement again = execute_and_judge(f.shrunk, o.judge);
     f.reproduced = again.failed() && signature(again.found) == f.signature;
   }
-  if (o.keep_going && !o.out_dir.empty()) f.dir = write_failure_whole(o, f, s);
+  // keep-going: the shrunk form replaces the folder and the journal line of
+  // the failure as found (found_new); a folder that cannot be rewritten
+  // leaves the first one, which the journal line keeps naming.
+  if (o.keep_going && !s.broken()) {
+    if (!o.out_dir.empty()) {
+      if (std::string d = write_failure_whole(o, f, s); !d.empty()) f.dir = std::move(d);
+    }
+    journal_found(o, s, f);
+  }
   std::lock_guard<std::mutex> g(s.lock);
   if (!s.result.found) s.result.found = std::move(f);
   else if (o.keep_going) s.result.further.push_back(std::move(f));
@@ -439,7 +469,9 @@ void found_new(const campaign_options& o, shared_state& s, failure f) {
     record(o, s, std::move(f));
     return;
   }
-  if (!o.out_dir.empty()) f.dir = write_failure_whole(o, f, s);
+  if (!o.out_dir.empty() && !s.broken()) f.dir = write_failure_whole(o, f, s);
+  // Journalled now, not after the search: a campaign killed later keeps it.
+  journal_found(o, s, f);
   std::lock_guard<std::mutex> g(s.lock);
   s.pending.push_back(std::move(f));
 }
@@ -782,7 +814,7 @@ campaign_result run_campaign(const campaign_options& o) {
   const std::size_t to_shrink = s.pending.size();
   for (std::size_t i = 0; i < to_shrink; ++i) {
     failure& f = s.pending[i];
-    if (!s.cancelled()) {
+    if (!s.cancelled() && !s.broken()) {
       enter_phase(o, s, "shrinking signature " + std::to_string(i + 1) + " of " + std::to_string(to_shrink) + " (" + f.signature +
                             ", at most " + std::to_string(static_cast<long long>(o.shrink_seconds)) + " s)");
       shrink_further(f, o, s.elapsed() + o.shrink_seconds, s);
@@ -800,7 +832,10 @@ campaign_result run_campaign(const campaign_options& o) {
   }
   if (s.result.found) s.result.found->runs = s.signature_runs[s.result.found->signature];
   for (failure& f : s.result.further) f.runs = s.signature_runs[f.signature];
-  if (s.result.found && !o.keep_going && !o.out_dir.empty()) s.result.found->dir = write_failure_whole(o, *s.result.found, s);
+  if (s.result.found && !o.keep_going) {
+    if (!o.out_dir.empty() && !s.broken()) s.result.found->dir = write_failure_whole(o, *s.result.found, s);
+    journal_found(o, s, *s.result.found);
+  }
   return s.result;
 }
 
@@ -813,6 +848,18 @@ std::string disabled_by(const campaign_options& o, std::string_view name) {
 std::string signature(const std::vector<detection>& found) {
   if (found.empty()) return {};
   return found.front().site.empty() ? found.front().detector : found.front().detector + " @ " + found.front().site;
+}
+
+std::pair<std::size_t, std::size_t> window_around(const std::vector<model::op_record>& ops, std::uint64_t centre_call, std::size_t most) {
+  if (ops.size() <= most) return {0, ops.size()};
+  if (centre_call == model::no_stamp) return {ops.size() - most, most};
+  // The first operation called at or after the centre: half the window
+  // before it, the rest after, shifted inward at either end of the key.
+  const std::size_t at = static_cast<std::size_t>(
+      std::lower_bound(ops.begin(), ops.end(), centre_call, [](const model::op_record& r, std::uint64_t c) { return r.call < c; }) -
+      ops.begin());
+  const std::size_t from = std::min(at > most / 2 ? at - most / 2 : 0, ops.size() - most);
+  return {from, most};
 }
 
 std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o) {
@@ -841,6 +888,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   for (const model::op_record& r : history) {
     if (!focus || r.op.key == *focus) shown.push_back(r);
   }
+  std::stable_sort(shown.begin(), shown.end(), [](const model::op_record& a, const model::op_record& b) { return a.call < b.call; });
 
   // The history in the JSON-lines trace form, through the trace library's
   // writer, so that `gfsl check` reads it back (tests/test_writers.cpp). The
@@ -935,11 +983,21 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     }
     std::string& after = ctx.html_after;
     // A shrunk history is small, but one that could not be shrunk may hold
-    // 10^5 operations on the key: the bars draw its last 2,000 (a failure is
-    // found where its run ended) and say how many came before.
-    constexpr std::size_t most_bars = 2000;
-    const std::size_t bars_left_out = shown.size() > most_bars ? shown.size() - most_bars : 0;
-    const std::vector<model::op_record> drawn(shown.begin() + static_cast<std::ptrdiff_t>(bars_left_out), shown.end());
+    // 10^5 operations on the key: the bars draw the failure_window
+    // operations nearest the one the detector points at (linearizability's
+    // stuck operation), or the last ones when it points at none (a failure
+    // is found where its run ended), and say how many they leave out.
+    std::uint64_t centre = model::no_stamp;
+    for (const detection& d : j.found) {
+      if (d.has_key && focus && d.key == *focus && d.at_call != model::no_stamp) {
+        centre = d.at_call;
+        break;
+      }
+    }
+    const auto [from, count] = window_around(shown, centre, failure_window);
+    const std::size_t left_before = from, left_after = shown.size() - from - count;
+    const std::vector<model::op_record> drawn(shown.begin() + static_cast<std::ptrdiff_t>(from),
+                                              shown.begin() + static_cast<std::ptrdiff_t>(from + count));
     std::uint64_t lo = model::no_stamp, hi = 0;
     for (const model::op_record& r : drawn) {
       lo = std::min(lo, r.call);
@@ -952,7 +1010,12 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     after += "<h2>Operations by team" + (focus ? " on key " + std::to_string(*focus) + " (" + lin::html_escape(focus_reason) + ")" : std::string()) +
              "</h2>\n<style>rect.ok{fill:#9cf}rect.no{fill:#fc9}rect.pending{fill:#ddd}text.bar{font:10px monospace}"
              "pre .torn{background:#fdd}pre .write{color:#a40}</style>\n";
-    if (bars_left_out) after += "<p>The last " + std::to_string(most_bars) + " operations; left out: the " + std::to_string(bars_left_out) + " before them.</p>\n";
+    if (left_before || left_after) {
+      after += "<p>The " + std::to_string(count) + " operations nearest " +
+               (centre == model::no_stamp ? std::string("the end of the run") : "the one called at stamp " + std::to_string(centre)) +
+               "; left out: " + std::to_string(left_before) + " before them and " + std::to_string(left_after) +
+               " after them (history.jsonl holds them all).</p>\n";
+    }
     after += "<div class=\"scroll\"><svg width=\"" + std::to_string(static_cast<int>(width) + 200) + "\" height=\"" +
              std::to_string(40 * lane.size() + 40) + "\">";
     std::ostringstream bars;

@@ -14,12 +14,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/stats.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/generators.hpp"
 
 namespace gfsl::fuzz {
+
+struct failure;
 
 struct campaign_options {
   std::string backend = "host";
@@ -66,6 +70,14 @@ struct campaign_options {
   std::function<void(std::uint64_t batch, std::uint64_t index, const run_config&, const judgement&)> on_run;
   // A batch that ran all its cases and passed.
   std::function<void(std::uint64_t batch, std::uint64_t runs)> on_batch;
+  // A failure as soon as its folder is written (or could not be: its dir is
+  // then empty), before anything announces it: the caller journals it, so
+  // that a kill at any later moment keeps it. A keep-going campaign calls it
+  // twice per signature, as found and once shrunk (the journal's reader
+  // keeps the later line). A non-empty answer (the journal cannot be
+  // written) stops the campaign; the first one is the result's
+  // record_error.
+  std::function<std::string(const failure&)> on_failure;
 };
 
 // What groups failures, as a crash deduplicator groups crashes: the first
@@ -105,6 +117,9 @@ struct campaign_result {
   // A failure's folder that could not be written (a full disk): the
   // campaign stopped there; its failures are still in `found`/`further`.
   std::string write_error;
+  // What on_failure answered when it could not record a failure: the
+  // campaign stopped there.
+  std::string record_error;
 };
 
 campaign_result run_campaign(const campaign_options& o);
@@ -119,6 +134,14 @@ std::string disabled_by(const campaign_options& o, std::string_view name);
 // accesses around the failing key (host) and as an HTML page, the detectors'
 // report and the replay command. Returns the folder.
 std::string write_failure(const std::string& dir, const failure& f, const campaign_options& o);
+
+// The most operations of the failing key a failure's page draws as bars.
+inline constexpr std::size_t failure_window = 2000;
+
+// Which of `ops` (one key's, sorted by call) a failure's page draws: at most
+// `most`, the first at index `from`; centred on the first operation called at
+// or after `centre_call`, or the last ones when it is model::no_stamp.
+std::pair<std::size_t, std::size_t> window_around(const std::vector<model::op_record>& ops, std::uint64_t centre_call, std::size_t most);
 
 // Campaign summary as one JSON object (report.json of a campaign folder).
 std::string campaign_json(const campaign_options& o, const campaign_result& r);

@@ -27,12 +27,14 @@ bool judge_linearizability(const std::vector<model::op_record>& history, double 
       std::string detail = "key " + std::to_string(key) + " (" + std::to_string(ops.size()) + " operations) is not linearizable";
       const std::uint32_t at = checker.stuck_at();
       std::string site;
+      std::uint64_t at_call = model::no_stamp;
       if (at < ops.size()) {
         const model::op_record& stuck = history[ops[at].index];
         detail += "; stuck at " + lin::describe(key, ops[at]) + " by team " + std::to_string(stuck.team);
         site = std::string(model::op_name(stuck.op.kind)) + "->" + (stuck.pending() ? "pending" : stuck.ok ? "true" : "false");
+        at_call = stuck.call;
       }
-      found.push_back({"linearizability", detail, true, key, site});
+      found.push_back({"linearizability", detail, true, key, site, at_call});
       return true;
     }
   }

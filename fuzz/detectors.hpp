@@ -22,6 +22,10 @@ struct detection {
   // answer of the operation linearizability got stuck at, the phase a hang
   // happened in ("" : nothing more).
   std::string site = {};
+  // The call stamp of the operation it points at (linearizability: the one
+  // it got stuck at), around which a failure's page draws the key's
+  // operations; model::no_stamp when it points at none.
+  std::uint64_t at_call = model::no_stamp;
 };
 
 struct judgement {

@@ -1,5 +1,6 @@
 #include "fuzz/journal.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -278,7 +279,13 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       e.replay = str("replay");
       e.seconds = dbl("seconds");
       e.ops = num("ops");
-      out.failures.push_back(e);
+      // One failure per signature: a later line is the same failure shrunk
+      // (keep-going journals it as found, then shrunk) or found again by a
+      // resumed campaign, and replaces the earlier one.
+      const auto same = std::find_if(out.failures.begin(), out.failures.end(),
+                                     [&](const failure_entry& k) { return k.signature == e.signature; });
+      if (same != out.failures.end()) *same = e;
+      else out.failures.push_back(e);
     } else if (type == "worker") {
       // A parent's record of how a worker process ended: informational.
     } else if (type == "end") {

@@ -5,7 +5,10 @@
 //   {"type":"campaign", ...the options...}          first line: what `--resume` runs again
 //   {"type":"run","batch":B,"case":I,"ops":...}     each run's outcome, as it ends
 //   {"type":"batch","batch":B,"runs":N,...}         batch B is complete and passed (resumption starts after it)
-//   {"type":"failure","signature":...,"dir":...}    a failure, once its artifact folder is in place
+//   {"type":"failure","signature":...,"dir":...}    a failure, once its artifact folder is in place (or could not
+//                                                    be: "dir" is then ""), before anything prints it; a later line of
+//                                                    the same signature replaces it (keep-going: the shrunk form of
+//                                                    the failure journalled as found; a resumed campaign finding it again)
 //   {"type":"end","reason":"budget"|"failure"|"interrupted",...}
 //   {"type":"resume","batch":B,"kept":K}             --resume: the K runs of the unfinished batch B stay counted; the
 //                                                    batch is run again from its start, its first K runs not journalled again

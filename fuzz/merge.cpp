@@ -76,6 +76,53 @@ std::string paths_json(const path_stats& p) {
   return j.str();
 }
 
+// The first `most` bytes of a file ("" when it cannot be read).
+std::string head_of(const fs::path& p, std::size_t most) {
+  std::string text;
+  if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+    text.resize(most);
+    text.resize(std::fread(text.data(), 1, most, f));
+    std::fclose(f);
+  }
+  return text;
+}
+
+// The failure folders in campaign folder `d` that its journal does not list:
+// the campaign stopped (a full disk, a kill) between putting the folder in
+// place and journalling it. They are failures all the same, read from the
+// folder's own report.txt and replay.txt, in name order.
+std::vector<failure_entry> unjournalled_failures(const std::string& d, const journal_summary& j) {
+  std::set<std::string> listed;
+  for (const failure_entry& f : j.failures) listed.insert(fs::path(f.dir).filename().string());
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(d, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("failure-", 0) == 0 && e.is_directory(ec) && !listed.count(name)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<failure_entry> out;
+  for (const std::string& name : names) {
+    const fs::path folder = fs::path(d) / name;
+    failure_entry f;
+    f.dir = folder.string();
+    f.signature = name;  // the folder is named after the signature
+    std::istringstream report(head_of(folder / "report.txt", 1 << 16));
+    for (std::string line; std::getline(report, line);) {
+      if (line.rfind("signature: ", 0) == 0 && line.size() > 11) f.signature = line.substr(11);
+    }
+    f.detector = "unjournalled";
+    f.detail = "a failure's folder the journal does not list (the campaign stopped before journalling it): see its report.txt";
+    std::string replay = head_of(folder / "replay.txt", 1 << 16);
+    if (replay.rfind("gfsl replay ", 0) == 0) replay.erase(0, 12);
+    if (const std::size_t nl = replay.find('\n'); nl != std::string::npos) replay.resize(nl);
+    f.replay = replay;
+    f.seconds = j.seconds;  // found before the campaign stopped
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t merged_campaigns::failure_count() const {
@@ -142,6 +189,11 @@ std::string merge_campaigns(const std::vector<std::string>& dirs, merged_campaig
     if (j.end_reason.empty() || j.end_reason == "interrupted") {
       out.notes.push_back(d + ": did not finish (" + (j.end_reason.empty() ? std::string("killed") : j.end_reason) +
                           "; gfsl fuzz --resume " + d + " continues it)");
+    }
+    for (failure_entry& f : unjournalled_failures(d, j)) {
+      out.notes.push_back(f.dir + ": a failure's folder that " + d + "/" + journal_file +
+                          " does not list (the campaign stopped before journalling it); counted as a failure");
+      s.journal.failures.push_back(std::move(f));
     }
     for (failure_entry f : j.failures) {
       f.campaign = d;
@@ -241,7 +293,8 @@ std::string merged_text(const merged_campaigns& m) {
   for (const failure_group& g : m.failures) {
     const failure_entry& a = g.failures.front();
     t << "  " << printable(g.signature) << " x" << g.failures.size() << ": " << printable(a.detail) << "\n    artifact: "
-      << printable(a.dir) << "\n    replay: gfsl replay " << printable(a.replay) << "\n";
+      << (a.dir.empty() ? std::string("none (its folder could not be written)") : printable(a.dir)) << "\n    replay: gfsl replay "
+      << printable(a.replay) << "\n";
   }
   for (const std::string& n : m.notes) t << "note: " << printable(n) << "\n";
   return t.str();

@@ -187,6 +187,10 @@ bool set_key_checker::zone_refutation(const key_check_options& options) {
         evidence_.push_back(source_[i]);
     }
     std::sort(evidence_.begin(), evidence_.end());
+    // No search ran: the operation stuck at is the latest called of those
+    // whose answers cannot all hold (its answer is the one the others rule
+    // out), not the key's first operation.
+    if (!evidence_.empty()) stuck_ = evidence_.back();
     return true;
   };
   constexpr std::uint32_t none = 0xFFFFFFFFu;

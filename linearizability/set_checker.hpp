@@ -58,8 +58,9 @@ class set_key_checker {
   // Search steps of the last check (0 when it was simulated in one pass).
   std::uint64_t nodes() const { return nodes_; }
   // Position in `ops` of the completed operation the last search could not
-  // get past: the one that had to go next at the furthest point it reached.
-  // Where to look for the cause of a violation.
+  // get past: the one that had to go next at the furthest point it reached
+  // (refuted by the zone test without a search: the latest called of the
+  // evidence). Where to look for the cause of a violation.
   std::uint32_t stuck_at() const { return stuck_; }
   // The last check answered `unknown` because of `memory_budget`.
   bool out_of_memory() const { return out_of_memory_; }

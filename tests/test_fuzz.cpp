@@ -17,6 +17,8 @@
 #include "model/script.hpp"
 #include "tests/files.hpp"
 
+#include <unistd.h>
+
 namespace {
 
 // The counterexample `gfsl fuzz --granularity lane` shrank to (docs/FINDINGS.md):
@@ -468,6 +470,108 @@ TEST(FuzzCampaign, AStopWhileABatchIsRecordedInterruptsTheCampaign) {
   EXPECT_EQ(batches, 1u);
   EXPECT_LT(r.runs, 50u);
   EXPECT_TRUE(r.interrupted);
+}
+
+
+// Which operations of a key a failure's page draws: all of a small key; of
+// a big one, the failure_window nearest the centre, shifted inward at
+// either end; the last ones when the detector points at none.
+TEST(FuzzFailurePage, TheWindowIsCentredOnTheViolation) {
+  std::vector<gfsl::model::op_record> ops(10000);
+  for (std::size_t i = 0; i < ops.size(); ++i) ops[i].call = 10 * i;
+  using gfsl::fuzz::window_around;
+  using window = std::pair<std::size_t, std::size_t>;
+  EXPECT_EQ(window_around({ops.begin(), ops.begin() + 50}, 30, 100), window(0, 50));
+  EXPECT_EQ(window_around(ops, 10 * 5000, 2000), window(4000, 2000));
+  EXPECT_EQ(window_around(ops, 10 * 5000 - 3, 2000), window(4000, 2000));  // the first called at or after it
+  EXPECT_EQ(window_around(ops, 10 * 300, 2000), window(0, 2000));
+  EXPECT_EQ(window_around(ops, 10 * 9990, 2000), window(8000, 2000));
+  EXPECT_EQ(window_around(ops, gfsl::model::no_stamp, 2000), window(8000, 2000));
+}
+
+// A failure that could not be shrunk holds the whole run's operations on its
+// key: the page drew the last 2,000 of them, far from a violation early in
+// the run. It draws those around the operation linearizability got stuck
+// at, and says how many it left out on each side.
+TEST(FuzzFailurePage, AHugeKeyIsDrawnAroundTheOperationTheDetectorNames) {
+  constexpr std::size_t n = 10000, bad = 3001;
+  std::vector<gfsl::model::op_record> records;
+  bool present = false;
+  gfsl::value_type held = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    gfsl::model::op_record r;
+    r.team = static_cast<gfsl::team_id>(i % 2);
+    r.op.key = 5;
+    r.op.kind = i == bad ? gfsl::op_kind::contains : present ? gfsl::op_kind::remove : gfsl::op_kind::insert;
+    r.op.value = static_cast<gfsl::value_type>(i + 1);
+    r.ok = i != bad;  // a contains that misses the key, present since the insert before it
+    r.value = r.op.kind == gfsl::op_kind::remove ? held : 0;
+    if (r.op.kind == gfsl::op_kind::insert) held = r.op.value;
+    if (i != bad) present = !present;
+    r.call = 2 * i;
+    r.ret = 2 * i + 1;
+    records.push_back(r);
+  }
+  gfsl::fuzz::failure f;
+  f.shrunk.backend = "threads";  // no interleaving to repeat: the page alone
+  f.shrunk.w.ops = n;
+  f.first = f.shrunk;
+  f.verdict.config = f.shrunk;
+  f.verdict.run.records = records;
+  std::vector<gfsl::fuzz::detection> found;
+  ASSERT_TRUE(gfsl::fuzz::judge_linearizability(records, 60, found));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].at_call, 2 * bad) << found[0].detail;
+  EXPECT_NE(found[0].detail.find("stuck at contains(5) -> false by team 1"), std::string::npos) << found[0].detail;
+  f.verdict.found = found;
+  f.signature = gfsl::fuzz::signature(found);
+  const auto dir = std::filesystem::temp_directory_path() / ("gfsl-test-window-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::filesystem::path folder = gfsl::fuzz::write_failure(dir.string(), f, {});
+  const std::string html = gfsl::testing_files::slurp((folder / "counterexample.html").string());
+  std::filesystem::remove_all(dir);
+  const std::size_t bars = html.find("<h2>Operations by team");
+  ASSERT_NE(bars, std::string::npos);
+  std::size_t drawn = 0;
+  for (std::size_t at = bars; (at = html.find("<rect class=", at)) != std::string::npos; ++at) ++drawn;
+  EXPECT_EQ(drawn, gfsl::fuzz::failure_window);
+  const std::size_t before = bad - gfsl::fuzz::failure_window / 2, after = n - before - gfsl::fuzz::failure_window;
+  EXPECT_NE(html.find("The 2000 operations nearest the one called at stamp " + std::to_string(2 * bad) + "; left out: " +
+                      std::to_string(before) + " before them and " + std::to_string(after) + " after them"),
+            std::string::npos);
+  const std::string violation = "team 1: contains(5) -> false [" + std::to_string(2 * bad) + ", ";
+  EXPECT_NE(html.find(violation, bars), std::string::npos) << "the violating operation is not drawn";
+  EXPECT_EQ(html.find("[" + std::to_string(2 * (n - 1)) + ", ", bars), std::string::npos) << "the run's last operation is drawn";
+}
+
+
+// A key refuted by the zone test (no search runs) named its first operation
+// as the one linearizability got stuck at: here the prefill's insert, which
+// also gave the failure the signature "insert->true". It names the latest
+// called of the answers that cannot all hold: the second delete of value 1.
+TEST(FuzzDetectors, AZoneRefutationNamesTheOperationItRulesOut) {
+  const auto rec = [](gfsl::team_id team, gfsl::op_kind kind, bool ok, gfsl::value_type value, std::uint64_t call, std::uint64_t ret) {
+    gfsl::model::op_record r;
+    r.team = team;
+    r.op.kind = kind;
+    r.op.key = 1;
+    r.op.value = kind == gfsl::op_kind::insert ? value : 0;
+    r.ok = ok;
+    r.value = kind == gfsl::op_kind::insert ? 0 : value;
+    r.call = call;
+    r.ret = ret;
+    return r;
+  };
+  // What `gfsl fuzz --mutant no-recheck-after-lock --seed 2` shrank to.
+  const std::vector<gfsl::model::op_record> history{rec(0, gfsl::op_kind::insert, true, 1, 0, 1),
+                                                    rec(0, gfsl::op_kind::remove, true, 1, 2, 6),
+                                                    rec(1, gfsl::op_kind::remove, true, 1, 5, 7)};
+  std::vector<gfsl::fuzz::detection> found;
+  ASSERT_TRUE(gfsl::fuzz::judge_linearizability(history, 60, found));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].detail.find("stuck at delete(1) -> true, 1 by team 1"), std::string::npos) << found[0].detail;
+  EXPECT_EQ(gfsl::fuzz::signature(found), "linearizability @ delete->true");
+  EXPECT_EQ(found[0].at_call, 5u);
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -815,4 +817,122 @@ TEST(Hostile, AJunitFileThatCannotBeWrittenIsAnErrorInOneLine) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(lines_in(r.out), 1u) << r.out;
   EXPECT_NE(r.out.find("matrix.xml"), std::string::npos) << r.out;
+}
+
+namespace {
+
+// The whole lines of a journal (a torn last line, cut by a full disk, is
+// not one) that are failure records.
+std::size_t journalled_failures(const std::string& journal) {
+  static const char* const failure_record = "{\"type\":\"failure\",";
+  std::size_t n = 0, at = 0;
+  for (std::size_t nl; (nl = journal.find('\n', at)) != std::string::npos; at = nl + 1) {
+    n += journal.compare(at, std::strlen(failure_record), failure_record) == 0;
+  }
+  return n;
+}
+
+std::size_t failure_folders(const std::string& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) n += e.path().filename().string().rfind("failure-", 0) == 0;
+  return n;
+}
+
+}  // namespace
+
+// A campaign on a disk that fills: it stops at the first failed write with
+// one line and exit 4 (a journal append exited 1, a failure folder's write
+// aborted the process), and nothing it found is lost to `gfsl fuzz merge`:
+// a failure's folder that fit while its journal line did not is counted
+// from the folder (merge said "failures: 0" and exited 0).
+TEST(Hostile, ACampaignOnAFullDiskStopsWithExitFourAndMergeCountsWhatItWrote) {
+  const std::string args =
+      "fuzz --backend host --mutant insert-without-duplicate-check --seed 1 --jobs 1 --max-runs 5 --progress off --out ";
+  const std::string ref = temp_path("disk_ref");
+  const result whole = shell(gfsl_cmd(args + ref) + " 2>&1");
+  ASSERT_EQ(whole.code, 1) << whole.out;
+  ASSERT_EQ(failure_folders(ref), 1u);
+  ASSERT_EQ(journalled_failures(slurp(ref + "/journal.jsonl")), 1u);
+  const std::size_t journal_bytes = slurp(ref + "/journal.jsonl").size();
+  struct outcome {
+    int code = -1;
+    std::string err;
+    std::size_t folders = 0, journalled = 0;
+  };
+  const auto with_room = [&](std::size_t room, const std::string& dir) {
+    std::filesystem::remove_all(dir);
+    const result r = shell("env GFSL_TEST_WRITE_BYTES=" + std::to_string(room) + " LD_PRELOAD=" + FAIL_WRITES_PRELOAD + " " +
+                           gfsl_cmd(args + dir) + " 2>&1 >/dev/null");
+    return outcome{r.code, r.out, failure_folders(dir), journalled_failures(slurp(dir + "/journal.jsonl"))};
+  };
+  // What holds for every room: one line, exit 4, and merge counts a failure
+  // wherever one was kept (its journal line or its folder).
+  const auto holds = [&](const outcome& o, const std::string& dir) {
+    EXPECT_EQ(o.code, 4) << o.err;
+    EXPECT_EQ(lines_in(o.err), 1u) << o.err;
+    EXPECT_NE(o.err.find("No space left on device"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("the campaign stopped there"), std::string::npos) << o.err;
+    const result m = run("fuzz merge " + dir);
+    const bool kept = o.folders + o.journalled > 0;
+    EXPECT_EQ(m.code, kept ? 1 : 0) << m.out;
+    EXPECT_NE(m.out.find(kept ? "failures: 1 in 1 signature(s)" : "failures: 0 in 0"), std::string::npos) << m.out;
+    EXPECT_NE(m.out.find("did not finish"), std::string::npos) << m.out;
+  };
+  // Room for half the journal: a run line is the write that fails.
+  const std::string half_dir = temp_path("disk_half");
+  const outcome half = with_room(journal_bytes / 2, half_dir);
+  holds(half, half_dir);
+  EXPECT_NE(half.err.find("journal.jsonl: cannot append to the journal"), std::string::npos) << half.err;
+  // The least room in which the failure's folder fits: its journal line,
+  // written after it, does not. Found by bisection, since how many bytes a
+  // folder takes is the campaign's business.
+  std::size_t lo = journal_bytes / 2, hi = 1 << 20;
+  const std::string dir = temp_path("disk_edge");
+  outcome edge = with_room(hi, dir);
+  ASSERT_EQ(edge.folders, 1u) << edge.err;
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const outcome o = with_room(mid, dir);
+    if (o.folders) hi = mid, edge = o;
+    else lo = mid;
+  }
+  edge = with_room(hi, dir);
+  ASSERT_EQ(edge.folders, 1u) << edge.err;
+  EXPECT_EQ(edge.journalled, 0u) << "the failure line fit in the least room its folder fits in";
+  holds(edge, dir);
+  EXPECT_NE(edge.err.find("0 of 1 failure journalled"), std::string::npos) << edge.err;
+  const result m = run("fuzz merge " + dir);
+  EXPECT_NE(m.out.find("does not list (the campaign stopped before journalling it); counted as a failure"), std::string::npos) << m.out;
+  // With room again, --resume finishes the campaign; the failure, now in
+  // the journal too, is counted once.
+  const result resumed = run("fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(resumed.code, 1) << resumed.out;
+  EXPECT_EQ(journalled_failures(slurp(dir + "/journal.jsonl")), 1u);
+  const result after = run("fuzz merge " + dir);
+  EXPECT_EQ(after.code, 1) << after.out;
+  EXPECT_NE(after.out.find("failures: 1 in 1 signature(s)"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("does not list"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("did not finish"), std::string::npos) << after.out;
+}
+
+// `gfsl convert IN -` wrote a file named "-": "-" is standard output, as
+// `gfsl check -` reads standard input; the summary goes to standard error.
+TEST(Pipes, ConvertToADashWritesStandardOutput) {
+  const std::string trace = temp_path("to_dash.trace"), json = temp_path("to_dash.jsonl");
+  ASSERT_EQ(run("run --backend host --teams 2 --ops 200 --range 20 --trace " + trace).code, 0);
+  ASSERT_EQ(run("convert " + trace + " " + json).code, 0);
+  const std::string folder = temp_path("to_dash_cwd");
+  std::filesystem::create_directories(folder);
+  const result r = shell("cd " + folder + " && " + gfsl_cmd("convert " + trace + " -") + " 2>/dev/null");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, slurp(json));
+  EXPECT_FALSE(std::filesystem::exists(folder + "/-"));
+  const result said = shell(gfsl_cmd("convert " + trace + " -") + " 2>&1 >/dev/null");
+  EXPECT_EQ(said.code, 0) << said.out;
+  EXPECT_NE(said.out.find("-> standard output (JSON lines)"), std::string::npos) << said.out;
+  // Back through a pipe, binary to standard output, checked from standard input.
+  const result round = shell(gfsl_cmd("convert " + json + " - --to binary") + " 2>/dev/null | " + gfsl_cmd("check -") + " 2>&1");
+  EXPECT_EQ(round.code, 0) << round.out;
+  EXPECT_NE(round.out.find("verdict:  linearizable"), std::string::npos) << round.out;
 }

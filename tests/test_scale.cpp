@@ -5,6 +5,7 @@
 // Kubernetes' variables, and gfsl fuzz merge.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -928,6 +929,135 @@ TEST(ResumedHeader, FolderNamesAndReplayFieldsArePrintedEscaped) {
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args << "\n" << r.out;
     if (args.rfind("fuzz", 0) == 0) EXPECT_NE(r.out.find("\\x1b[2J"), std::string::npos) << args << "\n" << r.out;
   }
+}
+
+
+// ---- a campaign's signals and kills ----
+
+// The lines of DIR's journal that end in a newline (a torn last one is not).
+std::vector<std::string> whole_lines_of(const std::string& dir) {
+  const std::string text = slurp(dir + "/journal.jsonl");
+  std::vector<std::string> out;
+  for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) out.push_back(text.substr(at, nl - at));
+  return out;
+}
+
+// SIGINT ends a campaign after the run under way: exit 3, the journal whole
+// and read back, and nothing begun after the signal. The campaign is frozen
+// (SIGSTOP) while its journal is read, so that what it held when the signal
+// came is known exactly; the 30 s bound is a hang guard, not the promise.
+TEST(CampaignSignals, SigintEndsACampaignAfterTheRunUnderWay) {
+  const std::string dir = temp_dir("sigint_prompt");
+  const pid_t pid = start({"fuzz", "--backend", "host", "--seed", "1", "--seconds", "3600", "--progress", "off", "--out", dir}, dir + ".log");
+  // Well under way: a batch complete, the signal handler long in place.
+  ASSERT_TRUE(wait_for_event(pid, [&] { return slurp(dir + "/journal.jsonl").find("{\"type\":\"batch\"") != std::string::npos; }));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+  ASSERT_TRUE(WIFSTOPPED(status)) << "the campaign ended before the signal: " << slurp(dir + ".log");
+  const std::vector<std::string> before = whole_lines_of(dir);
+  kill(pid, SIGINT);
+  kill(pid, SIGCONT);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  pid_t ended = 0;
+  while ((ended = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (ended != pid) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "the campaign ran on for 30 s after SIGINT: " << slurp(dir + ".log");
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3) << slurp(dir + ".log");
+  const std::vector<std::string> after = whole_lines_of(dir);
+  ASSERT_GT(after.size(), before.size());
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin())) << "the journal was rewritten";
+  // After the signal: the run that was under way (and its batch's line, had
+  // it been the batch's last), then the end line. No other run began.
+  std::size_t runs = 0, batches = 0;
+  for (std::size_t i = before.size(); i + 1 < after.size(); ++i) {
+    if (after[i].rfind("{\"type\":\"run\",", 0) == 0) ++runs;
+    else if (after[i].rfind("{\"type\":\"batch\",", 0) == 0) ++batches;
+    else ADD_FAILURE() << "journalled after the signal: " << after[i];
+  }
+  EXPECT_LE(runs, 1u);
+  EXPECT_LE(batches, 1u);
+  EXPECT_EQ(after.back().rfind("{\"type\":\"end\",\"reason\":\"interrupted\"", 0), 0u) << after.back();
+  const auto j = journal_of(dir);
+  EXPECT_EQ(j.end_reason, "interrupted");
+  EXPECT_EQ(j.all.runs, static_cast<std::uint64_t>(std::count_if(after.begin(), after.end(), [](const std::string& l) {
+              return l.rfind("{\"type\":\"run\",", 0) == 0;
+            })));
+  EXPECT_NE(slurp(dir + ".log").find("interrupted: " + std::to_string(j.all.runs) + " runs recorded"), std::string::npos)
+      << slurp(dir + ".log");
+}
+
+// --keep-going journals each failure as soon as its folder is in place (it
+// journalled them after the search and the shrinking, so a SIGKILL lost
+// every one from the journal), and merge and --resume count each once.
+TEST(CampaignSignals, AKeepGoingCampaignJournalsEachFailureWhenFound) {
+  const std::string dir = temp_dir("keep_going_kill");
+  // Bounded by runs (--seconds is a hang guard); the search goes on well
+  // after its first failure, and each signature is shrunk after it.
+  const pid_t pid = start({"fuzz", "--backend", "host", "--mutant", "insert-without-duplicate-check", "--keep-going", "--seed", "1",
+                           "--seconds", "3600", "--max-runs", "300", "--shrink-seconds", "2", "--progress", "off", "--out", dir},
+                          dir + ".log");
+  ASSERT_TRUE(wait_for_event(pid, [&] { return slurp(dir + "/journal.jsonl").find("{\"type\":\"failure\"") != std::string::npos; }));
+  kill(pid, SIGKILL);
+  ASSERT_EQ(wait_exit(pid), -SIGKILL) << "the campaign ended before the kill: " << slurp(dir + ".log");
+  const auto folders = [&] {
+    std::size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().rfind("failure-", 0) == 0;
+    return n;
+  };
+  const auto killed = journal_of(dir);
+  ASSERT_FALSE(killed.failures.empty());
+  for (const auto& f : killed.failures) EXPECT_TRUE(fs::exists(fs::path(f.dir) / "report.txt")) << f.dir;
+  // A folder put in place just before the kill may lack its line: merge
+  // counts it from the folder, once.
+  EXPECT_GE(folders(), killed.failures.size());
+  const std::string count = std::to_string(folders());
+  const result m = run("fuzz merge " + dir);
+  EXPECT_EQ(m.code, 1) << m.out;
+  EXPECT_NE(m.out.find("failures: " + count + " in " + count + " signature(s)"), std::string::npos) << m.out;
+  const result r = run("fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(r.code, 1) << r.out;
+  const auto done = journal_of(dir);
+  EXPECT_EQ(done.end_reason, "failure");
+  std::size_t lines = 0;
+  for (const std::string& l : whole_lines_of(dir)) lines += l.rfind("{\"type\":\"failure\",", 0) == 0;
+  EXPECT_GT(lines, done.failures.size()) << "each signature journalled as found and again shrunk";
+  const std::string total = std::to_string(done.failures.size());
+  EXPECT_EQ(folders(), done.failures.size());
+  const result again = run("fuzz merge " + dir);
+  EXPECT_EQ(again.code, 1) << again.out;
+  EXPECT_NE(again.out.find("failures: " + total + " in " + total + " signature(s)"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find("does not list"), std::string::npos) << again.out;
+}
+
+// stress --devices: SIGINT to the parent ends every worker's run with its
+// report (exit 3 each), and the parent exits 3 (it exited 4: an interrupted
+// worker was counted as a run error). The host backend stands in for the
+// GPU; the signal waits until both workers handle SIGINT and SIGTERM.
+TEST(Workers, StressOnDevicesEndsOnSigintWithExitThree) {
+  const std::string log = temp_dir("stress_devices_sigint.log");
+  const pid_t pid = start({"stress", "--backend", "host", "--devices", "0,1", "--ops-per-team", "200", "--seconds", "100000"}, log,
+                          {"GFSL_DEVICE_COUNT=2"});
+  const auto handling = [](pid_t k) {
+    const std::string status = slurp("/proc/" + std::to_string(k) + "/status");
+    const std::size_t at = status.find("SigCgt:\t");
+    if (at == std::string::npos) return false;
+    const unsigned long long mask = std::stoull(status.substr(at + 8, 16), nullptr, 16);
+    return ((mask >> (SIGINT - 1)) & 1) && ((mask >> (SIGTERM - 1)) & 1);
+  };
+  ASSERT_TRUE(wait_for_event(pid, [&] {
+    const std::vector<pid_t> kids = children_of(pid);
+    return kids.size() == 2 && std::all_of(kids.begin(), kids.end(), handling);
+  }));
+  kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 3) << slurp(log);
+  EXPECT_NE(slurp(log).find("gfsl stress: interrupted by a signal"), std::string::npos) << slurp(log);
 }
 
 }  // namespace

@@ -374,7 +374,8 @@ TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation)
   };
   const std::vector<bad_case> cases = {
       {good + "\n" + R"({"team":3,"op":"insert","key":17,"ok":true,"call":1,"ret":2})", "", "\"value\""},
-      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2,"colour":1})", "1}", "found \"colour\""},
+      // An unknown member is passed over (test_models.cpp), but not with a nested value.
+      {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2,"colour":{"r":1}})", "{\"r", "nested"},
       {R"({"team":3,"team":4,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\"team\":4", "once"},
       {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2,})", "}", "'\"'"},
       {R"({"team":03,"op":"insert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "03", "leading zeros"},
@@ -382,7 +383,7 @@ TEST(Traces, JsonReaderRefusesBadLinesWithOneLineNamingFileOffsetAndExpectation)
       {R"({"team":3,"op":"insert","key":-1,"value":9,"ok":true,"call":1,"ret":2})", "-1", "[0, 4294967295]"},
       {R"({"team":3,"op":"insert","key":1.5,"value":9,"ok":true,"call":1,"ret":2})", "1.5", "[0, 4294967295]"},
       {R"({"team":3,"op":"insert","key":17,"value":9,"ok":1,"call":1,"ret":2})", "1,\"call", "true or false"},
-      {R"({"team":3,"op":"upsert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\"upsert", "\"insert\", \"delete\" or \"contains\""},
+      {R"({"team":3,"op":"upsert","key":17,"value":9,"ok":true,"call":1,"ret":2})", "\"upsert", "insert, delete or contains (model set"},
       {R"({"team":3,"op":"insert","key":{"k":1},"value":9,"ok":true,"call":1,"ret":2})", "{\"k", "nested"},
       {R"({"team":3,"op":"ins\qrt","key":17,"value":9,"ok":true,"call":1,"ret":2})", "q", "expected one of"},
       {R"({"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":5,"ret":2})", "{", "not before the call stamp 5"},

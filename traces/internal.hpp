@@ -63,9 +63,11 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr, b
 trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false);
 // `ranges`: read the file as at most this many ranges, in parallel (cut at
 // line starts); 0: one per core, each of at least 16 MiB.
-trace read_json(const std::string& path, unsigned ranges = 0, std::atomic<std::uint64_t>* bytes_read = nullptr);
+// `ops`: see read_trace.
+trace read_json(const std::string& path, unsigned ranges = 0, std::atomic<std::uint64_t>* bytes_read = nullptr,
+                const operation_table* ops = nullptr);
 // One range, from a stream (what the sniffer held is read first).
-trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr);
+trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr, const operation_table* ops = nullptr);
 
 std::string errno_text();
 

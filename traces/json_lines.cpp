@@ -3,7 +3,10 @@
 // then one record per line
 //   {"team":3,"op":"insert","key":17,"value":9,"ok":true,"call":120,"ret":180}
 // with "ret":null for a pending operation and "status" for one that ended in
-// an error. Members may come in any order.
+// an error. Members may come in any order; members the reader does not know
+// are passed over (their names kept for the reports), as long as their values
+// are not nested. Read for a model (gfsl check --model), "op" may name that
+// model's operations (operation_table).
 //
 // simdjson's On-Demand API parses each line (one flat object: no tape, the
 // members read in place). When simdjson refuses a line, or the reader refuses
@@ -92,7 +95,11 @@ class record_parser {
   // line.data() (at least line.size() + SIMDJSON_PADDING). Returns false with
   // `why` set when the line is refused. `value_known` tells whether the record
   // carries a value (required for inserts and contains that found one).
-  bool parse(std::string_view line, std::size_t capacity, model::op_record& r, bool& value_known, refusal& why) {
+  // `ops`: the model's operations (null: insert, delete, contains); `code`:
+  // the operation's code in it, | ok_not_recorded for "ok":null.
+  // `ignored`: the names of unknown members met so far (a few).
+  bool parse(std::string_view line, std::size_t capacity, model::op_record& r, bool& value_known, refusal& why,
+             const operation_table* ops, std::uint8_t& code, std::vector<std::string>& ignored) {
     const char* base = line.data();
     od::document doc;
     if (auto e = parser_.iterate(base, line.size(), capacity).get(doc)) return refused(why, 0, simdjson_says(e));
@@ -100,6 +107,8 @@ class record_parser {
     if (auto e = doc.get_object().get(obj)) return refused(why, 0, simdjson_says(e));
     unsigned seen = 0;
     bool have_value = false;
+    bool ok_null = false;
+    const operation_name* named = nullptr;
     std::uint64_t value = 0;
     for (auto field_result : obj) {
       od::field field;
@@ -108,13 +117,23 @@ class record_parser {
       od::value& v = field.value();
       const std::string_view token = v.raw_json_token();
       const std::size_t at = static_cast<std::size_t>(token.data() - base);
-      if (bit == 0 || (seen & bit)) {
-        // An unknown member, or one seen twice (the scanner names the
-        // duplicate): the scanner's words for it.
-        std::string_view name;
-        if (field.unescaped_key().get(name)) name = {};
-        return refused(why, at, "expected only the members team, op, key, value, ok, call, ret and status, found \"" +
-                                    std::string(name) + "\"");
+      if (bit == 0) {
+        // Another recorder's member ("thread", "sm"): passed over. A nested
+        // value is refused as the scanner refuses it everywhere.
+        if (!token.empty() && (token.front() == '{' || token.front() == '[')) {
+          return refused(why, at, "expected a string, number, boolean or null for an unknown member");
+        }
+        if (ignored.size() < 8) {
+          std::string_view name;
+          if (!field.unescaped_key().get(name) && std::find(ignored.begin(), ignored.end(), name) == ignored.end()) {
+            ignored.emplace_back(name);
+          }
+        }
+        continue;
+      }
+      if (seen & bit) {
+        // A member seen twice: the scanner names the duplicate.
+        return refused(why, at, "expected each member once");
       }
       seen |= bit;
       auto unsigned_at_most = [&](std::uint64_t max, const char* name, std::uint64_t& out) {
@@ -150,13 +169,22 @@ class record_parser {
           }
           break;
         case m_ok:
-          if (v.get_bool().get(r.ok)) return refused(why, at, "expected true or false for \"ok\"");
+          if (ops && token == "null") {
+            ok_null = true;  // allowed or not once "op" is known
+            r.ok = false;
+          } else if (v.get_bool().get(r.ok)) {
+            return refused(why, at, ops ? "expected true, false or null for \"ok\"" : "expected true or false for \"ok\"");
+          }
           break;
         case m_op:
-          if (token == "\"insert\"") r.op.kind = op_kind::insert;
+          if (ops) {
+            named = model_operation(v, *ops);
+            if (!named) return refused(why, at, unknown_operation(v, ops));
+            r.op.kind = named->base;
+          } else if (token == "\"insert\"") r.op.kind = op_kind::insert;
           else if (token == "\"delete\"") r.op.kind = op_kind::remove;
           else if (token == "\"contains\"") r.op.kind = op_kind::contains;
-          else if (!escaped_name(v, r.op.kind)) return refused(why, at, "expected \"op\" to be \"insert\", \"delete\" or \"contains\"");
+          else if (!escaped_name(v, r.op.kind)) return refused(why, at, unknown_operation(v, nullptr));
           break;
         case m_status: {
           std::string_view text;
@@ -179,8 +207,17 @@ class record_parser {
     for (const auto& q : required) {
       if (!(seen & q.bit)) return refused(why, line.size(), std::string("expected a member \"") + q.name + "\" in the record");
     }
+    code = named ? named->code : 0;
+    if (ok_null) {
+      if (!named->ok_may_be_null) {
+        return refused(why, line.size(), "expected \"ok\" to be true or false in a \"" + named->name + "\" (only " +
+                                             null_ok_names(*ops) + " may leave it null)");
+      }
+      code |= ok_not_recorded;
+    }
     const bool completed_ok = r.ok && !r.pending();
-    if (!have_value) {
+    const bool value_required = !named || named->value_required;
+    if (!have_value && value_required) {
       if (r.op.kind == op_kind::insert) return refused(why, line.size(), "expected a member \"value\" (the inserted value) in an insert");
       if (r.op.kind == op_kind::contains && completed_ok) {
         return refused(why, line.size(), "expected a member \"value\" (the value found) in a contains that found one");
@@ -196,6 +233,39 @@ class record_parser {
   }
 
   od::parser& parser() { return parser_; }
+
+  // The model's operation that "op" names, or null.
+  static const operation_name* model_operation(od::value& v, const operation_table& ops) {
+    std::string_view text;
+    if (v.get_string().get(text)) return nullptr;
+    for (const operation_name& n : ops.names) {
+      if (n.name == text) return &n;
+    }
+    return nullptr;
+  }
+
+  // "expected "op" to be one of insert, erase, find, upsert (model
+  // upsert-map), found "inc"": what the model takes, and what came.
+  static std::string unknown_operation(od::value& v, const operation_table* ops) {
+    std::string want;
+    if (ops) {
+      for (const operation_name& n : ops->names) want += (want.empty() ? "" : ", ") + n.name;
+      want = "one of " + want + " (model " + ops->model + ")";
+    } else {
+      want = "insert, delete or contains (model set; gfsl check --model names others)";
+    }
+    std::string_view text;
+    if (v.get_string().get(text)) return "expected \"op\" to be a string: " + want;
+    return "expected \"op\" to be " + want + ", found \"" + std::string(text.substr(0, 64)) + "\"";
+  }
+
+  static std::string null_ok_names(const operation_table& ops) {
+    std::string out;
+    for (const operation_name& n : ops.names) {
+      if (n.ok_may_be_null) out += (out.empty() ? "" : ", ") + n.name;
+    }
+    return out.empty() ? "no operation" : out;
+  }
 
  private:
   static bool refused(refusal& why, std::size_t at, std::string what) {
@@ -343,6 +413,8 @@ bool parse_metadata(const position& where, std::string_view line, std::size_t ca
 struct range_result {
   std::vector<model::op_record> history;
   std::vector<std::uint32_t> unrecorded_values;
+  std::vector<std::uint8_t> op_codes;       // read with an operation table
+  std::vector<std::string> ignored_members;
   std::uint64_t lines = 0;
   std::optional<line_error> error;        // a refused line
   std::optional<std::string> read_error;  // the file could not be read
@@ -353,7 +425,7 @@ struct range_result {
 // `in`: positioned at `begin`; `end`: where the range stops (a stream: no end
 // but its own).
 void read_range(input& in, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out,
-                std::atomic<std::uint64_t>* bytes_read) {
+                std::atomic<std::uint64_t>* bytes_read, const operation_table* ops) {
   try {
     // Room for as many records as the range could hold (a record line is
     // over 64 bytes): reserved, not touched, so it costs address space, not
@@ -380,7 +452,9 @@ void read_range(input& in, std::uint64_t begin, std::uint64_t end, trace* header
       model::op_record r;
       bool value_known = false;
       refusal why;
-      if (!records.parse(line, capacity, r, value_known, why)) refuse(where, line, why, false);
+      std::uint8_t code = 0;
+      if (!records.parse(line, capacity, r, value_known, why, ops, code, out.ignored_members)) refuse(where, line, why, false);
+      if (ops) out.op_codes.push_back(code);
       if (out.history.size() == 0xFFFFFFFFull) where.fail(0, "expected at most 4294967295 records");
       if (!value_known && r.op.kind == op_kind::remove && r.ok && !r.pending()) {
         out.unrecorded_values.push_back(static_cast<std::uint32_t>(out.history.size()));
@@ -445,7 +519,16 @@ trace join_ranges(const std::string& path, std::uint64_t size, std::vector<range
   if (records > 0xFFFFFFFFull) throw trace_error(path + ": byte " + std::to_string(size) + ": expected at most 4294967295 records");
   t.history = std::move(ranges[0].history);
   t.unrecorded_values = std::move(ranges[0].unrecorded_values);
+  t.op_codes = std::move(ranges[0].op_codes);
+  for (const range_result& r : ranges) {
+    for (const std::string& name : r.ignored_members) {
+      if (t.ignored_members.size() < 8 && std::find(t.ignored_members.begin(), t.ignored_members.end(), name) == t.ignored_members.end()) {
+        t.ignored_members.push_back(name);
+      }
+    }
+  }
   for (std::size_t k = 1; k < ranges.size(); ++k) {
+    t.op_codes.insert(t.op_codes.end(), ranges[k].op_codes.begin(), ranges[k].op_codes.end());
     const auto offset = static_cast<std::uint32_t>(t.history.size());
     for (std::uint32_t i : ranges[k].unrecorded_values) t.unrecorded_values.push_back(offset + i);
     t.history.insert(t.history.end(), ranges[k].history.begin(), ranges[k].history.end());
@@ -460,7 +543,7 @@ trace join_ranges(const std::string& path, std::uint64_t size, std::vector<range
 // least 16 MiB), read in parallel and joined in order: a refused line is
 // reported from the first range that has one, so the error is the one a
 // reader from the start would meet, with its line number.
-trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std::uint64_t>* bytes_read) {
+trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std::uint64_t>* bytes_read, const operation_table* ops) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw trace_error(path + ": cannot open: " + errno_text());
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
@@ -492,7 +575,7 @@ trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std
       try {
         input in(path);
         if (cuts[k] != 0) in.seek(cuts[k]);
-        read_range(in, cuts[k], cuts[k + 1], k == 0 ? &t : nullptr, ranges[k], bytes_read);
+        read_range(in, cuts[k], cuts[k + 1], k == 0 ? &t : nullptr, ranges[k], bytes_read, ops);
       } catch (const trace_error& e) {
         ranges[k].read_error = e.what();
       }
@@ -515,11 +598,11 @@ trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std
   return join_ranges(path, size, ranges, std::move(t));
 }
 
-trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read) {
+trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read, const operation_table* ops) {
   std::vector<range_result> ranges(1);
   trace t;
   t.format = trace_format::json;
-  read_range(in, 0, UINT64_MAX, &t, ranges[0], bytes_read);
+  read_range(in, 0, UINT64_MAX, &t, ranges[0], bytes_read, ops);
   return join_ranges(in.name(), in.position(), ranges, std::move(t));
 }
 

@@ -60,8 +60,38 @@ struct trace_header {
   std::vector<extra_field> extra;
 };
 
+// The operations a JSON-lines file may name when it is read for a sequential
+// model other than the default one (gfsl check --model; traces/FORMAT.md,
+// "Models"). Each name says how its record is stored: `base` insert, the
+// record's "value" is the operation's argument; remove or contains, it is
+// the answer. `code` is the model's own number for it, kept per record in
+// trace::op_codes.
+struct operation_name {
+  std::string name;
+  op_kind base = op_kind::contains;
+  std::uint8_t code = 0;
+  // insert: the argument must be given; contains: a value must be given when
+  // ok is true. False: "value" may be left out.
+  bool value_required = true;
+  // "ok":null is taken: the answer was not recorded (op_codes has
+  // ok_not_recorded set), and the model does not compare it.
+  bool ok_may_be_null = false;
+};
+struct operation_table {
+  std::string model;  // named in messages: "upsert-map"
+  std::vector<operation_name> names;
+};
+inline constexpr std::uint8_t ok_not_recorded = 0x80;
+
 struct trace {
   trace_header header;
+  // Read with an operation_table (JSON lines only): the code of each
+  // record's operation, | ok_not_recorded when its "ok" was null. Empty
+  // otherwise: every record is one of insert, delete, contains.
+  std::vector<std::uint8_t> op_codes;
+  // Record members the reader does not know and passed over (a recorder's
+  // "thread", "sm", ...): the first few names, for the reports.
+  std::vector<std::string> ignored_members;
   std::vector<model::op_record> history;
   // Indices (ascending) of successful deletes whose removed value was not
   // recorded: a JSON line may leave it out. Their values are not checked.
@@ -146,7 +176,10 @@ void write_file(const std::string& path, const std::string& text);
 // read up to its last complete section and returned with `cut` saying so,
 // instead of refused (traces/FORMAT.md, "Cut traces"). Damage (a checksum,
 // a field out of range) is refused either way.
-trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false);
+// `ops`: the operations JSON lines may name (null: insert, delete and
+// contains); binary traces hold those three only.
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false,
+                 const operation_table* ops = nullptr);
 
 // Writes a binary trace as a run goes: the header at once, then the history
 // in blocks (section type 6), each followed by its checksum and flushed to

@@ -1,0 +1,358 @@
+#include "linearizability/models.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+#include "linearizability/checker.hpp"
+#include "linearizability/report.hpp"
+#include "linearizability/wing_gong.hpp"
+#include "traces/json.hpp"
+
+namespace gfsl::lin {
+
+namespace {
+
+using namespace model_ops;
+
+const char* code_name(std::uint8_t code) {
+  switch (code & ~traces::ok_not_recorded) {
+    case insert: return "insert";
+    case erase: return "erase";
+    case find: return "find";
+    case upsert: return "upsert";
+    case count: return "count";
+  }
+  return "?";
+}
+
+// The code of a record read without a table: its insert, delete or contains.
+std::uint8_t base_code(op_kind k) {
+  switch (k) {
+    case op_kind::insert: return insert;
+    case op_kind::remove: return erase;
+    default: return find;
+  }
+}
+
+std::string describe(const key_input& in, const key_output* out) {
+  std::string s = code_name(in.code);
+  s += "(";
+  if (in.code == insert || in.code == upsert) s += std::to_string(in.value);
+  s += ") -> ";
+  if (!out) return s + "?";
+  if (!out->ok_known) return s + "(not recorded)";
+  s += out->ok ? "true" : "false";
+  if ((out->ok && (in.code == erase || in.code == find)) || in.code == count) {
+    s += out->value_known ? ", " + std::to_string(out->value) : ", value not recorded";
+  }
+  return s;
+}
+
+bool ok_matches(const key_output* out, bool ok) { return !out || !out->ok_known || out->ok == ok; }
+bool value_matches(const key_output* out, value_type v) { return !out || !out->value_known || out->value == v; }
+
+}  // namespace
+
+std::optional<upsert_key_model::state> upsert_key_model::step(const state& s, const input& in, const output* out) {
+  state next = s;
+  switch (in.code) {
+    case insert:
+      if (!ok_matches(out, !s.present)) return std::nullopt;
+      if (!s.present) next = {true, in.value};
+      break;
+    case upsert:
+      if (!ok_matches(out, !s.present)) return std::nullopt;
+      next = {true, in.value};
+      break;
+    case erase:
+      if (!ok_matches(out, s.present) || (s.present && !value_matches(out, s.value))) return std::nullopt;
+      next = {};
+      break;
+    case find:
+      if (!ok_matches(out, s.present) || (s.present && !value_matches(out, s.value))) return std::nullopt;
+      break;
+    default: return std::nullopt;
+  }
+  return next;
+}
+
+std::string upsert_key_model::describe_operation(const input& in, const output* out) { return describe(in, out); }
+std::string upsert_key_model::describe_state(const state& s) { return s.present ? "present, " + std::to_string(s.value) : "absent"; }
+
+std::optional<multiset_key_model::state> multiset_key_model::step(const state& s, const input& in, const output* out) {
+  switch (in.code) {
+    case insert:
+      if (!ok_matches(out, true)) return std::nullopt;
+      return s + 1;
+    case erase:
+      if (!ok_matches(out, s > 0)) return std::nullopt;
+      return s > 0 ? s - 1 : 0;
+    case find:
+      if (!ok_matches(out, s > 0)) return std::nullopt;
+      return s;
+    case count:
+      if (!ok_matches(out, true) || (out && out->value_known && out->value != s)) return std::nullopt;
+      return s;
+    default: return std::nullopt;
+  }
+}
+
+std::string multiset_key_model::describe_operation(const input& in, const output* out) { return describe(in, out); }
+
+const char* model_name(model_kind m) {
+  switch (m) {
+    case model_kind::set: return "set";
+    case model_kind::map: return "map";
+    case model_kind::upsert_map: return "upsert-map";
+    case model_kind::multiset: return "multiset";
+  }
+  return "?";
+}
+
+bool parse_model(const std::string& name, model_kind& out) {
+  for (model_kind m : {model_kind::set, model_kind::map, model_kind::upsert_map, model_kind::multiset}) {
+    if (name == model_name(m)) {
+      out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string model_names() { return "set, map, upsert-map, multiset"; }
+
+traces::operation_table operation_table_of(model_kind m) {
+  using traces::operation_name;
+  traces::operation_table t;
+  t.model = model_name(m);
+  // name, base, code, value required, ok may be null
+  const operation_name ins{"insert", op_kind::insert, insert, true, false};
+  const operation_name del{"delete", op_kind::remove, erase, true, false};
+  const operation_name has{"contains", op_kind::contains, find, true, false};
+  switch (m) {
+    case model_kind::set: t.names = {ins, del, has}; break;
+    case model_kind::map:
+      t.names = {ins, {"erase", op_kind::remove, erase, true, false}, {"find", op_kind::contains, find, true, false}, del, has};
+      break;
+    case model_kind::upsert_map:
+      t.names = {ins,
+                 {"erase", op_kind::remove, erase, true, false},
+                 {"find", op_kind::contains, find, true, false},
+                 {"upsert", op_kind::insert, upsert, true, true},
+                 {"insert_or_assign", op_kind::insert, upsert, true, true},
+                 del,
+                 has};
+      break;
+    case model_kind::multiset:
+      // Values are not part of a multiset: none is required, but count's.
+      t.names = {{"insert", op_kind::insert, insert, false, false},
+                 {"erase", op_kind::remove, erase, false, false},
+                 {"find", op_kind::contains, find, false, false},
+                 {"count", op_kind::contains, count, true, false},
+                 {"delete", op_kind::remove, erase, false, false},
+                 {"contains", op_kind::contains, find, false, false}};
+      break;
+  }
+  return t;
+}
+
+namespace {
+
+template <class M>
+model_op<M> to_model_op(const model::op_record& r, std::uint8_t code, bool value_known) {
+  model_op<M> o;
+  o.call = r.call;
+  o.ret = r.ret;
+  o.optional = r.pending();
+  o.in.code = static_cast<std::uint8_t>(code & ~traces::ok_not_recorded);
+  o.in.value = r.op.kind == op_kind::insert ? r.op.value : 0;
+  o.out.ok = r.ok;
+  o.out.ok_known = (code & traces::ok_not_recorded) == 0;
+  o.out.value = r.op.kind == op_kind::insert ? 0 : r.value;
+  o.out.value_known = value_known;
+  return o;
+}
+
+std::uint8_t code_of(const model::op_record& r, const std::vector<std::uint8_t>& codes, std::size_t i) {
+  return codes.empty() ? base_code(r.op.kind) : codes[i];
+}
+
+// A pending read changes nothing and its answer says nothing: left out.
+bool is_read(std::uint8_t code) {
+  code &= ~traces::ok_not_recorded;
+  return code == find || code == count;
+}
+
+template <class M>
+verdict check_key(const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes, const std::vector<std::uint32_t>& idx,
+                  const std::vector<std::uint32_t>& unrecorded, const deadline& d) {
+  std::vector<model_op<M>> ops;
+  ops.reserve(idx.size());
+  for (std::uint32_t i : idx) {
+    const std::uint8_t code = code_of(h[i], codes, i);
+    if (h[i].pending() && is_read(code)) continue;
+    ops.push_back(to_model_op<M>(h[i], code, !std::binary_search(unrecorded.begin(), unrecorded.end(), i)));
+  }
+  return wing_gong_check<M>(ops, d);
+}
+
+}  // namespace
+
+model_check_result check_history_model(model_kind m, const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes,
+                                       const deadline& d, unsigned threads, const std::vector<std::uint32_t>& unrecorded) {
+  if (std::string e = validate_history(h); !e.empty()) throw std::invalid_argument(e);
+  if (!codes.empty() && codes.size() != h.size()) throw std::invalid_argument("one operation code per record expected");
+  const auto t0 = std::chrono::steady_clock::now();
+  model_check_result r;
+  r.operations = h.size();
+  // Group by key, each key's operations by call stamp.
+  std::vector<std::uint32_t> order(h.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (h[a].op.key != h[b].op.key) return h[a].op.key < h[b].op.key;
+    if (h[a].call != h[b].call) return h[a].call < h[b].call;
+    return a < b;
+  });
+  std::vector<std::pair<std::size_t, std::size_t>> keys;  // [from, to) in `order`
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j < order.size() && h[order[j]].op.key == h[order[i]].op.key) ++j;
+    keys.emplace_back(i, j);
+    i = j;
+  }
+  for (const auto& rec : h) r.optional_operations += rec.pending() ? 1 : 0;
+  r.keys = keys.size();
+  std::vector<verdict> verdicts(keys.size(), verdict::linearizable);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < keys.size();) {
+      const std::vector<std::uint32_t> idx(order.begin() + static_cast<std::ptrdiff_t>(keys[k].first),
+                                           order.begin() + static_cast<std::ptrdiff_t>(keys[k].second));
+      verdicts[k] = m == model_kind::multiset ? check_key<multiset_key_model>(h, codes, idx, unrecorded, d)
+                                              : check_key<upsert_key_model>(h, codes, idx, unrecorded, d);
+    }
+  };
+  unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(keys.size(), 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // a thread limit: fewer threads, same verdicts
+    }
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  r.threads = static_cast<unsigned>(pool.size() + 1);
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const key_type key = h[order[keys[k].first]].op.key;
+    if (verdicts[k] == verdict::not_linearizable) {
+      if (r.violating.size() < 100) r.violating.push_back(key);
+      if (!r.failing_key) {
+        r.failing_key = key;
+        r.failing_ops.assign(order.begin() + static_cast<std::ptrdiff_t>(keys[k].first),
+                             order.begin() + static_cast<std::ptrdiff_t>(keys[k].second));
+      }
+      ++r.violating_keys;
+    } else if (verdicts[k] == verdict::unknown) {
+      if (r.undecided.size() < 100) r.undecided.push_back(key);
+      ++r.undecided_keys;
+    }
+  }
+  r.v = r.violating_keys ? verdict::not_linearizable : r.undecided_keys ? verdict::unknown : verdict::linearizable;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string describe_model_record(model_kind, const model::op_record& r, std::uint8_t code, bool value_known) {
+  key_input in;
+  in.code = static_cast<std::uint8_t>(code & ~traces::ok_not_recorded);
+  in.value = r.op.kind == op_kind::insert ? r.op.value : 0;
+  std::string s = code_name(code);
+  s += "(" + std::to_string(r.op.key);
+  if (in.code == insert || in.code == upsert) s += ", " + std::to_string(in.value);
+  s += ") -> ";
+  if (r.pending()) return s + (r.ret == model::no_stamp ? "pending" : "error (may have taken effect)");
+  key_output out{r.ok, (code & traces::ok_not_recorded) == 0, r.op.kind == op_kind::insert ? 0 : r.value, value_known};
+  const std::string full = describe(in, &out);
+  return s + full.substr(full.find("-> ") + 3);
+}
+
+namespace {
+
+std::string stamp(std::uint64_t s) { return s == model::no_stamp ? "-" : std::to_string(s); }
+
+}  // namespace
+
+std::string model_text_report(model_kind m, const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes,
+                              const model_check_result& r, const std::string& file, const std::string& form,
+                              const std::vector<std::uint32_t>& unrecorded) {
+  std::string s = "gfsl check: " + printable(file) + " (" + form + ", model " + model_name(m) + ")\n";
+  s += "verdict:  ";
+  const std::string of_keys = std::to_string(r.keys) + " keys";
+  if (r.v == verdict::linearizable) s += "linearizable (every key)\n";
+  else if (r.v == verdict::not_linearizable) s += "NOT LINEARIZABLE: " + std::to_string(r.violating_keys) + " of " + of_keys + "\n";
+  else s += "undecided: " + std::to_string(r.undecided_keys) + " of " + of_keys + " within the limits (exit 3)\n";
+  s += "history:  " + std::to_string(r.operations) + " operations (" + std::to_string(r.optional_operations) +
+       " pending or failed), " + std::to_string(r.keys) + " keys\n";
+  s += "checked:  key by key, the generic search (Wing-Gong with memo) against the " + std::string(model_name(m)) + " model, " +
+       std::to_string(r.threads) + " threads\n";
+  if (r.undecided_keys) {
+    s += "undecided: " + std::to_string(r.undecided_keys) + " keys within the limits (first: " + std::to_string(r.undecided.front()) +
+         ")\n";
+  }
+  if (r.failing_key) {
+    s += "violating: " + std::to_string(r.violating_keys) + " keys; the smallest, key " + std::to_string(*r.failing_key) +
+         ", has no linearization:\n";
+    std::size_t shown = 0;
+    for (std::uint32_t i : r.failing_ops) {
+      if (++shown > 40) {
+        s += "  ... " + std::to_string(r.failing_ops.size() - 40) + " more\n";
+        break;
+      }
+      const bool known = !std::binary_search(unrecorded.begin(), unrecorded.end(), i);
+      s += "  record " + std::to_string(i) + "  team " + std::to_string(h[i].team) + "  [" + std::to_string(h[i].call) + ", " +
+           stamp(h[i].ret) + "]  " + describe_model_record(m, h[i], code_of(h[i], codes, i), known) + "\n";
+    }
+  }
+  return s;
+}
+
+std::string model_json_report(model_kind m, const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes,
+                              const model_check_result& r, const std::string& file, const std::vector<std::uint32_t>& unrecorded) {
+  std::string s = "{\"file\":";
+  traces::json::append_string(s, file);
+  s += ",\"model\":\"" + std::string(model_name(m)) + "\",\"verdict\":\"" + verdict_name(r.v) + "\"";
+  s += ",\"operations\":" + std::to_string(r.operations) + ",\"optional_operations\":" + std::to_string(r.optional_operations);
+  s += ",\"keys\":" + std::to_string(r.keys) + ",\"violating_keys\":" + std::to_string(r.violating_keys);
+  s += ",\"undecided_keys\":" + std::to_string(r.undecided_keys);
+  s += ",\"violating\":[";
+  for (std::size_t k = 0; k < r.violating.size(); ++k) s += (k ? "," : "") + std::to_string(r.violating[k]);
+  s += "],\"undecided\":[";
+  for (std::size_t k = 0; k < r.undecided.size(); ++k) s += (k ? "," : "") + std::to_string(r.undecided[k]);
+  s += "]";
+  if (r.failing_key) {
+    s += ",\"failing_key\":" + std::to_string(*r.failing_key) + ",\"failing_operations\":[";
+    for (std::size_t k = 0; k < r.failing_ops.size(); ++k) {
+      const std::uint32_t i = r.failing_ops[k];
+      const bool known = !std::binary_search(unrecorded.begin(), unrecorded.end(), i);
+      s += (k ? "," : "") + std::string("{\"record\":") + std::to_string(i) + ",\"team\":" + std::to_string(h[i].team) +
+           ",\"call\":" + std::to_string(h[i].call) + ",\"ret\":" + (h[i].ret == model::no_stamp ? "null" : std::to_string(h[i].ret)) +
+           ",\"operation\":";
+      traces::json::append_string(s, describe_model_record(m, h[i], code_of(h[i], codes, i), known));
+      s += "}";
+    }
+    s += "]";
+  }
+  s += ",\"seconds\":";
+  traces::json::append_real(s, r.seconds);
+  return s + "}";
+}
+
+}  // namespace gfsl::lin
