@@ -373,7 +373,6 @@ trace_format detect_format(const std::string& path) {
   return detail::sniff(in);
 }
 
-<<<<<<< HEAD
 namespace {
 // A snapshot section holds the words; which structure they are, and its
 // parameters, are the header's (its subject, buckets and variant).
@@ -393,27 +392,18 @@ void name_snapshot_subject(trace& t) {
 }
 }  // namespace
 
-trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut) {
-=======
 trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut, const operation_table* ops) {
->>>>>>> main
   detail::input in(path);
   const trace_format form = detail::sniff(in);
   trace t;
   if (in.regular()) {
     // A file by name is read again from its path: JSON lines in parallel ranges.
-<<<<<<< HEAD
-    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read);
+    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read, ops);
   } else {
-    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read);
+    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read, ops);
   }
   name_snapshot_subject(t);
   return t;
-=======
-    return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read, ops);
-  }
-  return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read, ops);
->>>>>>> main
 }
 
 std::string replaced_file(const std::string& path) {
