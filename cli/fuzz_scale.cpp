@@ -70,7 +70,7 @@ void print_coverage(const fuzz::campaign_result& r, const fuzz::campaign_options
     if (r.paths.*p.count) ++reached;
     else never += std::string(never.empty() ? "" : ", ") + p.name;
   }
-  std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s%s\n", reached, possible,
+  if (o.limits.subject == subject_kind::gfsl) std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s%s\n", reached, possible,
               (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str(),
               disabled.empty() ? "" : "; disabled by the configuration: ", disabled.c_str());
   if (r.pct_runs) {

@@ -106,8 +106,10 @@ class slabhash_host_subject {
     snap.buckets = params_.buckets;
     snap.variant = static_cast<std::uint8_t>(V);
     snap.stamp = stamp;
-    // The whole table: its checks hold the word count to its parameters.
-    snap.words.assign(words_.get(), words_.get() + count_);
+    // The header and the slabs handed out: the rest of the pool is pristine
+    // (a mid-run check copies only what the run has touched).
+    const std::uint64_t handed_out = std::min<std::uint64_t>(words_[slabhash::alloc_counter_word], slabhash::slab_capacity(params_));
+    snap.words.assign(words_.get(), words_.get() + std::min<std::size_t>(count_, slabhash::header_words + handed_out * width));
     return snap;
   }
 

@@ -200,7 +200,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   // other key. Down to 8 entries, tried before every round of removals, since
   // a shorter list may fit smaller chunks.
   const auto halve_chunks = [&] {
-    if (f.shrunk.w.chunk <= 8) return false;
+    if (f.shrunk.w.chunk <= 8 || f.shrunk.w.subject != subject_kind::gfsl) return false;
     run_config same = f.shrunk;
     same.w.chunk /= 2;
     if (try_smaller_any_schedule(f, same, o)) return true;
@@ -304,7 +304,7 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     }
     // Half-size chunks fill, split and merge after half the operations
     // (down to 8 entries, which the host backends run: core/layout.hpp).
-    if (c.w.chunk > 8) with([](run_config& n) { n.w.chunk /= 2; });
+    if (c.w.chunk > 8 && c.w.subject == subject_kind::gfsl) with([](run_config& n) { n.w.chunk /= 2; });
     if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
     // A few schedules per candidate: a smaller generated run interleaves
     // differently under the same seed (RapidCheck, which shrinks the
@@ -664,7 +664,16 @@ std::string json_escape(const std::string& in) {
 
 std::string stamp(std::uint64_t s) { return s == model::no_stamp ? "null" : std::to_string(s); }
 
-std::string describe_word(std::uint64_t word, int lane, int chunk_words) {
+std::string describe_word(std::uint64_t word, int lane, int chunk_words, bool slab = false) {
+  if (slab) {
+    // A SlabHash slab (core/slabhash/layout.hpp): pairs, then the next-slab word.
+    if (lane == slabhash::next_word) {
+      const std::uint32_t next = slabhash::next_of(word);
+      return "next " + (next == slabhash::no_slab ? std::string("none") : std::to_string(next));
+    }
+    const key_type k = slabhash::pair_key(word);
+    return k == slabhash::empty_key ? std::string("-") : k == slabhash::tombstone_key ? std::string("tomb") : std::to_string(k);
+  }
   if (lane == chunk_words - 1) {
     if (lock_is_zombie(word)) return "zombie";
     std::string v = lock_is_held(word) ? "held by team " + std::to_string(lock_owner(word)) : std::string("free");
@@ -694,7 +703,8 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
   const judgement j = execute_and_judge(c, o.judge);
   const std::vector<sched::logged_access>& log = j.outcome.accesses;
   const int words = static_cast<int>(c.w.chunk);
-  constexpr std::uint64_t pool = header_offsets::pool;
+  const bool slab = c.w.subject == subject_kind::slabhash;
+  const std::uint64_t pool = slab ? slabhash::header_words : header_offsets::pool;
   const auto chunk_of = [&](std::uint64_t w) { return w < pool ? no_chunk : static_cast<chunk_index>((w - pool) / words); };
   const auto lane_of = [&](std::uint64_t w) { return static_cast<int>((w - pool) % words); };
   std::set<chunk_index> around;
@@ -706,7 +716,8 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
   std::ostringstream out;
   out << "key " << key << ": accesses to the chunks that held it (";
   for (chunk_index ch : around) out << (ch == *around.begin() ? "" : ", ") << ch;
-  out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
+  if (slab) out << "), in the order they happened; a chunk is a slab, lanes 0-14 its pairs (key shown, - EMPTY), lane 15 its next slab\n";
+  else out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
   struct pending_read {
     chunk_index chunk = no_chunk;
     std::map<int, std::uint64_t> seen;       // lane -> word, the whole read so far
@@ -724,7 +735,7 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
              (run_end != it ? "-" + std::to_string(run_end->first) : std::string());
       it = std::next(run_end);
     }
-    for (const auto& [lane, word] : lanes) held += (held.empty() ? "" : " ") + describe_word(word, lane, words);
+    for (const auto& [lane, word] : lanes) held += (held.empty() ? "" : " ") + describe_word(word, lane, words, slab);
     return "lane" + std::string(lanes.size() > 1 ? "s " : " ") + ids + ": " + held;
   };
   std::map<team_id, pending_read> reads;
@@ -745,10 +756,14 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
       if (torn) out << "team " << l.a.team << " loads the rest of chunk " << ch << ", " << lanes_and_words(r.unshown) << "\n";
       out << "team " << l.a.team << " read chunk " << ch << ": keys";
       for (const auto& [at, word] : r.seen) {
-        if (at < words - 2 && entry_key(word) != key_empty) out << " " << describe_word(word, at, words);
+        if (at < words - (slab ? 1 : 2) && entry_key(word) != key_empty) out << " " << describe_word(word, at, words, slab);
       }
-      if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
-      if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
+      if (slab) {
+        if (r.seen.count(words - 1)) out << "; " << describe_word(r.seen[words - 1], words - 1, words, slab);
+      } else {
+        if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
+        if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
+      }
       if (torn) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
       out << "\n";
       lines += torn ? 2 : 1;
@@ -769,12 +784,15 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
     }
     out << "  team " << l.a.team << " ";
     if (l.a.kind == access_kind::cas) {
-      out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words)
-          << " -> " << describe_word(l.a.value, lane, words);
-      if (!wrote) out << " (found " << describe_word(l.result, lane, words) << ")";
+      out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words, slab)
+          << " -> " << describe_word(l.a.value, lane, words, slab);
+      if (!wrote) out << " (found " << describe_word(l.result, lane, words, slab) << ")";
+    } else if (l.a.kind == access_kind::exchange) {
+      out << "exchanges chunk " << ch << " lane " << lane << ": " << describe_word(l.result, lane, words, slab) << " -> "
+          << describe_word(l.a.value, lane, words, slab);
     } else {
       out << "writes chunk " << ch << " lane " << lane << ": "
-          << describe_word(l.a.kind == access_kind::store ? l.a.value : l.result + l.a.value, lane, words);
+          << describe_word(l.a.kind == access_kind::store ? l.a.value : l.result + l.a.value, lane, words, slab);
     }
     out << "\n";
     ++lines;

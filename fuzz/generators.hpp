@@ -36,5 +36,7 @@ rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& back
 // The same for the limits' subject, with its variant and seeded bug as `c`
 // holds them (run_config's var, mut, slab_var, slab_mut).
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, const run_config& c);
+// The same without SlabHash's scenario runs: generated workloads only.
+rc::Gen<run_config> gen_run_generated(const generator_limits& lim, const std::string& backend, const run_config& c);
 
 }  // namespace gfsl::fuzz
