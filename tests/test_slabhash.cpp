@@ -893,7 +893,7 @@ TEST(SlabHashMutants, EveryMutantIsKilledUnlessEquivalent) {
       // core/slabhash/mutants.hpp); the prefix invariant sees it at once.
       EXPECT_EQ(seq.answers + chunk_answers + lane_answers, 0);
       EXPECT_GT(seq.problems, 0u);
-      EXPECT_FALSE(m.equivalent.empty());
+      EXPECT_TRUE(m.equivalent.empty()) << "an invariant kills it: gfsl mutants must count it";
     }
   }
 }
