@@ -42,6 +42,7 @@ struct check_options {
   double explain = 20;
   std::string progress = "auto";
   std::string model = "set";
+  std::string subject;  // "": whichever the trace names
 };
 
 std::string form_name(const traces::trace& t) {
@@ -185,10 +186,12 @@ std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
   lin::invariant_group& snapshot = groups[0];
   snapshot.name = "snapshot";
   snapshot.checks = invariants::snapshot_invariant_names();
+  const bool slabs = t.final_snapshot.subject == subject_kind::slabhash;
   if (t.has_final_snapshot) {
     invariants::snapshot_report rep = invariants::check_snapshot(t.final_snapshot);
     invariants::name_operations_in_flight(rep.violations, t.history);
     snapshot.ran = true;
+    if (slabs) snapshot.checks = rep.checked;  // SlabHash's own (invariants/slabhash_snapshot.hpp)
     for (const std::string& name : snapshot.checks) {
       if (std::find(rep.checked.begin(), rep.checked.end(), name) != rep.checked.end()) continue;
       snapshot.skipped.emplace_back(name, name == "model-state"
@@ -196,7 +199,9 @@ std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
                                                 "(gfsl run checks it on sequential runs)"
                                               : "it walks the level lists, which level-list found broken");
     }
-    snapshot.subject = "the final structure (" + std::to_string(rep.chunks) + " chunks, " + std::to_string(rep.live_chunks) + " live)";
+    snapshot.subject = slabs ? "the final table (" + std::to_string(rep.chunks) + " slabs allocated, " + std::to_string(rep.live_chunks) +
+                                   " in chains, " + std::to_string(rep.keys) + " live keys)"
+                             : "the final structure (" + std::to_string(rep.chunks) + " chunks, " + std::to_string(rep.live_chunks) + " live)";
     snapshot.violations = std::move(rep.violations);
   } else {
     snapshot.not_run = t.format == traces::trace_format::json
@@ -296,6 +301,14 @@ int run_check(const check_options& o) {
   } catch (const traces::trace_error& e) {
     progress.finish();
     std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
+    return exit_usage;
+  }
+  // A trace names the structure it recorded (absent: gfsl); a check that
+  // expects another one would judge its snapshot by the wrong invariants.
+  if (!o.subject.empty() && o.subject != subject_name(t.header.workload.subject)) {
+    progress.finish();
+    std::fprintf(stderr, "gfsl check: %s: the trace records subject %s, not %s (--subject)\n", lin::printable(o.file).c_str(),
+                 subject_name(t.header.workload.subject), o.subject.c_str());
     return exit_usage;
   }
   if (!lin::fast_checker_decides(model)) {
@@ -473,6 +486,9 @@ command add_check_command(CLI::App& root) {
                 "upsert-map (map and upsert), multiset (traces/FORMAT.md, \"Models\")")
       ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset"}))
       ->capture_default_str();
+  c->add_option("--subject", o->subject, "the structure the trace must record: gfsl or slabhash (refused if it records another; "
+                                        "default: whichever it names)")
+      ->check(CLI::IsMember({"gfsl", "slabhash"}));
   add_progress_option(c, o->progress);
   c->add_option("--explain-seconds", o->explain, "at most this long to shrink a violation and find the longest linearizable prefix")
       ->check(CLI::NonNegativeNumber)

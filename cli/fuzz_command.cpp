@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/subject_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/fuzz_scale.hpp"
 #include "cli/run_options.hpp"
@@ -40,6 +41,8 @@ std::string replay_of(const fuzz::run_config& c) {
   o.check_every = c.backend == "host" ? c.check_every : 0;
   o.mut = c.mut;
   o.var = c.var;
+  o.slab_mut = c.slab_mut;
+  o.slab_var = c.slab_var;
   o.script = c.script;
   return encode_replay(o);
 }
@@ -64,8 +67,17 @@ std::string check_resumed_header(const fuzz::campaign_header& h) {
     return std::any_of(names.begin(), names.end(), [&](const char* n) { return v == n; });
   };
   if (!one_of(h.backend, {"host", "threads", "cuda"})) return bad("backend", h.backend, "host, threads, cuda");
-  if (!parse_variant(h.variant)) return bad("variant", h.variant, "thesis, robust");
-  if (h.mutant != "none" && !find_mutant(h.mutant)) return bad("mutant", h.mutant, "none or a name gfsl mutants --list gives");
+  const auto subject = parse_subject(h.subject);
+  if (!subject) return bad("subject", h.subject, "gfsl, slabhash");
+  if (*subject == subject_kind::slabhash) {
+    if (!slabhash::parse_variant(h.variant)) return bad("variant", h.variant, "fixed, published");
+    if (h.mutant != "none" && !slabhash::parse_mutant(h.mutant)) {
+      return bad("mutant", h.mutant, "none or a name gfsl mutants --subject slabhash --list gives");
+    }
+  } else {
+    if (!parse_variant(h.variant)) return bad("variant", h.variant, "thesis, robust");
+    if (h.mutant != "none" && !find_mutant(h.mutant)) return bad("mutant", h.mutant, "none or a name gfsl mutants --list gives");
+  }
   if (!one_of(h.granularity, {"any", "chunk", "line", "lane"})) return bad("granularity", h.granularity, "any, chunk, line, lane");
   if (!one_of(h.upper, {"thesis", "reraise", "mixed"})) return bad("upper", h.upper, "thesis, reraise, mixed");
   const auto real = [](double d) {
@@ -96,9 +108,8 @@ command add_fuzz_command(CLI::App& root) {
     fuzz::campaign_options o;
     std::string shard = "0/1";
     unsigned shard_count = 0;
-    std::string mutant;
+    subject_text subject;
     std::string granularity = "any";
-    std::string variant = "robust";
     std::string upper = "thesis";
     scale_options scale;
     std::string resume;
@@ -124,10 +135,11 @@ command add_fuzz_command(CLI::App& root) {
                  "shrinking a failure stops after this long, keeping the smallest failing run found so far")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  fz->add_option("--mutant", st->mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants lists them)");
-  fz->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
-      ->check(CLI::IsMember({"thesis", "robust"}))
-      ->capture_default_str();
+  add_subject_options(fz, st->subject, false);
+  fz->add_option("--mutant", st->subject.mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants --subject S --list lists them)");
+  fz->add_option("--variant", st->subject.variant,
+                 "the structure's variant: gfsl robust (the default) or thesis (the published algorithm); slabhash fixed "
+                 "(the default) or published");
   fz->add_option("--upper", st->upper,
                  "the upper levels' rule of the generated runs: thesis, reraise (a delete re-raises the next key of its "
                  "chunk), or mixed (each run's own)")
@@ -200,18 +212,19 @@ command add_fuzz_command(CLI::App& root) {
               o.limits.max_ops = h.max_ops;
               o.limits.max_teams = static_cast<unsigned>(h.max_teams);
               o.limits.max_range = static_cast<std::uint32_t>(h.max_range);
-              st->variant = h.variant;
+              st->subject.subject = h.subject;
+              st->subject.variant = h.variant;
               st->upper = h.upper;
-              st->mutant = h.mutant == "none" ? "" : h.mutant;
+              st->subject.mutant = h.mutant == "none" ? "" : h.mutant;
               st->granularity = h.granularity;
               sc.jobs = std::max(1u, h.workers);
               sc.devices = h.devices;
               if (sc.worker_device.empty()) sc.worker_device = h.device;
               sc.shard_source = h.shard_source;
               sc.resuming = true;
-              if (!parse_variant(st->variant)) {
-                std::fprintf(stderr, "gfsl fuzz: --resume: %s: variant %s is not known\n", gfsl::lin::printable(path).c_str(),
-                             gfsl::lin::printable(h.variant).c_str());
+              model::workload subject_of;
+              if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: --resume: %s: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
                 return exit_usage;
               }
             } else {
@@ -243,20 +256,22 @@ command add_fuzz_command(CLI::App& root) {
             o.progress = progress_wanted(st->progress);
             sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
-            o.var = *parse_variant(st->variant);
+            {
+              model::workload subject_of;
+              if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
+                std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+                return exit_usage;
+              }
+              o.limits.subject = subject_of.subject;
+            }
             if (!fuzz::parse_upper_choice(st->upper, o.limits.upper)) {
               std::fprintf(stderr, "gfsl fuzz: --resume: upper rule %s is not known (thesis, reraise, mixed)\n",
                            gfsl::lin::printable(st->upper).c_str());
               return exit_usage;
             }
-            if (!st->mutant.empty()) {
-              const mutant_info* m = find_mutant(st->mutant);
-              if (!m) {
-                std::fprintf(stderr, "gfsl fuzz: --mutant %s: no such mutant (gfsl mutants --list)\n",
-                             gfsl::lin::printable(st->mutant).c_str());
-                return exit_usage;
-              }
-              o.mut = m->id;
+            if (o.limits.subject != subject_kind::gfsl && o.limits.upper != fuzz::upper_choice::thesis) {
+              std::fprintf(stderr, "gfsl fuzz: --upper is a gfsl rule; %s has no upper levels\n", subject_name(o.limits.subject));
+              return exit_usage;
             }
             if (o.backend == "cuda") o.limits.max_teams = std::max(o.limits.max_teams, 1024u);
             o.replay_line = replay_of;
@@ -272,7 +287,8 @@ command add_mutants_command(CLI::App& root) {
     std::uint64_t max_runs = 0, equivalent_max_runs = 0;  // 0: the time bound only
     double shrink_seconds = 0;                            // 0: --seconds
     bool list = false;
-    std::string json, junit, only, variant = "robust", granularity = "chunk", progress = "auto";
+    std::string json, junit, only, granularity = "chunk", progress = "auto";
+    subject_text subject;
     std::uint64_t seed = 1;
     std::string devices;
   };
@@ -300,9 +316,9 @@ command add_mutants_command(CLI::App& root) {
       ->capture_default_str();
   mu->add_option("--seed", st->seed, "campaign seed (fixed: the matrix is reproducible)")->capture_default_str();
   mu->add_option("--only", st->only, "one mutant by name");
-  mu->add_option("--variant", st->variant, "the algorithm the bugs are planted in: robust, thesis")
-      ->check(CLI::IsMember({"thesis", "robust"}))
-      ->capture_default_str();
+  add_subject_options(mu, st->subject, false);
+  mu->add_option("--variant", st->subject.variant,
+                 "the variant the bugs are planted in: gfsl robust (the default) or thesis; slabhash fixed (the default) or published");
   mu->add_option("--granularity", st->granularity,
                  "host: read granularity of the campaigns (thesis is linearizable only at chunk; robust at every one)")
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
@@ -315,20 +331,35 @@ command add_mutants_command(CLI::App& root) {
                  "cuda: all or 0,2,...: one campaign on each device at once, each in a process that sees only its device "
                  "(default: all visible)");
   return {mu, [st] {
+            model::workload subject_of;
+            fuzz::campaign_options chosen;
+            if (const std::string e = resolve_subject(st->subject, subject_of, chosen); !e.empty()) {
+              std::fprintf(stderr, "gfsl mutants: %s\n", e.c_str());
+              return exit_usage;
+            }
+            const subject_kind subject = subject_of.subject;
+            const std::string variant_text = fuzz::variant_label(subject, chosen.var, chosen.slab_var);
+            const std::vector<mutant_entry> catalog = mutant_entries(subject);
             if (st->list) {
-              for (const mutant_info& m : mutant_catalog) {
-                std::string equiv;
-                if (!m.equivalent.empty()) equiv += " (equivalent under whole-chunk reads)";
-                if (!m.robust_equivalent.empty()) {
-                  equiv += m.robust_equivalent_whole_chunk_only ? " (equivalent in robust under whole-chunk reads)" : " (equivalent in robust)";
-                }
-                std::printf("%-32s [%s; %s]%s\n    %s\n", std::string(m.name).c_str(), std::string(m.backends).c_str(),
-                            std::string(m.variants).c_str(), equiv.c_str(), std::string(m.breaks).c_str());
+              for (const mutant_entry& m : catalog) {
+                std::printf("%-32s [%s; %s]%s\n    %s\n", m.name.c_str(), m.backends.c_str(), m.variants.c_str(), m.notes.c_str(),
+                            m.breaks.c_str());
               }
               return exit_ok;
             }
+            const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
+            auto find_entry = [&](int id) -> const mutant_entry* {
+              for (const mutant_entry& m : catalog) {
+                if (m.id == id) return &m;
+              }
+              return nullptr;
+            };
+            // Equivalent for this variant at this read granularity (core/mutants.hpp, core/slabhash/mutants.hpp).
+            auto equivalent = [&](const mutant_entry* m) {
+              return m && !equivalence_reason(subject, *m, variant_text, whole_chunk_reads).empty();
+            };
             struct row {
-              const mutant_info* m = nullptr;
+              const mutant_entry* m = nullptr;
               bool killed = false, applicable = true;
               std::string detector, detail, replay;
               std::vector<std::string> detectors;
@@ -339,23 +370,24 @@ command add_mutants_command(CLI::App& root) {
             std::vector<row> rows;
             // The matrix runs at whole-chunk reads: the only granularity at
             // which the correct core is linearizable, so a kill is the bug's.
-            auto campaign = [&](mutant m) {
+            auto campaign = [&](int m) {
               fuzz::campaign_options o;
               o.backend = st->backend;
               o.seconds = st->budget;
               o.max_runs = st->max_runs;
-              if (const mutant_info* info = m == mutant::none ? nullptr : find_mutant(mutant_name(m));
-                  info && !equivalence_of(*info, *parse_variant(st->variant), st->granularity == "chunk" || st->backend == "cuda").empty()) {
+              if (equivalent(find_entry(m))) {
                 if (st->equivalent_budget > 0) o.seconds = st->equivalent_budget;
                 if (st->equivalent_max_runs > 0) o.max_runs = st->equivalent_max_runs;
               }
-              o.mut = m;
+              o.var = chosen.var;
+              o.slab_var = chosen.slab_var;
+              o.limits.subject = subject;
+              set_mutant(subject, m, o);
               o.seed = st->seed;
               o.progress = false;
               o.runs_per_batch = 10;
               o.limits.vary_granularity = false;
               sched::parse(st->granularity, o.limits.granularity);
-              o.var = *parse_variant(st->variant);
               o.shrink_seconds = st->shrink_seconds > 0 ? st->shrink_seconds : st->budget;
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;
@@ -396,7 +428,7 @@ command add_mutants_command(CLI::App& root) {
               int fd = -1;
               std::size_t slot = 0;
             };
-            auto start_isolated = [&](mutant m, const std::string& visible) -> std::pair<pid_t, int> {
+            auto start_isolated = [&](int m, const std::string& visible) -> std::pair<pid_t, int> {
               int fds[2];
               if (pipe(fds) != 0) return {-1, -1};
               std::fflush(stdout);
@@ -463,21 +495,20 @@ command add_mutants_command(CLI::App& root) {
               return r;
             };
             // A name that matches no mutant would run the control alone and pass.
-            if (!st->only.empty() && !find_mutant(st->only)) {
-              std::fprintf(stderr, "gfsl mutants: --only: no mutant is named \"%s\" (gfsl mutants --list names them)\n",
-                           gfsl::lin::printable(st->only).c_str());
+            if (!st->only.empty() && std::none_of(catalog.begin(), catalog.end(), [&](const mutant_entry& m) { return m.name == st->only; })) {
+              std::fprintf(stderr, "gfsl mutants: --only: no %s mutant is named \"%s\" (gfsl mutants --subject %s --list names them)\n",
+                           subject_name(subject), gfsl::lin::printable(st->only).c_str(), subject_name(subject));
               return exit_usage;
             }
             // Control first: the correct core must survive the same campaign.
-            std::vector<mutant> todo{mutant::none};
-            for (const mutant_info& m : mutant_catalog) {
+            std::vector<int> todo{0};
+            for (const mutant_entry& m : catalog) {
               if (!st->only.empty() && m.name != st->only) continue;
               row r;
               r.m = &m;
               // A backend the bug cannot take effect on, or a variant without
               // the mechanism it breaks: nothing to kill.
-              if (m.backends.find(st->backend) == std::string_view::npos ||
-                  m.variants.find(st->variant) == std::string_view::npos) {
+              if (m.backends.find(st->backend) == std::string::npos || m.variants.find(variant_text) == std::string::npos) {
                 r.applicable = false;
               } else {
                 todo.push_back(m.id);
@@ -492,7 +523,6 @@ command add_mutants_command(CLI::App& root) {
               std::fprintf(stderr, "gfsl mutants: seed %llu, %zu %s and the control, %g s of search each\n",
                            (unsigned long long)st->seed, todo.size() - 1, todo.size() == 2 ? "mutant" : "mutants", st->budget);
             }
-            const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
             auto announce = [&](std::size_t at) {
               if (!progress) return;
               const row& r = done[at];
@@ -501,9 +531,9 @@ command add_mutants_command(CLI::App& root) {
                 std::fprintf(stderr, "control (the correct core): %s %llu runs%s\n", r.killed ? "FAILED after" : "passed",
                              (unsigned long long)r.runs, r.killed ? found.c_str() : "");
               } else {
-                const mutant_info* m = find_mutant(mutant_name(todo[at]));
-                const bool equiv = m && !equivalence_of(*m, *parse_variant(st->variant), whole_chunk_reads).empty();
-                std::fprintf(stderr, "mutant %zu/%zu %s: %s %llu runs%s\n", at, todo.size() - 1, std::string(mutant_name(todo[at])).c_str(),
+                const mutant_entry* m = find_entry(todo[at]);
+                const bool equiv = equivalent(m);
+                std::fprintf(stderr, "mutant %zu/%zu %s: %s %llu runs%s\n", at, todo.size() - 1, m ? m->name.c_str() : "?",
                              r.killed ? "killed after" : equiv ? "survived (equivalent here)" : "NOT killed in", (unsigned long long)r.runs,
                              r.killed ? found.c_str() : "");
               }
@@ -560,10 +590,6 @@ command add_mutants_command(CLI::App& root) {
                 running.erase(it);
               }
             }
-            // Equivalent for this variant at this read granularity (core/mutants.hpp).
-            const variant matrix_variant = *parse_variant(st->variant);
-            const bool whole_chunk = st->granularity == "chunk" || st->backend == "cuda";
-            auto equivalent = [&](const mutant_info* m) { return !equivalence_of(*m, matrix_variant, whole_chunk).empty(); };
             int rc = exit_ok;
             const row control = done[0];
             if (control.killed) {
@@ -574,16 +600,16 @@ command add_mutants_command(CLI::App& root) {
               std::size_t k = 1;
               for (row& r : rows) {
                 if (!r.applicable) continue;
-                const mutant_info* m = r.m;
+                const mutant_entry* m = r.m;
                 r = done[k++];
                 r.m = m;
                 if (!r.killed && !equivalent(m)) rc = exit_violation;
                 // A kill refutes an equivalence claim: the argument in
                 // core/mutants.hpp is wrong and must go.
                 if (r.killed && equivalent(m)) {
-                  std::fprintf(stderr, "gfsl mutants: %s is marked equivalent here (core/mutants.hpp) but was killed by %s: "
+                  std::fprintf(stderr, "gfsl mutants: %s is marked equivalent here (its catalog's argument) but was killed by %s: "
                                        "the equivalence argument is wrong; gfsl replay %s\n",
-                               std::string(m->name).c_str(), r.detector.c_str(), r.replay.c_str());
+                               m->name.c_str(), r.detector.c_str(), r.replay.c_str());
                   rc = exit_violation;
                 }
               }

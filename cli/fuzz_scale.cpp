@@ -70,7 +70,7 @@ void print_coverage(const fuzz::campaign_result& r, const fuzz::campaign_options
     if (r.paths.*p.count) ++reached;
     else never += std::string(never.empty() ? "" : ", ") + p.name;
   }
-  std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s%s\n", reached, possible,
+  if (o.limits.subject == subject_kind::gfsl) std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s%s\n", reached, possible,
               (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str(),
               disabled.empty() ? "" : "; disabled by the configuration: ", disabled.c_str());
   if (r.pct_runs) {
@@ -243,14 +243,15 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
                                      const std::string& dir, const std::string& device) {
   // --max-runs is the campaign's: each worker takes its share.
   const std::uint64_t max_runs = o.max_runs ? (o.max_runs + workers - 1) / workers : 0;
-  std::vector<std::string> a{"fuzz", "--backend", o.backend, "--variant", std::string(variant_name(o.var)), "--granularity",
+  std::vector<std::string> a{"fuzz", "--backend", o.backend, "--subject", subject_name(o.limits.subject), "--variant",
+                             fuzz::variant_label(o.limits.subject, o.var, o.slab_var), "--granularity",
                              s.granularity, "--seconds", std::to_string(o.seconds), "--shrink-seconds",
                              std::to_string(o.shrink_seconds), "--max-runs", std::to_string(max_runs),
                              "--seed", std::to_string(o.seed), "--shard",
                              std::to_string(o.shard + o.shards * j) + "/" + std::to_string(o.shards * workers), "--max-ops",
                              std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
                              std::to_string(o.limits.max_range), "--out", dir, "--progress", "off"};
-  if (o.mut != mutant::none) a.insert(a.end(), {"--mutant", std::string(mutant_name(o.mut))});
+  if (const std::string bug = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut); bug != "none") a.insert(a.end(), {"--mutant", bug});
   if (o.keep_going) a.push_back("--keep-going");
   if (!device.empty()) a.insert(a.end(), {"--worker-device", device});
   return a;
@@ -378,8 +379,9 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
 fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_options& s, unsigned workers) {
   fuzz::campaign_header h;
   h.backend = o.backend;
-  h.variant = variant_name(o.var);
-  h.mutant = mutant_name(o.mut);
+  h.subject = subject_name(o.limits.subject);
+  h.variant = fuzz::variant_label(o.limits.subject, o.var, o.slab_var);
+  h.mutant = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut);
   h.granularity = s.granularity;
   h.upper = fuzz::upper_choice_name(o.limits.upper);
   h.seconds = o.seconds;

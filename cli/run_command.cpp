@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "cli/subject_options.hpp"
 #include "fuzz/detectors.hpp"
 #include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
@@ -39,7 +40,7 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
   // Which algorithm ran (a trace without this field ran thesis, the only one then).
   gfsl::traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = gfsl::variant_name(o.var);
+  variant_field.s = variant_label(o.w, o);
   header.extra.push_back(variant_field);
   return header;
 }
@@ -295,6 +296,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   if (c.errors) std::printf("  errors    %10llu\n", static_cast<unsigned long long>(c.errors));
   const auto& p = r.report.paths;
   const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
+  if (o.w.subject == gfsl::subject_kind::gfsl) {
   std::printf("paths:    splits %llu (above level 0 %llu), merges %llu (with a pre-split %llu), last-chunk removals %llu, "
               "zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, restarts %llu, down-pointer updates "
               "%llu (above level 1 %llu), raised keys %llu (re-raised %llu), lock waits %llu, chunk reads %llu (%.2f per operation)\n",
@@ -307,6 +309,11 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
               ops_done > 0 ? static_cast<double>(p.chunk_reads) / ops_done : 0.0);
   std::printf("structure: height %d, %llu of %u pool chunks allocated, %zu keys at the end\n", r.report.height,
               (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
+  } else {
+    std::printf("structure: slabhash %s, %u buckets, %llu of %u pool slabs allocated, %zu keys at the end\n",
+                variant_label(o.w, o).c_str(), o.w.buckets, (unsigned long long)r.report.chunks_allocated,
+                r.report.pool_chunks, r.final_entries.size());
+  }
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
               r.report.seconds > 0 ? ops_done / r.report.seconds / 1e6 : 0.0);
 
@@ -469,7 +476,7 @@ int execute(run_options& o) {
     std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
     return exit_usage;
   }
-  if (o.mut != gfsl::mutant::none && o.backend == "cuda") {
+  if (has_mutant(o.w, o) && o.backend == "cuda") {
     std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only (gfsl mutants --backend cuda runs them on the GPU)\n");
     return exit_usage;
   }
@@ -564,6 +571,8 @@ int execute(run_options& o) {
   extras.events = o.events;
   extras.mut = o.mut;
   extras.var = o.var;
+  extras.slab_mut = o.slab_mut;
+  extras.slab_var = o.slab_var;
 
   extras.check_every = o.check_every;
   extras.hang_seconds = o.hang_timeout;
@@ -606,8 +615,7 @@ command add_run_command(CLI::App& root) {
     std::string granularity = "lane";
     std::string events = "off";
     std::string hot;
-    std::string mutant;
-    std::string variant = "robust";
+    subject_text subject;
     std::string park_at = "lock-cas";
     std::string prefill_keys, team_ops;
     std::string keys = "uniform";
@@ -628,7 +636,7 @@ command add_run_command(CLI::App& root) {
   run->add_option("--prefill", o.w.prefill, "fraction of the range inserted before the concurrent phase")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  run->add_option("--chunk", o.w.chunk, "entries per chunk (N): 16 or 32; 8 on the host backends")
+  st->subject.chunk_option = run->add_option("--chunk", o.w.chunk, "gfsl: entries per chunk (N): 16 or 32; 8 on the host backends")
       ->check(CLI::IsMember({8, 16, 32}))
       ->capture_default_str();
   run->add_option("--p-chunk", o.w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
@@ -668,10 +676,11 @@ command add_run_command(CLI::App& root) {
   run->add_option("--prefill-keys", st->prefill_keys, "host, with --team-ops: the keys inserted before the concurrent phase, "
                                                       "e.g. 1,2,3 (replaces --prefill)")
       ->needs(team_ops);
-  run->add_option("--mutant", st->mutant, "run with a seeded bug (gfsl mutants lists them)");
-  run->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
-      ->check(CLI::IsMember({"thesis", "robust"}))
-      ->capture_default_str();
+  add_subject_options(run, st->subject);
+  run->add_option("--mutant", st->subject.mutant, "run with a seeded bug (gfsl mutants --subject S --list lists them)");
+  run->add_option("--variant", st->subject.variant,
+                  "the structure's variant: gfsl robust (the default) or thesis (the published algorithm); slabhash fixed "
+                  "(the default) or published");
   run->add_option("--keys", st->keys, "uniform, or sequential: operation j uses key 1 + j mod range (each team walks its keys upwards)")
       ->check(CLI::IsMember({"uniform", "sequential"}))
       ->capture_default_str();
@@ -723,14 +732,9 @@ command add_run_command(CLI::App& root) {
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
-            o.var = *gfsl::parse_variant(st->variant);
-            if (!st->mutant.empty()) {
-              const gfsl::mutant_info* m = gfsl::find_mutant(st->mutant);
-              if (!m) {
-                std::fprintf(stderr, "gfsl run: --mutant %s: no such mutant (gfsl mutants --list)\n", st->mutant.c_str());
-                return exit_usage;
-              }
-              o.mut = m->id;
+            if (const std::string bad = resolve_subject(st->subject, o.w, o); !bad.empty()) {
+              std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
+              return exit_usage;
             }
             if (!st->hot.empty()) {
               if (!parse_hot(st->hot, o.w)) {

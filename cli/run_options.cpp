@@ -1,5 +1,7 @@
 #include "cli/run_options.hpp"
 
+#include "cli/subject_options.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -64,8 +66,10 @@ std::string encode_replay(const run_options& o) {
   if (o.w.sequential_keys) s << ":keys=sequential";
   if (o.w.reraise) s << ":upper=reraise";
   if (o.events) s << ":events=on";
-  if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
-  s << ":variant=" << variant_name(o.var);
+  // Written only for another subject than gfsl: lines from before subjects existed ran gfsl.
+  if (o.w.subject != subject_kind::gfsl) s << ":subject=" << subject_name(o.w.subject) << ":buckets=" << o.w.buckets;
+  if (has_mutant(o.w, o)) s << ":mutant=" << mutant_label(o.w, o);
+  s << ":variant=" << variant_label(o.w, o);
   if (o.check_every) s << ":check-every=" << o.check_every;
   if (o.script) s << ":prefill-keys=" << o.script->encode_prefill() << ":team-ops=" << o.script->encode_team_ops();
   if (o.backend == "host") {
@@ -136,18 +140,27 @@ std::string decode_replay(const std::string& text, run_options& o) {
     r.w.reraise = it->second == "reraise";
     fields.erase(it);
   }
+  if (const auto it = fields.find("subject"); it != fields.end()) {
+    const auto subject = parse_subject(it->second);
+    if (!subject) return "replay string: field 'subject' has a bad value '" + it->second + "' (the subjects are " + std::string(subject_names) + ")";
+    r.w.subject = *subject;
+    fields.erase(it);
+    if (r.w.subject != subject_kind::gfsl) {
+      if (std::string e = take("buckets", r.w.buckets); !e.empty()) return e;
+    }
+  }
   if (const auto it = fields.find("mutant"); it != fields.end()) {
-    const mutant_info* m = find_mutant(it->second);
-    if (!m) return "replay string: field 'mutant' names no mutant: '" + it->second + "'";
-    r.mut = m->id;
+    if (std::string e = resolve_mutant(r.w.subject, it->second, r.mut, r.slab_mut); !e.empty()) {
+      return "replay string: field 'mutant' names no " + std::string(subject_name(r.w.subject)) + " mutant: '" + it->second + "'";
+    }
     fields.erase(it);
   }
   // Lines written before the robust variant existed ran the published algorithm.
   r.var = variant::thesis;
   if (const auto it = fields.find("variant"); it != fields.end()) {
-    const auto v = parse_variant(it->second);
-    if (!v) return "replay string: field 'variant' has a bad value '" + it->second + "'";
-    r.var = *v;
+    if (std::string e = resolve_variant(r.w.subject, it->second, r.var, r.slab_var); !e.empty()) {
+      return "replay string: field 'variant' has a bad value '" + it->second + "'";
+    }
     fields.erase(it);
   }
   if (fields.count("check-every")) {

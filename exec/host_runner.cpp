@@ -16,15 +16,24 @@
 #include "../core/algorithm.hpp"
 #include "event_recorder.hpp"
 #include "host_structure.hpp"
+#include "host_subjects.hpp"
 #include "../core/host_team.hpp"
 
 namespace gfsl {
 
 namespace {
 
-std::uint32_t pool_for_keys(double keys, int chunk) {
-  const double per_split = (chunk - 2) / 2.0;  // a split leaves two half-full chunks
-  const double chunks = 2.0 * keys / per_split * 2.0 + 4.0 * chunk + 64.0;
+// GFSL: chunks; SlabHash: slabs. `keys`: the inserts the run may make.
+std::uint32_t pool_for_keys(double keys, const model::workload& w) {
+  if (w.subject == subject_kind::slabhash) {
+    // The fixed variant never reuses a pair while operations run, so every
+    // successful insert takes one; each bucket may end with a part-filled
+    // slab, and each lost race to append a slab leaks one.
+    const double slabs = 2.0 * w.buckets + keys / slabhash::pairs_per_slab + 2.0 * w.teams + 64.0;
+    return static_cast<std::uint32_t>(std::min(slabs, 4.0e9));
+  }
+  const double per_split = (w.chunk - 2) / 2.0;  // a split leaves two half-full chunks
+  const double chunks = 2.0 * keys / per_split * 2.0 + 4.0 * w.chunk + 64.0;
   return static_cast<std::uint32_t>(std::min(chunks, 4.0e9));
 }
 
@@ -32,20 +41,18 @@ std::uint32_t pool_for_keys(double keys, int chunk) {
 
 std::uint32_t default_pool_chunks(const model::workload& w) {
   const double updates = static_cast<double>(w.ops) * (w.insert_pct + w.delete_pct) / 100.0;
-  return pool_for_keys(std::llround(w.prefill * w.range) + updates, w.chunk);
+  const double inserts = static_cast<double>(w.ops) * w.insert_pct / 100.0;
+  return pool_for_keys(std::llround(w.prefill * w.range) + (w.subject == subject_kind::slabhash ? inserts : updates), w);
 }
 
 namespace {
 
 
-template <class Algo>
-op_result apply_op(Algo& a, const model::operation& op) {
-  return apply_operation(a, op.kind, op.key, op.value);
-}
-
-template <int N, bool Mutable, variant V>
+template <class Subject>
 host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks, bool keep_records,
              const sched::options* sched_options, sched::outcome* sched_outcome, const run_extras& extras) {
+  constexpr int N = Subject::width;
+  using team_type = typename Subject::team_type;
   host_run out;
   // The operations: team t runs [first[t], first[t+1]) of the concurrent
   // phase, each drawn from (seed, index) or listed by a script.
@@ -61,11 +68,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     first[t + 1] = script ? listed.size() : team_first_op(w, t + 1);
   }
   auto op_at = [&](std::uint64_t j) { return script ? listed[j] : model::operation_at(w, j); };
-  const std::uint32_t pool = pool_chunks             ? pool_chunks
-                             : script                ? pool_for_keys(static_cast<double>(script->size()), w.chunk)
-                                                     : default_pool_chunks(w);
-  host_structure<N> s(pool);
-  const std::uint64_t threshold = shape_rule_of(w.p_chunk, w.reraise);
+  const std::uint32_t pool = pool_chunks ? pool_chunks
+                             : script    ? pool_for_keys(static_cast<double>(script->size()), w)
+                                         : default_pool_chunks(w);
+  Subject s(w, pool, extras);
   out.report.pool_chunks = pool;
 
   std::mutex fault_lock;
@@ -97,14 +103,14 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
              std::to_string(out.prefill.size());
     };
     sched::scheduler prefill_scheduler(po);
-    host_team<N> team(0, w.seed ^ 0xF1F1F1F1ull, s.words(), &prefill_scheduler, false, s.word_count());
-    algorithm<host_team<N>, false, V> a(team, s.view(), threshold);
+    team_type team(0, w.seed ^ 0xF1F1F1F1ull, s.words(), &prefill_scheduler, false, s.word_count());
+    auto a = s.prefill_algorithm(team);
     std::vector<std::function<void()>> body;
     body.emplace_back([&] {
       for (; done < out.prefill.size(); ++done) {
         op_result r;
         try {
-          r = apply_op(a, out.prefill[done]);
+          r = Subject::apply(a, out.prefill[done]);
         } catch (const access_fault& f) {
           r = {status::corrupt, false, 0};
           fault_detail = "word " + std::to_string(f.word);
@@ -142,7 +148,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       // at every step.
       so.check_every = extras.check_every;
       so.on_check = [&](std::uint64_t step) {
-        const invariants::snapshot snap = take_snapshot(s.view(), clock.load());
+        const invariants::snapshot snap = s.snapshot(clock.load());
         invariants::snapshot_report rep = invariants::check_snapshot(snap, false);
         ++out.mid_run_checks;
         for (invariants::violation& v : rep.violations) {
@@ -159,8 +165,8 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     scheduler = std::make_unique<sched::scheduler>(so);
   }
   std::unique_ptr<event_recorder> recorder;
-  if (extras.events) {
-    out.initial_snapshot = take_snapshot(s.view(), clock.load());
+  if (extras.events && Subject::has_events) {
+    out.initial_snapshot = s.snapshot(clock.load());
     recorder = std::make_unique<event_recorder>(N, pool, w.teams, &clock, scheduler.get());
   }
   access_hook* hook = recorder ? static_cast<access_hook*>(recorder.get()) : scheduler.get();
@@ -173,12 +179,12 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
   std::condition_variable finished_cv;
   std::uint32_t teams_finished = 0;
   std::vector<op_counts> counts(w.teams);
-  std::vector<std::unique_ptr<host_team<N>>> teams;
-  std::vector<std::unique_ptr<algorithm<host_team<N>, Mutable, V>>> algos;
+  std::vector<std::unique_ptr<team_type>> teams;
+  std::vector<std::unique_ptr<typename Subject::concurrent_ops>> algos;
   for (std::uint32_t t = 0; t < w.teams; ++t) {
-    teams.push_back(std::make_unique<host_team<N>>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
+    teams.push_back(std::make_unique<team_type>(t, w.seed, s.words(), hook, mode == host_mode::threads, s.word_count()));
     if (mode == host_mode::threads) teams.back()->set_abandon_flag(&abandon);
-    algos.push_back(std::make_unique<algorithm<host_team<N>, Mutable, V>>(*teams[t], s.view(), threshold, extras.mut));
+    algos.push_back(s.concurrent_algorithm(*teams[t]));
     if (keep_records) per_team[t].reserve(first[t + 1] - first[t]);
   }
   if (live) {
@@ -204,7 +210,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     }
     op_result r;
     try {
-      r = apply_op(*algos[t], op);
+      r = Subject::apply(*algos[t], op);
     } catch (const access_fault& f) {
       // The operation stops where it is (its locks stay held); the error word
       // stops the others at their next operation.
@@ -337,8 +343,8 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     std::sort(out.records.begin(), out.records.end(),
               [](const model::op_record& a, const model::op_record& b) { return a.call < b.call; });
   }
-  take_final_state(out, inspect_final_state(s.view()));
-  out.final_snapshot = take_snapshot(s.view(), clock.load());
+  take_final_state(out, s.inspect());
+  out.final_snapshot = s.snapshot(clock.load());
   if (recorder) out.events = recorder->events();
   return out;
 }
@@ -346,19 +352,33 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
 // The correct core unless a seeded bug is asked for (core/mutants.hpp).
 host_run dispatch(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records,
                   const sched::options* so, sched::outcome* outcome, const run_extras& extras) {
+  if (w.subject == subject_kind::slabhash) {
+    const bool mutated = extras.slab_mut != slabhash::slab_mutant::none;
+    auto go = [&](auto subject_tag) {
+      using S = typename decltype(subject_tag)::type;
+      return run<S>(w, mode, pool, keep_records, so, outcome, extras);
+    };
+    using slabhash::slab_variant;
+    if (extras.slab_var == slab_variant::published) {
+      return mutated ? go(std::type_identity<slabhash_host_subject<slab_variant::published, true>>{})
+                     : go(std::type_identity<slabhash_host_subject<slab_variant::published, false>>{});
+    }
+    return mutated ? go(std::type_identity<slabhash_host_subject<slab_variant::fixed, true>>{})
+                   : go(std::type_identity<slabhash_host_subject<slab_variant::fixed, false>>{});
+  }
   const bool mutated = extras.mut != mutant::none;
   return with_variant(extras.var, [&](auto v) {
     constexpr variant V = decltype(v)::value;
     if (w.chunk == 8) {
-      return mutated ? run<8, true, V>(w, mode, pool, keep_records, so, outcome, extras)
-                     : run<8, false, V>(w, mode, pool, keep_records, so, outcome, extras);
+      return mutated ? run<gfsl_host_subject<8, true, V>>(w, mode, pool, keep_records, so, outcome, extras)
+                     : run<gfsl_host_subject<8, false, V>>(w, mode, pool, keep_records, so, outcome, extras);
     }
     if (w.chunk == 16) {
-      return mutated ? run<16, true, V>(w, mode, pool, keep_records, so, outcome, extras)
-                     : run<16, false, V>(w, mode, pool, keep_records, so, outcome, extras);
+      return mutated ? run<gfsl_host_subject<16, true, V>>(w, mode, pool, keep_records, so, outcome, extras)
+                     : run<gfsl_host_subject<16, false, V>>(w, mode, pool, keep_records, so, outcome, extras);
     }
-    return mutated ? run<32, true, V>(w, mode, pool, keep_records, so, outcome, extras)
-                   : run<32, false, V>(w, mode, pool, keep_records, so, outcome, extras);
+    return mutated ? run<gfsl_host_subject<32, true, V>>(w, mode, pool, keep_records, so, outcome, extras)
+                   : run<gfsl_host_subject<32, false, V>>(w, mode, pool, keep_records, so, outcome, extras);
   });
 }
 

@@ -79,7 +79,9 @@ struct batch_log {
 void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   const campaign_result& r = s.result;
   const double t = std::max(s.elapsed(), 1e-9);
-  const std::string who = o.backend + (o.mut == mutant::none ? "" : " " + std::string(mutant_name(o.mut)));
+  const std::string bug = mutant_label(o.limits.subject, o.mut, o.slab_mut);
+  const std::string who = (o.limits.subject == subject_kind::gfsl ? "" : std::string(subject_name(o.limits.subject)) + " ") + o.backend +
+                          (bug == "none" ? "" : " " + bug);
   if (!s.phase.empty()) {
     std::fprintf(stderr, "%s[fuzz %s] %6.1f s  %llu runs searched; %s%s", tty ? "\r\033[K" : "", who.c_str(), t,
                  (unsigned long long)r.runs, s.phase.c_str(), tty ? "" : "\n");
@@ -198,7 +200,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   // other key. Down to 8 entries, tried before every round of removals, since
   // a shorter list may fit smaller chunks.
   const auto halve_chunks = [&] {
-    if (f.shrunk.w.chunk <= 8) return false;
+    if (f.shrunk.w.chunk <= 8 || f.shrunk.w.subject != subject_kind::gfsl) return false;
     run_config same = f.shrunk;
     same.w.chunk /= 2;
     if (try_smaller_any_schedule(f, same, o)) return true;
@@ -302,7 +304,7 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     }
     // Half-size chunks fill, split and merge after half the operations
     // (down to 8 entries, which the host backends run: core/layout.hpp).
-    if (c.w.chunk > 8) with([](run_config& n) { n.w.chunk /= 2; });
+    if (c.w.chunk > 8 && c.w.subject == subject_kind::gfsl) with([](run_config& n) { n.w.chunk /= 2; });
     if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
     // A few schedules per candidate: a smaller generated run interleaves
     // differently under the same seed (RapidCheck, which shrinks the
@@ -475,7 +477,12 @@ void found_new(const campaign_options& o, shared_state& s, failure f) {
 }
 
 void worker(const campaign_options& o, shared_state& s) {
-  const auto gen = gen_run(o.limits, o.backend, o.mut, o.var);
+  run_config subject_of_runs;
+  subject_of_runs.mut = o.mut;
+  subject_of_runs.var = o.var;
+  subject_of_runs.slab_mut = o.slab_mut;
+  subject_of_runs.slab_var = o.slab_var;
+  const auto gen = gen_run(o.limits, o.backend, subject_of_runs);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
     rc::detail::TestParams params;
@@ -657,7 +664,16 @@ std::string json_escape(const std::string& in) {
 
 std::string stamp(std::uint64_t s) { return s == model::no_stamp ? "null" : std::to_string(s); }
 
-std::string describe_word(std::uint64_t word, int lane, int chunk_words) {
+std::string describe_word(std::uint64_t word, int lane, int chunk_words, bool slab = false) {
+  if (slab) {
+    // A SlabHash slab (core/slabhash/layout.hpp): pairs, then the next-slab word.
+    if (lane == slabhash::next_word) {
+      const std::uint32_t next = slabhash::next_of(word);
+      return "next " + (next == slabhash::no_slab ? std::string("none") : std::to_string(next));
+    }
+    const key_type k = slabhash::pair_key(word);
+    return k == slabhash::empty_key ? std::string("-") : k == slabhash::tombstone_key ? std::string("tomb") : std::to_string(k);
+  }
   if (lane == chunk_words - 1) {
     if (lock_is_zombie(word)) return "zombie";
     std::string v = lock_is_held(word) ? "held by team " + std::to_string(lock_owner(word)) : std::string("free");
@@ -687,7 +703,8 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
   const judgement j = execute_and_judge(c, o.judge);
   const std::vector<sched::logged_access>& log = j.outcome.accesses;
   const int words = static_cast<int>(c.w.chunk);
-  constexpr std::uint64_t pool = header_offsets::pool;
+  const bool slab = c.w.subject == subject_kind::slabhash;
+  const std::uint64_t pool = slab ? slabhash::header_words : header_offsets::pool;
   const auto chunk_of = [&](std::uint64_t w) { return w < pool ? no_chunk : static_cast<chunk_index>((w - pool) / words); };
   const auto lane_of = [&](std::uint64_t w) { return static_cast<int>((w - pool) % words); };
   std::set<chunk_index> around;
@@ -699,7 +716,8 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
   std::ostringstream out;
   out << "key " << key << ": accesses to the chunks that held it (";
   for (chunk_index ch : around) out << (ch == *around.begin() ? "" : ", ") << ch;
-  out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
+  if (slab) out << "), in the order they happened; a chunk is a slab, lanes 0-14 its pairs (key shown, - EMPTY), lane 15 its next slab\n";
+  else out << "), in the order they happened; lane " << words - 2 << " is NEXT (max, next chunk), lane " << words - 1 << " is LOCK\n";
   struct pending_read {
     chunk_index chunk = no_chunk;
     std::map<int, std::uint64_t> seen;       // lane -> word, the whole read so far
@@ -717,7 +735,7 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
              (run_end != it ? "-" + std::to_string(run_end->first) : std::string());
       it = std::next(run_end);
     }
-    for (const auto& [lane, word] : lanes) held += (held.empty() ? "" : " ") + describe_word(word, lane, words);
+    for (const auto& [lane, word] : lanes) held += (held.empty() ? "" : " ") + describe_word(word, lane, words, slab);
     return "lane" + std::string(lanes.size() > 1 ? "s " : " ") + ids + ": " + held;
   };
   std::map<team_id, pending_read> reads;
@@ -738,10 +756,14 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
       if (torn) out << "team " << l.a.team << " loads the rest of chunk " << ch << ", " << lanes_and_words(r.unshown) << "\n";
       out << "team " << l.a.team << " read chunk " << ch << ": keys";
       for (const auto& [at, word] : r.seen) {
-        if (at < words - 2 && entry_key(word) != key_empty) out << " " << describe_word(word, at, words);
+        if (at < words - (slab ? 1 : 2) && entry_key(word) != key_empty) out << " " << describe_word(word, at, words, slab);
       }
-      if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
-      if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
+      if (slab) {
+        if (r.seen.count(words - 1)) out << "; " << describe_word(r.seen[words - 1], words - 1, words, slab);
+      } else {
+        if (r.seen.count(words - 2)) out << "; " << describe_word(r.seen[words - 2], words - 2, words);
+        if (r.seen.count(words - 1)) out << "; lock " << describe_word(r.seen[words - 1], words - 1, words);
+      }
       if (torn) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
       out << "\n";
       lines += torn ? 2 : 1;
@@ -762,12 +784,15 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
     }
     out << "  team " << l.a.team << " ";
     if (l.a.kind == access_kind::cas) {
-      out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words)
-          << " -> " << describe_word(l.a.value, lane, words);
-      if (!wrote) out << " (found " << describe_word(l.result, lane, words) << ")";
+      out << (wrote ? "CAS" : "failed CAS") << " chunk " << ch << " lane " << lane << ": " << describe_word(l.a.expected, lane, words, slab)
+          << " -> " << describe_word(l.a.value, lane, words, slab);
+      if (!wrote) out << " (found " << describe_word(l.result, lane, words, slab) << ")";
+    } else if (l.a.kind == access_kind::exchange) {
+      out << "exchanges chunk " << ch << " lane " << lane << ": " << describe_word(l.result, lane, words, slab) << " -> "
+          << describe_word(l.a.value, lane, words, slab);
     } else {
       out << "writes chunk " << ch << " lane " << lane << ": "
-          << describe_word(l.a.kind == access_kind::store ? l.a.value : l.result + l.a.value, lane, words);
+          << describe_word(l.a.kind == access_kind::store ? l.a.value : l.result + l.a.value, lane, words, slab);
     }
     out << "\n";
     ++lines;
@@ -893,7 +918,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   // Which algorithm ran, as gfsl run --trace records it.
   traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = variant_name(f.shrunk.var);
+  variant_field.s = variant_label(f.shrunk.w.subject, f.shrunk.var, f.shrunk.slab_var);
   header.extra.push_back(variant_field);
   traces::write_trace_json((folder / "history.jsonl").string(), header, history);
   // Every file of the folder is checked: a full disk must not leave a
@@ -1055,7 +1080,9 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
 
 std::string campaign_json(const campaign_options& o, const campaign_result& r) {
   std::ostringstream j;
-  j << "{\"backend\":\"" << o.backend << "\",\"variant\":\"" << variant_name(o.var) << "\",\"mutant\":\"" << mutant_name(o.mut) << "\",\"shard\":" << o.shard
+  j << "{\"backend\":\"" << o.backend << "\",\"subject\":\"" << subject_name(o.limits.subject) << "\",\"variant\":\""
+    << variant_label(o.limits.subject, o.var, o.slab_var) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.mut, o.slab_mut)
+    << "\",\"shard\":" << o.shard
     << ",\"shards\":" << o.shards << ",\"seed\":" << o.seed << ",\"seconds\":" << r.seconds << ",\"runs\":" << r.runs
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits
     << ",\"merges\":" << r.paths.merges << ",\"zombie_unlinks\":" << r.paths.zombie_unlinks + r.paths.head_unlinks

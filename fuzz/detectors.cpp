@@ -97,6 +97,8 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
     run_extras plain;
     plain.mut = c.mut;
     plain.var = c.var;
+    plain.slab_mut = c.slab_mut;
+    plain.slab_var = c.slab_var;
     plain.script = c.script ? &*c.script : nullptr;
     const scheduled_run d = run_scheduled(c.w, dry, 0, false, plain);
     c.so.pct_steps = std::max<std::uint64_t>(1, d.outcome.steps);
@@ -105,6 +107,8 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
   run_extras ex;
   ex.mut = c.mut;
   ex.var = c.var;
+  ex.slab_mut = c.slab_mut;
+  ex.slab_var = c.slab_var;
   ex.events = true;
   ex.check_every = c.backend == "host" ? c.check_every : 0;
   ex.script = c.script ? &*c.script : nullptr;

@@ -14,8 +14,13 @@ std::string run_config::describe() const {
     s << " park-at=" << sched::name(so.park_at) << " park-ops=" << so.park_ops << " park-every=" << so.park_every;
     if (so.park_teams) s << " park-teams=" << so.park_teams;
   }
-  if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
-  s << " variant=" << variant_name(var);
+  if (w.subject == subject_kind::slabhash) {
+    if (slab_mut != slabhash::slab_mutant::none) s << " mutant=" << slabhash::info(slab_mut).name;
+    s << " variant=" << slabhash::variant_name(slab_var);
+  } else {
+    if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
+    s << " variant=" << variant_name(var);
+  }
   if (script) s << " script: " << script->describe();
   return s.str();
 }
@@ -155,15 +160,131 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
 }
 
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m, variant v) {
+  run_config c;
+  c.mut = m;
+  c.var = v;
+  return gen_run(lim, backend, c);
+}
+
+namespace {
+// SlabHash's runs: the workload as GFSL's generator draws it (kinds, mixes,
+// key shapes, small ranges), on 16-lane teams, with few buckets so that keys
+// collide and chains grow past one slab (15 pairs), where deletes leave
+// holes before later pairs.
+rc::Gen<model::workload> gen_subject_workload(const generator_limits& lim) {
   using namespace rc;
-  return gen::mapcat(gen_workload(lim), [lim, backend, m, v](model::workload w) {
-    return gen::map(gen_schedule(lim, w.ops), [w, backend, m, v](sched::options so) {
+  if (lim.subject != subject_kind::slabhash) return gen_workload(lim);
+  return gen::mapcat(gen_workload(lim), [](model::workload w) {
+    return gen::map(gen::element<std::uint32_t>(1, 2, 1, 3, 4, 8, 64), [w](std::uint32_t buckets) {
+      model::workload s = w;
+      s.subject = subject_kind::slabhash;
+      s.chunk = 16;
+      s.p_chunk = 1.0;
+      s.reraise = false;
+      s.buckets = buckets;
+      return s;
+    });
+  });
+}
+}  // namespace
+
+namespace {
+model::operation slab_op(op_kind k, key_type key) { return {k, key, 0}; }
+
+// SlabHash's scenarios: the interleavings of its published faults, written
+// down so that a campaign meets them in its first runs and shrinks from a
+// handful of operations (issue 38). One bucket; the slab's layout is known
+// from the ascending prefill; only team 0 parks, after its first slab reads,
+// for the whole operations of the others that make the fault.
+//  0 lost insert: team 0's delete(5) reads 5 in pair 1 and parks; team 1
+//    deletes 5 and inserts 2, which claims pair 1; team 0's delete empties
+//    pair 1 (an exchange) and a completed insert(2) is gone (key 2, below
+//    5, is the first key the checker finds not linearizable).
+//  1 duplicate (upstream issue 27): team 0's insert(9) reads the slab (no 9,
+//    first EMPTY pair 3) and parks; team 1 deletes 1 (a hole at pair 0) and
+//    inserts 9 there; team 0 claims pair 3: 9 twice, and after its own
+//    delete(9) its contains(9) still finds the other copy.
+//  2 insert past a hole (upstream issue 17): keys 1..16 fill slab 0 and
+//    start slab 1; delete(1) leaves a hole in slab 0, and insert(16) claims
+//    it without looking at slab 1. One team suffices.
+run_config slab_scenario(int kind, std::uint64_t seed, const generator_limits& lim, const std::string& backend, const run_config& base) {
+  run_config c = base;
+  c.backend = backend;
+  c.check_every = backend == "host" ? 61 : 0;
+  model::script s;
+  c.w = model::workload{};
+  c.w.subject = subject_kind::slabhash;
+  c.w.chunk = 16;
+  c.w.buckets = 1;
+  c.w.seed = 1 + seed % 1000000000;
+  c.so.strat = sched::strategy::park;
+  c.so.depth = 1;
+  c.so.seed = 1 + (seed >> 20) % 1000000000;
+  c.so.gran = lim.vary_granularity ? static_cast<sched::granularity>(seed % 3) : lim.granularity;
+  c.so.pct_steps = 1;
+  c.so.park_at = sched::park_point::after_read;
+  c.so.park_every = 1;
+  c.so.park_teams = 1;
+  c.so.livelock_steps = 500000;
+  c.so.max_steps = 50000000;
+  if (kind == 0) {
+    for (key_type k : {3, 5, 7}) s.prefill.push_back(slab_op(op_kind::insert, k));
+    s.team_ops = {{slab_op(op_kind::remove, 5)},
+                  {slab_op(op_kind::remove, 5), slab_op(op_kind::insert, 2), slab_op(op_kind::contains, 2)}};
+    c.so.park_ops = 2;
+  } else if (kind == 1) {
+    for (key_type k = 1; k <= 3; ++k) s.prefill.push_back(slab_op(op_kind::insert, k));
+    s.team_ops = {{slab_op(op_kind::insert, 9), slab_op(op_kind::remove, 9), slab_op(op_kind::contains, 9)},
+                  {slab_op(op_kind::remove, 1), slab_op(op_kind::insert, 9)}};
+    c.so.park_ops = 2;
+  } else {
+    for (key_type k = 1; k <= 16; ++k) s.prefill.push_back(slab_op(op_kind::insert, k));
+    s.team_ops = {{slab_op(op_kind::remove, 1), slab_op(op_kind::insert, 16)}, {slab_op(op_kind::contains, 16)}};
+    c.so.park_ops = 1;
+  }
+  s.number_values();
+  c.w.range = 32;
+  c.w.insert_pct = 40;
+  c.w.delete_pct = 30;
+  c.w.contains_pct = 30;
+  model::fit_workload(s, c.w);
+  c.script = std::move(s);
+  return c;
+}
+}  // namespace
+
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, const run_config& base) {
+  using namespace rc;
+  if (lim.subject == subject_kind::slabhash && backend == "host") {
+    // One run in eight is a scenario (the scheduled host backend's park
+    // strategy and listed workloads make them), the rest generated.
+    run_config generated_base = base;
+    generator_limits generated = lim;
+    generated.subject = subject_kind::slabhash;
+    return gen::weightedOneOf<run_config>(
+        {{7, gen_run_generated(generated, backend, generated_base)},
+         {1, gen::map(gen::pair(gen::inRange(0, 3), gen::inRange<std::uint64_t>(0, 1ull << 62)),
+                      [lim, backend, base](const std::pair<int, std::uint64_t>& p) { return slab_scenario(p.first, p.second, lim, backend, base); })}});
+  }
+  return gen_run_generated(lim, backend, base);
+}
+
+rc::Gen<run_config> gen_run_generated(const generator_limits& lim, const std::string& backend, const run_config& base) {
+  using namespace rc;
+  const mutant m = base.mut;
+  const variant v = base.var;
+  const auto slab_var = base.slab_var;
+  const auto slab_mut = base.slab_mut;
+  return gen::mapcat(gen_subject_workload(lim), [lim, backend, m, v, slab_var, slab_mut](model::workload w) {
+    return gen::map(gen_schedule(lim, w.ops), [w, backend, m, v, slab_var, slab_mut](sched::options so) {
       run_config c;
       c.backend = backend;
       c.w = w;
       c.so = so;
       c.mut = m;
       c.var = v;
+      c.slab_var = slab_var;
+      c.slab_mut = slab_mut;
       c.check_every = backend == "host" ? 61 : 0;
       return c;
     });

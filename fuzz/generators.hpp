@@ -24,11 +24,19 @@ struct generator_limits {
   bool vary_granularity = true;          // else always `granularity`
   sched::granularity granularity = sched::granularity::chunk;
   upper_choice upper = upper_choice::thesis;
+  // The structure the runs test; SlabHash's runs draw a bucket count that
+  // shrinks towards one bucket, where every key collides.
+  subject_kind subject = subject_kind::gfsl;
 };
 
 rc::Gen<model::workload> gen_workload(const generator_limits& lim);
 rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t ops);
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m,
                             variant v = default_variant);
+// The same for the limits' subject, with its variant and seeded bug as `c`
+// holds them (run_config's var, mut, slab_var, slab_mut).
+rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, const run_config& c);
+// The same without SlabHash's scenario runs: generated workloads only.
+rc::Gen<run_config> gen_run_generated(const generator_limits& lim, const std::string& backend, const run_config& c);
 
 }  // namespace gfsl::fuzz

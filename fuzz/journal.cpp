@@ -68,6 +68,7 @@ std::string header_line(const campaign_header& h) {
   std::ostringstream j;
   j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant)
     << ",\"mutant\":" << quoted(h.mutant) << ",\"granularity\":" << quoted(h.granularity) << ",\"upper\":" << quoted(h.upper)
+    << ",\"subject\":" << quoted(h.subject)
     << ",\"seconds\":" << real(h.seconds)
     << ",\"shrink_seconds\":" << real(h.shrink_seconds) << ",\"keep_going\":" << (h.keep_going ? "true" : "false")
     << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
@@ -207,6 +208,8 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       h.granularity = str("granularity");
       // Journals written before the option existed ran the thesis' rule.
       h.upper = f.count("upper") ? str("upper") : "thesis";
+      // Journals written before subjects existed fuzzed gfsl.
+      h.subject = f.count("subject") ? str("subject") : "gfsl";
       h.seconds = dbl("seconds");
       // Journals written before the option existed shrank for 60 s.
       h.shrink_seconds = f.count("shrink_seconds") ? dbl("shrink_seconds") : 60.0;

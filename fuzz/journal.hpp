@@ -47,6 +47,7 @@ inline constexpr std::size_t max_journal_line = 1 << 20;
 struct campaign_header {
   std::string backend = "host", variant = "robust", mutant = "none", granularity = "any";
   std::string upper = "thesis";   // the upper levels' rule: thesis, reraise, mixed (fuzz/generators.hpp)
+  std::string subject = "gfsl";   // the structure under test (core/subject.hpp); variant and mutant are its names
   double seconds = 60;
   double shrink_seconds = 60;     // shrinking each failure stops after this long
   bool keep_going = false;        // --keep-going: failures grouped by signature, the campaign goes on

@@ -231,6 +231,7 @@ const char* name(scenario s) {
 }
 
 std::vector<scenario> directed_runs_of(const generator_limits& lim) {
+  if (lim.subject != subject_kind::gfsl) return {};  // the scenarios are GFSL's shapes (chunks, levels, zombies)
   std::vector<scenario> kinds = {scenario::restart, scenario::raise_race};
   if (lim.vary_granularity || lim.granularity == sched::granularity::lane) {
     for (int twice = 0; twice < 2; ++twice) {

@@ -13,14 +13,19 @@
 #include <utility>
 #include <vector>
 
+#include "../core/subject.hpp"
 #include "../core/types.hpp"
 
 namespace gfsl::invariants {
 
-// A copy of a structure's words (core/layout.hpp), with its chunk size.
+// A copy of a structure's words (core/layout.hpp for GFSL,
+// core/slabhash/layout.hpp for SlabHash), with what its checks need to read them.
 struct snapshot {
-  int chunk = 32;                  // N
-  std::uint32_t capacity = 0;      // chunks in the pool
+  subject_kind subject = subject_kind::gfsl;
+  int chunk = 32;                  // N (SlabHash: 16, the words of a slab)
+  std::uint32_t capacity = 0;      // chunks (slabs) in the pool
+  std::uint32_t buckets = 0;       // SlabHash only
+  std::uint8_t variant = 0;        // SlabHash only: slabhash::slab_variant (its invariants differ by variant)
   std::vector<std::uint64_t> words;
   std::uint64_t stamp = 0;         // when it was taken, on the history's clock
 };

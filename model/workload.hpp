@@ -9,10 +9,14 @@
 #include <vector>
 
 #include "../core/platform.hpp"
+#include "../core/subject.hpp"
 #include "../core/types.hpp"
 #include "sequential_map.hpp"
 
 namespace gfsl::model {
+
+// SlabHash's bucket count bound: the base slabs are allocated up front.
+inline constexpr std::uint32_t max_buckets = 1u << 24;
 
 struct workload {
   std::uint64_t ops = 100000;       // operations in the concurrent phase, over all teams
@@ -43,6 +47,11 @@ struct workload {
   // true re-raises the next key of the deleted key's level-0 chunk in its
   // place (docs/ALGORITHM.md, "Re-raising on delete").
   bool reraise = false;
+  // The structure under test (core/subject.hpp) and its parameters beyond
+  // `chunk`: SlabHash's bucket count (its team is 16 lanes, one per 8-byte
+  // word of a 128-byte slab, so `chunk` is 16 for it).
+  subject_kind subject = default_subject;
+  std::uint32_t buckets = 0;
 
   // One line naming every field, e.g. for a replay string.
   std::string describe() const;

@@ -575,3 +575,64 @@ TEST(FuzzDetectors, AZoneRefutationNamesTheOperationItRulesOut) {
 }
 
 }  // namespace
+
+// SlabHash's published faults through a whole campaign (issue 38): the lost
+// insert and the duplicate key, each under its own signature, shrunk to a
+// handful of operations, and each shrunk run failing again when replayed.
+// Budgeted in runs: the same campaign on any machine.
+TEST(FuzzCampaign, SlabHashPublishedFaultsAreFoundShrunkAndReplayed) {
+  gfsl::fuzz::campaign_options o;
+  o.seed = 1;
+  o.max_runs = 200;
+  o.seconds = 3600;
+  o.shrink_seconds = 3600;
+  o.keep_going = true;
+  o.progress = false;
+  o.limits.subject = gfsl::subject_kind::slabhash;
+  o.limits.max_ops = 150;
+  o.slab_var = gfsl::slabhash::slab_variant::published;
+  o.replay_line = [](const gfsl::fuzz::run_config& c) { return c.describe(); };
+  const auto r = gfsl::fuzz::run_campaign(o);
+  ASSERT_TRUE(r.found);
+  std::vector<const gfsl::fuzz::failure*> all{&*r.found};
+  for (const auto& f : r.further) all.push_back(&f);
+  const gfsl::fuzz::failure* lost = nullptr;
+  const gfsl::fuzz::failure* duplicate = nullptr;
+  for (const auto* f : all) {
+    const auto& found = f->verdict.found;
+    const bool dup = std::any_of(found.begin(), found.end(), [](const auto& d) { return d.detector == "invariant:unique-keys"; });
+    const bool absent = std::any_of(found.begin(), found.end(), [](const auto& d) {
+      return d.detector == "final-state" && d.detail.find("absent at the end") != std::string::npos;
+    });
+    auto smaller = [](const gfsl::fuzz::failure* a, const gfsl::fuzz::failure* b) { return !a || b->shrunk.w.ops < a->shrunk.w.ops; };
+    if (dup && smaller(duplicate, f)) duplicate = f;
+    if (absent && smaller(lost, f)) lost = f;
+  }
+  ASSERT_NE(lost, nullptr) << "no lost insert among " << all.size() << " signatures";
+  ASSERT_NE(duplicate, nullptr) << "no duplicate key among " << all.size() << " signatures";
+  EXPECT_NE(lost->signature, duplicate->signature);
+  for (const auto* f : {lost, duplicate}) {
+    // Operations as the report counts them ("N operations + P prefill"); a
+    // prefill past one slab (15 pairs) is what upstream issue 17 needs.
+    EXPECT_LE(f->shrunk.w.ops, 10u) << f->signature << ": " << f->shrunk.describe();
+    EXPECT_LE(f->verdict.run.prefill.size(), 16u) << f->signature << ": " << f->shrunk.describe();
+    EXPECT_EQ(f->shrunk.w.subject, gfsl::subject_kind::slabhash);
+    EXPECT_EQ(f->shrunk.w.chunk, 16);
+    const auto again = gfsl::fuzz::execute_and_judge(f->shrunk);
+    EXPECT_TRUE(again.failed()) << f->signature;
+  }
+}
+
+// The fixed variant, the default, passes the same kind of campaign.
+TEST(FuzzCampaign, SlabHashFixedPassesACampaign) {
+  gfsl::fuzz::campaign_options o;
+  o.seed = 2;
+  o.max_runs = 300;
+  o.seconds = 3600;
+  o.progress = false;
+  o.limits.subject = gfsl::subject_kind::slabhash;
+  o.limits.max_ops = 150;
+  const auto r = gfsl::fuzz::run_campaign(o);
+  EXPECT_FALSE(r.found) << r.found->shrunk.describe() << ": " << r.found->verdict.found.front().detail;
+  EXPECT_GE(r.runs, 300u);  // whole batches
+}

@@ -1,5 +1,7 @@
 #include "traces/trace.hpp"
 
+#include "core/slabhash/layout.hpp"
+
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -193,6 +195,11 @@ std::vector<extra_field> header_fields(const trace_header& h) {
     f.b = true;
     out.push_back(f);
   }
+  // Absent: gfsl, the only subject of the traces written before subjects existed.
+  if (w.subject != subject_kind::gfsl) {
+    out.push_back(text("subject", subject_name(w.subject)));
+    out.push_back(number("buckets", w.buckets));
+  }
   if (h.delete_value) {
     extra_field f;
     f.name = "delete_value";
@@ -258,6 +265,19 @@ std::string apply_field(trace_header& h, const extra_field& f) {
     h.delete_value = f.b;
     return {};
   }
+  if (f.name == "subject") {
+    std::string name;
+    if (std::string e = want_string(name); !e.empty()) return e;
+    const auto subject = parse_subject(name);
+    if (!subject) {
+      std::string shown;
+      json::append_string(shown, name);
+      return "expected a subject " + std::string(subject_names) + ", found " + shown;
+    }
+    w.subject = *subject;
+    return {};
+  }
+  if (f.name == "buckets") return want_unsigned(w.buckets, model::max_buckets);
   if (f.name == "prefill") return want_real(w.prefill);
   if (f.name == "p_chunk") return want_real(w.p_chunk);
   h.extra.push_back(f);
@@ -353,14 +373,37 @@ trace_format detect_format(const std::string& path) {
   return detail::sniff(in);
 }
 
+namespace {
+// A snapshot section holds the words; which structure they are, and its
+// parameters, are the header's (its subject, buckets and variant).
+void name_snapshot_subject(trace& t) {
+  const model::workload& w = t.header.workload;
+  std::uint8_t var = 0;
+  for (const extra_field& f : t.header.extra) {
+    if (f.name == "variant" && f.kind == extra_field::type::string && w.subject == subject_kind::slabhash) {
+      if (const auto v = slabhash::parse_variant(f.s)) var = static_cast<std::uint8_t>(*v);
+    }
+  }
+  for (invariants::snapshot* s : {&t.final_snapshot, &t.initial_snapshot}) {
+    s->subject = w.subject;
+    s->buckets = w.buckets;
+    s->variant = var;
+  }
+}
+}  // namespace
+
 trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut, const operation_table* ops) {
   detail::input in(path);
   const trace_format form = detail::sniff(in);
+  trace t;
   if (in.regular()) {
     // A file by name is read again from its path: JSON lines in parallel ranges.
-    return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read, ops);
+    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read, ops);
+  } else {
+    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read, ops);
   }
-  return form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read, ops);
+  name_snapshot_subject(t);
+  return t;
 }
 
 std::string replaced_file(const std::string& path) {

@@ -50,11 +50,9 @@ inline constexpr slab_mutant_info slab_mutant_catalog[] = {
      "so \"no live k before the claimed pair\" is not established and k is inserted twice"},
     {slab_mutant::claim_last_empty, "claim-last-empty",
      "insert claims the highest EMPTY pair of a slab instead of the lowest: the prefix property (P) in lane order "
-     "falls from the first insert, which the prefix invariant reports",
-     "its answers are the correct design's at every read granularity: claims then go down from lane 14, so inside a "
-     "slab the non-EMPTY pairs are a suffix (a claim below lane h needs h seen non-EMPTY, which is permanent), a "
-     "slab is left only when seen full, and (U) and every linearization point go through with the order mirrored; "
-     "only the snapshot invariant, stated in lane order, tells it apart"},
+     "falls from the first insert, which only the prefix invariant reports (the answers stay right: claims go down "
+     "from lane 14, inside a slab the non-EMPTY pairs are a suffix, and every linearization point goes through with "
+     "the order mirrored); a detector that reads the structure is needed to kill it"},
     {slab_mutant::no_reread_after_failed_claim, "no-reread-after-failed-claim",
      "after a failed claim CAS insert tries the next EMPTY pair of the same stale read: the pair it lost may now hold "
      "k, which it never sees (\"no live k before the claimed pair\")"},

@@ -1,0 +1,126 @@
+// The subjects as the CPU runners see them: one policy per structure, giving
+// the runner (exec/host_runner.cpp) its memory, the operations on a host
+// team, the contents at quiescence and a snapshot. The runner itself knows
+// nothing of any structure: it interleaves teams, stamps calls and returns,
+// and hands the words to the subject's checks.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../core/algorithm.hpp"
+#include "../core/host_team.hpp"
+#include "../core/slabhash/algorithm.hpp"
+#include "../invariants/slabhash_snapshot.hpp"
+#include "../core/slabhash/layout.hpp"
+#include "../invariants/snapshot.hpp"
+#include "../model/workload.hpp"
+#include "host_runner.hpp"
+#include "host_structure.hpp"
+
+namespace gfsl {
+
+// GFSL: chunks of N entries, a team of N lanes (core/algorithm.hpp).
+template <int N, bool Mutable, variant V>
+class gfsl_host_subject {
+ public:
+  static constexpr int width = N;
+  static constexpr bool has_events = true;  // the structural event log (core/events.hpp) is GFSL's
+  using team_type = host_team<N>;
+  using prefill_ops = algorithm<team_type, false, V>;
+  using concurrent_ops = algorithm<team_type, Mutable, V>;
+
+  gfsl_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex)
+      : s_(pool), threshold_(shape_rule_of(w.p_chunk, w.reraise)), mut_(ex.mut) {}
+
+  std::uint64_t* words() const { return s_.words(); }
+  std::size_t word_count() const { return s_.word_count(); }
+  prefill_ops prefill_algorithm(team_type& t) const { return prefill_ops(t, s_.view(), threshold_); }
+  std::unique_ptr<concurrent_ops> concurrent_algorithm(team_type& t) const {
+    return std::make_unique<concurrent_ops>(t, s_.view(), threshold_, mut_);
+  }
+  template <class Ops>
+  static op_result apply(Ops& a, const model::operation& op) {
+    return apply_operation(a, op.kind, op.key, op.value);
+  }
+  final_state inspect() const { return inspect_final_state(s_.view()); }
+  invariants::snapshot snapshot(std::uint64_t stamp) const { return take_snapshot(s_.view(), stamp); }
+
+ private:
+  host_structure<N> s_;
+  std::uint64_t threshold_;
+  mutant mut_;
+};
+
+// SlabHash: a slab of 16 eight-byte words per team-wide read, a team of 16
+// lanes (core/slabhash/algorithm.hpp).
+template <slabhash::slab_variant V, bool Mutable>
+class slabhash_host_subject {
+ public:
+  static constexpr int width = slabhash::slab_words;
+  static constexpr bool has_events = false;
+  using team_type = host_team<width>;
+  using prefill_ops = slabhash::algorithm<team_type, V, false>;
+  using concurrent_ops = slabhash::algorithm<team_type, V, Mutable>;
+
+  slabhash_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex) : mut_(ex.slab_mut) {
+    params_.buckets = w.buckets;
+    params_.pool_slabs = pool;
+    if (pool < w.buckets) {
+      throw std::invalid_argument("pool of " + std::to_string(pool) + " slabs is too small: need at least one per bucket (" +
+                                  std::to_string(w.buckets) + ")");
+    }
+    count_ = slabhash::word_count(params_);
+    words_.reset(static_cast<std::uint64_t*>(::operator new[](count_ * sizeof(std::uint64_t), std::align_val_t{256})));
+    for (std::size_t i = 0; i < count_; ++i) words_[i] = slabhash::initial_word(i, params_);
+  }
+
+  std::uint64_t* words() const { return words_.get(); }
+  std::size_t word_count() const { return count_; }
+  prefill_ops prefill_algorithm(team_type& t) const { return prefill_ops(t, words_.get(), params_); }
+  std::unique_ptr<concurrent_ops> concurrent_algorithm(team_type& t) const {
+    return std::make_unique<concurrent_ops>(t, words_.get(), params_, mut_);
+  }
+  template <class Ops>
+  static op_result apply(Ops& a, const model::operation& op) {
+    return a.apply(op.kind, op.key, op.value);
+  }
+  final_state inspect() const {
+    slabhash::contents c = slabhash::inspect(words_.get(), count_, params_, V);
+    final_state f;
+    f.chunks_allocated = c.slabs_allocated;
+    f.entries = std::move(c.entries);
+    f.problems = std::move(c.problems);
+    return f;
+  }
+  invariants::snapshot snapshot(std::uint64_t stamp) const {
+    invariants::snapshot snap;
+    snap.subject = subject_kind::slabhash;
+    snap.chunk = width;
+    snap.capacity = params_.pool_slabs;
+    snap.buckets = params_.buckets;
+    snap.variant = static_cast<std::uint8_t>(V);
+    snap.stamp = stamp;
+    // The header and the slabs handed out: the rest of the pool is pristine
+    // (a mid-run check copies only what the run has touched).
+    const std::uint64_t handed_out = std::min<std::uint64_t>(words_[slabhash::alloc_counter_word], slabhash::slab_capacity(params_));
+    snap.words.assign(words_.get(), words_.get() + std::min<std::size_t>(count_, slabhash::header_words + handed_out * width));
+    return snap;
+  }
+
+ private:
+  struct aligned_delete {
+    void operator()(std::uint64_t* p) const { ::operator delete[](p, std::align_val_t{256}); }
+  };
+  slabhash::params params_;
+  std::size_t count_ = 0;
+  std::unique_ptr<std::uint64_t[], aligned_delete> words_;
+  slabhash::slab_mutant mut_;
+};
+
+}  // namespace gfsl
