@@ -113,7 +113,10 @@ class record_parser {
     for (auto field_result : obj) {
       od::field field;
       if (auto e = std::move(field_result).get(field)) return refused(why, 0, simdjson_says(e));
-      const unsigned bit = member_of(field);
+      std::string_view name;
+      const unsigned bit = member_of(field, name);
+      // A name whose escapes do not unescape: refuse() names the byte.
+      if (bit == bad_name) return refused(why, 0, "expected a member name");
       od::value& v = field.value();
       const std::string_view token = v.raw_json_token();
       const std::size_t at = static_cast<std::size_t>(token.data() - base);
@@ -123,12 +126,7 @@ class record_parser {
         if (!token.empty() && (token.front() == '{' || token.front() == '[')) {
           return refused(why, at, "expected a string, number, boolean or null for an unknown member");
         }
-        if (ignored.size() < 8) {
-          std::string_view name;
-          if (!field.unescaped_key().get(name) && std::find(ignored.begin(), ignored.end(), name) == ignored.end()) {
-            ignored.emplace_back(name);
-          }
-        }
+        if (ignored.size() < 8 && std::find(ignored.begin(), ignored.end(), name) == ignored.end()) ignored.emplace_back(name);
         continue;
       }
       if (seen & bit) {
@@ -274,10 +272,13 @@ class record_parser {
     return false;
   }
 
-  // The member a field names: its bit, or 0. Names are compared as they
-  // stand in the line; one with escapes is unescaped first (the format does
-  // not forbid "te\u0061m").
-  static unsigned member_of(od::field& field) {
+  // The member a field names: its bit, or 0, with its name in `name`; or
+  // bad_name. Names are compared as they stand in the line; one with
+  // escapes is unescaped first (the format does not forbid "te\u0061m"),
+  // once: simdjson unescapes a key at most once (a second call after a
+  // failed one crashed on "c\ll").
+  static constexpr unsigned bad_name = ~0u;
+  static unsigned member_of(od::field& field, std::string_view& name) {
     const od::raw_json_string raw = field.key();
     static constexpr struct {
       const char* name;
@@ -287,9 +288,9 @@ class record_parser {
     for (const auto& n : names) {
       if (raw.unsafe_is_equal(n.name)) return n.bit;
     }
-    if (std::memchr(raw.raw(), '\\', std::strcspn(raw.raw(), "\"")) == nullptr) return 0;
-    std::string_view name;
-    if (field.unescaped_key().get(name)) return 0;
+    name = std::string_view(raw.raw(), std::strcspn(raw.raw(), "\""));
+    if (std::memchr(name.data(), '\\', name.size()) == nullptr) return 0;
+    if (field.unescaped_key().get(name)) return bad_name;
     for (const auto& n : names) {
       if (name == n.name) return n.bit;
     }
