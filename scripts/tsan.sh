@@ -56,6 +56,10 @@ lane concurrency 0 "$build/tests/test_concurrency" \
   --gtest_filter='Concurrency/*.OverlappingKeySets*:ConcurrencyErrors.*'
 lane run-threads 0 "$gfsl" run --backend threads --teams 8 --ops 20000 --range 300 --events on --trace "$work/t.trace"
 lane check-pool 0 "$gfsl" check --threads 4 "$work/t.trace"
+# SlabHash's fixed variant on OS threads: its pair CASes and reads are real
+# atomics, racing on few buckets (a data race here would be one in the port).
+lane run-slabhash-threads 0 "$gfsl" run --subject slabhash --backend threads --teams 8 --ops 20000 --range 300 --buckets 2 --trace "$work/s.trace"
+lane check-slabhash 0 "$gfsl" check --subject slabhash "$work/s.trace"
 lane stress-robust 0 "$gfsl" stress --backend threads --seconds 4
 # The published variant loses keys under torn reads: violations (exit 1, when
 # a run meets one), reported from the team threads while the watchdog reads
