@@ -261,6 +261,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                     "little concurrency (--sched random interleaves every access; PCT suits many short runs: gfsl fuzz)\n",
                     (unsigned long long)schedule->switches, o.w.teams);
       }
+      if (o.so.mem != gfsl::sched::memory::sc) {
+        std::printf("memory:   %s: %llu loads returned a store older than the latest\n", gfsl::sched::name(o.so.mem),
+                    (unsigned long long)schedule->stale_reads);
+      }
       if (o.so.strat == gfsl::sched::strategy::park) {
         std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
                     gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
@@ -582,6 +586,11 @@ int execute(run_options& o) {
                          "and turns only stop between whole operations\n");
     return exit_usage;
   }
+  if (o.so.mem != gfsl::sched::memory::sc && (o.backend != "host" || o.sched == "turns")) {
+    std::fprintf(stderr, "gfsl run: --memory %s needs the scheduled host backend: its stale loads are choices of the "
+                         "deterministic scheduler\n", gfsl::sched::name(o.so.mem));
+    return exit_usage;
+  }
   const bool turns = o.sched == "turns" && o.backend == "host";
   if (o.backend == "host" && !turns) resolve_defaults(o);
   std::unique_ptr<live_trace> live;
@@ -620,6 +629,7 @@ command add_run_command(CLI::App& root) {
     std::string prefill_keys, team_ops;
     std::string keys = "uniform";
     std::string upper = "thesis";
+    std::string memory = "sc";
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -649,6 +659,11 @@ command add_run_command(CLI::App& root) {
   run->add_option("--depth", o.so.depth, "pct: bug depth d (d-1 priority change points)")->check(CLI::Range(1, 1000))->capture_default_str();
   run->add_option("--granularity", st->granularity, "host: steps of a team-wide read: chunk, line (128 bytes), lane")
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
+      ->capture_default_str();
+  run->add_option("--memory", st->memory,
+                  "host, scheduled: what loads see: sc (the latest store) or ptx (the PTX model: a load that no acquire, "
+                  "fence or RMW orders may return an older store; the choice is part of the schedule)")
+      ->check(CLI::IsMember({"sc", "ptx"}))
       ->capture_default_str();
   CLI::Option* sched_seed = run->add_option("--sched-seed", o.so.seed, "host: scheduler seed (default: --seed)");
   o.so.pct_steps = 0;
@@ -729,6 +744,7 @@ command add_run_command(CLI::App& root) {
             }
             gfsl::sched::parse(st->granularity, o.so.gran);
             gfsl::sched::parse(st->park_at, o.so.park_at);
+            gfsl::sched::parse(st->memory, o.so.mem);
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";

@@ -78,6 +78,8 @@ std::string encode_replay(const run_options& o) {
       s << ":depth=" << o.so.depth << ":granularity=" << sched::name(o.so.gran) << ":sched-seed=" << o.so.seed
         << ":pct-steps=" << o.so.pct_steps << ":fair-after=" << o.so.fair_after << ":livelock-steps=" << o.so.livelock_steps
         << ":max-steps=" << o.so.max_steps;
+      // Written only when not sc: lines from before the memory models ran sc.
+      if (o.so.mem != sched::memory::sc) s << ":memory=" << sched::name(o.so.mem);
       if (o.so.strat == sched::strategy::park) {
         s << ":park-at=" << sched::name(o.so.park_at) << ":park-ops=" << o.so.park_ops << ":park-every=" << o.so.park_every;
         if (o.so.park_teams) s << ":park-teams=" << o.so.park_teams;
@@ -209,6 +211,10 @@ std::string decode_replay(const std::string& text, run_options& o) {
       if (r.so.livelock_steps == 0) return "replay string: field 'livelock-steps' is 0, expected 1 or more (as gfsl run's --livelock-steps)";
       if (!sched::parse(r.sched, r.so.strat)) return "replay string: field 'sched' has a bad value '" + r.sched + "'";
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
+      if (const auto it = fields.find("memory"); it != fields.end()) {
+        if (!sched::parse(it->second, r.so.mem)) return "replay string: field 'memory' has a bad value '" + it->second + "' (sc or ptx)";
+        fields.erase(it);
+      }
       if (r.so.strat == sched::strategy::park) {
         std::string at;
         for (std::string e : {take("park-at", at), take("park-ops", r.so.park_ops), take("park-every", r.so.park_every)}) {

@@ -45,6 +45,10 @@ class access_hook {
   virtual ~access_hook() = default;
   virtual void before(const access& a) = 0;
   virtual void after(const access& /*a*/, std::uint64_t /*result*/) {}
+  // The value a load returns, given the latest store's (what memory holds):
+  // a memory model weaker than sequential consistency may return an older
+  // store (exec/sched/memory_model.hpp). Called between before and after.
+  virtual std::uint64_t load_value(const access& /*a*/, std::uint64_t latest) { return latest; }
   virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
   // The order in which the lanes of a team-wide read load their words: the
   // identity when left alone. A warp's lanes have no order among themselves,
@@ -133,7 +137,10 @@ class host_team {
       a.group_size = static_cast<std::uint8_t>(N);
       if (hook_) hook_->before(a);
       out[lane] = ref(w).load(o == mem_order::relaxed ? std::memory_order_relaxed : std::memory_order_acquire);
-      if (hook_) hook_->after(a, out[lane]);
+      if (hook_) {
+        out[lane] = hook_->load_value(a, out[lane]);
+        hook_->after(a, out[lane]);
+      }
     }
     return out;
   }
@@ -171,8 +178,11 @@ class host_team {
   std::uint64_t load(const std::uint64_t* p, int lane) {
     const access a = make(access_kind::load, mem_order::acquire, lane, p);
     if (hook_) hook_->before(a);
-    const std::uint64_t v = ref(p).load(std::memory_order_acquire);
-    if (hook_) hook_->after(a, v);
+    std::uint64_t v = ref(p).load(std::memory_order_acquire);
+    if (hook_) {
+      v = hook_->load_value(a, v);
+      hook_->after(a, v);
+    }
     return v;
   }
   void store(std::uint64_t* p, int lane, std::uint64_t v, mem_order o) {

@@ -43,6 +43,9 @@ class event_recorder final : public access_hook {
     }
     if (inner_) inner_->after(a, result);
   }
+  std::uint64_t load_value(const access& a, std::uint64_t latest) override {
+    return inner_ ? inner_->load_value(a, latest) : latest;
+  }
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override {
     if (inner_) inner_->lock_wait(team, chunk, lock_word);
   }

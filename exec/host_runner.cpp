@@ -158,6 +158,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       };
     }
     so.chunk_words = N;
+    // The ptx memory model keeps the history of these words (the prefill
+    // before them is one team's, and happens before every team).
+    so.memory_base = s.words();
+    so.memory_words = s.word_count();
     so.describe_team = [&](team_id t) -> std::string {
       if (!keep_records || per_team[t].empty() || !per_team[t].back().pending()) return {};
       return "in " + model::describe(per_team[t].back().op);

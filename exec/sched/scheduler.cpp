@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "../../core/layout.hpp"
@@ -125,6 +126,12 @@ struct scheduler::impl {
   std::vector<logged_access> log;
   std::vector<access> last_access;  // per team, for the position in a stop report
   std::vector<char> accessed;       // the team has made an access
+  // ptx: the model, and per team whether its latest read returned a stale
+  // store somewhere (then a lock it saw taken may be free already: it may
+  // not wait for a write) and the stale read of its latest load.
+  std::unique_ptr<ptx_memory> memory;
+  std::vector<char> stale_in_read;
+  stale_read last_stale;
 
   explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
 
@@ -264,7 +271,21 @@ struct scheduler::impl {
                       (a.word * 0x9E3779B97F4A7C15ull) ^ (a.value * 0xC2B2AE3D27D4EB4Full) ^ (result * 0x165667B19E3779F9ull);
     fingerprint = (fingerprint ^ v) * fnv_prime;
     fingerprint ^= fingerprint >> 29;
-    if (opt.record_accesses) log.push_back({a, result});
+    if (opt.record_accesses) {
+      log.push_back({a, result, {}});
+      if (a.kind == access_kind::load && last_stale.stale) log.back().stale = last_stale;
+    }
+    if (memory) {
+      // The model learns the writes in the order they took effect: one team
+      // runs at a time, so this is the words' modification order.
+      switch (a.kind) {
+        case access_kind::load: break;
+        case access_kind::store: memory->store(a.team, a.word, a.value, a.order); break;
+        case access_kind::cas: memory->rmw(a.team, a.word, result, result == a.expected, a.value, a.order); break;
+        case access_kind::fetch_add: memory->rmw(a.team, a.word, result, true, result + a.value, a.order); break;
+        case access_kind::exchange: memory->rmw(a.team, a.word, result, true, a.value, a.order); break;
+      }
+    }
     if (a.team < n) {
       last_access[a.team] = a;
       accessed[a.team] = 1;
@@ -329,6 +350,9 @@ void scheduler::point() {
   p_->step();
   p_->read_epoch[p_->current] = p_->write_epoch;
 }
+void scheduler::fence() {
+  if (p_->memory) p_->memory->fence(p_->current);
+}
 void scheduler::completed_operation() {
   p_->since_completion = 0;
   ++p_->completed_total;
@@ -338,6 +362,9 @@ void scheduler::wrote() { ++p_->write_epoch; }
 
 void scheduler::before(const access& a) {
   impl& s = *p_;
+  // A word's value before its first store of the run is the oldest of its
+  // history; taken before any team can run again (at the step below).
+  if (s.memory && a.kind != access_kind::load) s.memory->track(a.word);
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
   if (s.opt.strat == strategy::park && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) &&
       s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
@@ -349,13 +376,40 @@ void scheduler::before(const access& a) {
   // The write epoch a read starts from: what a lock wait after it compares
   // with. (A team-wide read spans several steps at line and lane
   // granularity; writes made during it must wake the team.)
-  if (a.kind == access_kind::load && a.group_index == 0) s.read_epoch[a.team] = s.write_epoch;
+  if (a.kind == access_kind::load && a.group_index == 0) {
+    s.read_epoch[a.team] = s.write_epoch;
+    if (s.memory) s.stale_in_read[a.team] = 0;
+  }
 }
 
 void scheduler::after(const access& a, std::uint64_t result) { p_->note(a, result); }
 
+std::uint64_t scheduler::load_value(const access& a, std::uint64_t latest) {
+  impl& s = *p_;
+  if (!s.memory) return latest;
+  // Which visible store the load returns: the latest half the time, else
+  // any visible one (the latest among them), uniformly. Stale reads are
+  // then common enough that a fault needing one is found in few runs, and
+  // a team re-reading a word reaches its latest store within a few reads.
+  const std::uint64_t v = s.memory->load(a.team, a.word, a.order, latest,
+                                         [&s](std::uint32_t n) -> std::uint32_t {
+                                           return s.below(2) == 0 ? 0u : static_cast<std::uint32_t>(s.below(n));
+                                         },
+                                         s.last_stale);
+  if (s.last_stale.stale) s.stale_in_read[a.team] = 1;
+  return v;
+}
+
 void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) {
   impl& s = *p_;
+  // ptx: a read that returned a stale store may have seen a lock taken that
+  // is free already; its re-read may see the release without any new
+  // write, so it is not put to sleep (its re-reads reach the latest store:
+  // coherence only moves them forward).
+  if (s.memory && s.stale_in_read[team]) {
+    s.wait[team] = {team, chunk, lock_word};
+    return;
+  }
   // The team decided from what its latest read saw; any write since that
   // read began may already have freed the lock, so it waits only for writes
   // after that point (a later epoch would lose such a wake-up).
@@ -408,6 +462,13 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.parks = 0;
   s.latest_park_until = 0;
   s.accessed.assign(s.n, 0);
+  s.stale_in_read.assign(s.n, 0);
+  s.last_stale = {};
+  s.memory.reset();
+  if (s.opt.mem == memory::ptx) {
+    if (!s.opt.memory_base) throw std::invalid_argument("the ptx memory model needs the run's shared words (options.memory_base)");
+    s.memory = std::make_unique<ptx_memory>(s.n, s.opt.memory_base, s.opt.memory_words);
+  }
   s.unfinished.clear();
   for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
   s.latest_wait_epoch = 0;
@@ -462,6 +523,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.priority_changes = s.priority_changes;
   out.parks = s.parks;
   out.fingerprint = s.fingerprint;
+  out.stale_reads = s.memory ? s.memory->stale_reads() : 0;
   if (s.stopping) {
     out.report = s.describe_stop();
     for (team_id t = 0; t < s.n; ++t) {

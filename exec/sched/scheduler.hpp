@@ -22,6 +22,7 @@
 
 #include "../../core/host_team.hpp"
 #include "../../core/types.hpp"
+#include "memory_model.hpp"
 
 namespace gfsl::sched {
 
@@ -80,6 +81,13 @@ struct options {
   // operation it is in); empty: nothing.
   std::function<std::string(team_id)> describe_team;
   std::size_t stack_bytes = 256 * 1024;
+  // What loads see (memory_model.hpp): sc, every load the latest store; ptx,
+  // the PTX model, where which visible store a load returns is a choice of
+  // this schedule (drawn from the seed, replayed bit for bit). ptx needs the
+  // teams' shared words: `memory_base`, `memory_words`.
+  memory mem = memory::sc;
+  const std::uint64_t* memory_base = nullptr;
+  std::size_t memory_words = 0;
 };
 
 enum class stop_reason : std::uint8_t { completed, deadlock, livelock, step_limit };
@@ -94,6 +102,7 @@ struct wait_edge {
 struct logged_access {
   access a;
   std::uint64_t result = 0;
+  stale_read stale;  // a load under the ptx model that did not return the latest store
   friend bool operator==(const logged_access& x, const logged_access& y) {
     return x.a.team == y.a.team && x.a.kind == y.a.kind && x.a.lane == y.a.lane && x.a.word == y.a.word &&
            x.a.value == y.a.value && x.result == y.result;
@@ -111,6 +120,7 @@ struct outcome {
   std::vector<team_id> unfinished;
   std::string report;             // one line per unfinished team, on a stop
   std::vector<logged_access> accesses;  // with options.record_accesses
+  std::uint64_t stale_reads = 0;  // ptx: loads that returned a store older than the latest
 };
 
 class scheduler final : public access_hook {
@@ -135,9 +145,14 @@ class scheduler final : public access_hook {
   void wrote();
   team_id current() const;
   std::uint64_t steps() const;
+  // fence.sc by the running team (ptx: memory_model.hpp; sc: nothing to do).
+  // For toy programs: the team interface has no fence, as the structures
+  // call none.
+  void fence();
 
   void before(const access& a) override;
   void after(const access& a, std::uint64_t result) override;
+  std::uint64_t load_value(const access& a, std::uint64_t latest) override;
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
 
