@@ -217,91 +217,15 @@ config_result run_slab_config(const options& o, std::uint32_t range, const progr
     into.seconds = busy;
     into.wall_seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   };
-  std::vector<team_state> host_states(p.teams);
+  // The host judges round i - 1 while the device runs round i: a round's
+  // full scan takes longer on the host than the round on the device.
+  std::vector<team_state> init_states(p.teams), end_states(p.teams);
   std::vector<std::uint64_t> copy;
-  for (std::uint64_t i = 0;; ++i) {
-    if (o.max_structures && i >= o.max_structures) break;
-    if (i > 0 && clock_type::now() >= deadline) break;
-    if (o.stop && o.stop->load()) {
-      res.interrupted = true;
-      break;
-    }
-    const std::uint64_t seed = structure_seed(o.seed, slab_team, res.range, i);
-    ++res.structures;
-    slab_init_kernel<<<1024, 256>>>(words.ptr, word_count, sp);
-    GFSL_CUDA_CHECK(cudaGetLastError());
-    const auto first = prefill_keys(p, seed);
-    std::vector<key_type> keys;
-    for (const auto& kv : first) keys.push_back(kv.first);
-    device_buffer<key_type> key_buf(std::max<std::size_t>(1, keys.size()));
-    if (!keys.empty()) GFSL_CUDA_CHECK(cudaMemcpy(key_buf.ptr, keys.data(), keys.size() * sizeof(key_type), cudaMemcpyHostToDevice));
-    GFSL_CUDA_CHECK(cudaMemset(prefill_failed.ptr, 0, sizeof(unsigned int)));
-    if (!keys.empty()) {
-      const std::uint64_t prefill_teams = std::min<std::uint64_t>(keys.size(), 4096);
-      slab_prefill_kernel<V><<<static_cast<unsigned>((prefill_teams * slab_team + 255) / 256), 256>>>(
-          words.ptr, sp, key_buf.ptr, keys.size(), prefill_failed.ptr);
-      GFSL_CUDA_CHECK(cudaGetLastError());
-    }
-    GFSL_CUDA_CHECK(cudaDeviceSynchronize());
-    unsigned int failed = 0;
-    GFSL_CUDA_CHECK(cudaMemcpy(&failed, prefill_failed.ptr, sizeof failed, cudaMemcpyDeviceToHost));
-    if (failed) {
-      res.error = "round " + std::to_string(i) + ": prefill insert(" + std::to_string(keys[failed - 1]) + ") failed (pool of " +
-                  std::to_string(sp.pool_slabs) + " slabs)";
-      break;
-    }
-    for (team_id t = 0; t < p.teams; ++t) host_states[t] = initial_team_state(p, t, seed);
-    GFSL_CUDA_CHECK(cudaMemcpy(states.ptr, host_states.data(), p.teams * sizeof(team_state), cudaMemcpyHostToDevice));
-
-    const std::uint64_t now = device_now();
-    run_controls controls;
-    controls.abort_flag = abort_flag.ptr;
-    controls.hang = hang.ptr;
-    controls.deadline_ns = now + static_cast<std::uint64_t>((o.slice_seconds + o.hang_seconds) * 1e9);
-    GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
-    cudaEvent_t began, done;
-    GFSL_CUDA_CHECK(cudaEventCreate(&began));
-    GFSL_CUDA_CHECK(cudaEventCreate(&done));
-    GFSL_CUDA_CHECK(cudaEventRecord(began));
-    slab_stress_kernel<V><<<blocks, threads_per_block>>>(words.ptr, sp, p, seed ^ 0xA5A5A5A5ull, states.ptr,
-                                                        now + static_cast<std::uint64_t>(o.slice_seconds * 1e9), o.ops_per_team,
-                                                        origin_ns, static_cast<std::uint32_t>(i), controls, totals.ptr,
-                                                        first_ns.ptr, reports.ptr, o.reports, report_count.ptr);
-    GFSL_CUDA_CHECK(cudaGetLastError());
-    GFSL_CUDA_CHECK(cudaEventRecord(done));
-    if (!cuda_util::wait_for(done, o.slice_seconds + o.hang_seconds + 5.0)) {
-      // A walk that never ends (a cycle in a chain): the kernel cannot be stopped from here.
-      res.hung = true;
-      res.hang_detail = "the kernel of round " + std::to_string(i) + " outlived its slice by " + std::to_string(o.hang_seconds + 5.0) +
-                        " s: a team's operation never returns";
-      config_result shown = res;
-      collect(shown);
-      if (fatal) fatal(shown);
-      std::_Exit(1);
-    }
-    float ms = 0;
-    GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, began, done));
-    busy += ms / 1000.0;
-    cudaEventDestroy(began);
-    cudaEventDestroy(done);
-    std::uint64_t header[2] = {0, 0};
-    GFSL_CUDA_CHECK(cudaMemcpy(header, words.ptr, sizeof header, cudaMemcpyDeviceToHost));
-    if (header[slabhash::error_word_index] != error_none) {
-      if (header[slabhash::error_word_index] == error_pool_exhausted) {
-        ++res.rebuilt_early;
-      } else {
-        res.error = "round " + std::to_string(i) + ": error word " + std::to_string(header[slabhash::error_word_index]);
-        collect(res);
-        break;
-      }
-    }
-    // The structure oracle: the header and the slabs handed out (the rest
-    // of the pool is pristine unless a chain points past the counter, which
-    // the chains invariant reports).
-    const std::uint64_t handed_out = std::min<std::uint64_t>(header[slabhash::alloc_counter_word], sp.pool_slabs);
-    copy.resize(slabhash::header_words + handed_out * slab_team);
-    GFSL_CUDA_CHECK(cudaMemcpy(copy.data(), words.ptr, copy.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-    GFSL_CUDA_CHECK(cudaMemcpy(host_states.data(), states.ptr, p.teams * sizeof(team_state), cudaMemcpyDeviceToHost));
+  bool pending = false;
+  std::uint64_t pending_round = 0;
+  auto judge_pending = [&]() {
+    if (!pending) return;
+    pending = false;
     std::vector<std::pair<key_type, value_type>> expected;
     key_type unknown_lo = 1, unknown_hi = 0;
     if (p.sh == shape::stable_contains) {
@@ -311,7 +235,7 @@ config_result run_slab_config(const options& o, std::uint32_t range, const progr
     } else {
       for (team_id t = 0; t < p.teams; ++t) {
         for (std::uint32_t j = 0; j < owned_count(p, t); ++j) {
-          if ((host_states[t].owned >> j) & 1) expected.emplace_back(owned_key(p, t, j), value_of(owned_key(p, t, j)));
+          if ((end_states[t].owned >> j) & 1) expected.emplace_back(owned_key(p, t, j), value_of(owned_key(p, t, j)));
         }
       }
       unknown_lo = p.range + 1;
@@ -330,12 +254,98 @@ config_result run_slab_config(const options& o, std::uint32_t range, const progr
     if (!v.ok()) {
       ++res.structure_violations;
       for (const std::string& line : v.problems) {
-        if (res.structure_problems.size() < 16) res.structure_problems.push_back("round " + std::to_string(i) + ": " + line);
+        if (res.structure_problems.size() < 16) res.structure_problems.push_back("round " + std::to_string(pending_round) + ": " + line);
       }
     }
+  };
+  device_buffer<key_type> key_buf(std::max<std::size_t>(1, res.range));
+  for (std::uint64_t i = 0;; ++i) {
+    if (o.max_structures && i >= o.max_structures) break;
+    if (i > 0 && clock_type::now() >= deadline) break;
+    if (o.stop && o.stop->load()) {
+      res.interrupted = true;
+      break;
+    }
+    const std::uint64_t seed = structure_seed(o.seed, slab_team, res.range, i);
+    ++res.structures;
+    slab_init_kernel<<<1024, 256>>>(words.ptr, word_count, sp);
+    GFSL_CUDA_CHECK(cudaGetLastError());
+    const auto first = prefill_keys(p, seed);
+    std::vector<key_type> keys;
+    for (const auto& kv : first) keys.push_back(kv.first);
+    if (!keys.empty()) GFSL_CUDA_CHECK(cudaMemcpy(key_buf.ptr, keys.data(), keys.size() * sizeof(key_type), cudaMemcpyHostToDevice));
+    GFSL_CUDA_CHECK(cudaMemset(prefill_failed.ptr, 0, sizeof(unsigned int)));
+    if (!keys.empty()) {
+      const std::uint64_t prefill_teams = std::min<std::uint64_t>(keys.size(), 4096);
+      slab_prefill_kernel<V><<<static_cast<unsigned>((prefill_teams * slab_team + 255) / 256), 256>>>(
+          words.ptr, sp, key_buf.ptr, keys.size(), prefill_failed.ptr);
+      GFSL_CUDA_CHECK(cudaGetLastError());
+    }
+    for (team_id t = 0; t < p.teams; ++t) init_states[t] = initial_team_state(p, t, seed);
+    GFSL_CUDA_CHECK(cudaMemcpy(states.ptr, init_states.data(), p.teams * sizeof(team_state), cudaMemcpyHostToDevice));
+
+    const std::uint64_t now = device_now();
+    run_controls controls;
+    controls.abort_flag = abort_flag.ptr;
+    controls.hang = hang.ptr;
+    controls.deadline_ns = now + static_cast<std::uint64_t>((o.slice_seconds + o.hang_seconds) * 1e9);
+    GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
+    cudaEvent_t began, done;
+    GFSL_CUDA_CHECK(cudaEventCreate(&began));
+    GFSL_CUDA_CHECK(cudaEventCreate(&done));
+    GFSL_CUDA_CHECK(cudaEventRecord(began));
+    slab_stress_kernel<V><<<blocks, threads_per_block>>>(words.ptr, sp, p, seed ^ 0xA5A5A5A5ull, states.ptr,
+                                                        now + static_cast<std::uint64_t>(o.slice_seconds * 1e9), o.ops_per_team,
+                                                        origin_ns, static_cast<std::uint32_t>(i), controls, totals.ptr,
+                                                        first_ns.ptr, reports.ptr, o.reports, report_count.ptr);
+    GFSL_CUDA_CHECK(cudaGetLastError());
+    GFSL_CUDA_CHECK(cudaEventRecord(done));
+    judge_pending();
+    if (!cuda_util::wait_for(done, o.slice_seconds + o.hang_seconds + 5.0)) {
+      // A walk that never ends (a cycle in a chain): the kernel cannot be stopped from here.
+      res.hung = true;
+      res.hang_detail = "the kernel of round " + std::to_string(i) + " outlived its slice by " + std::to_string(o.hang_seconds + 5.0) +
+                        " s: a team's operation never returns";
+      config_result shown = res;
+      collect(shown);
+      if (fatal) fatal(shown);
+      std::_Exit(1);
+    }
+    float ms = 0;
+    GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, began, done));
+    busy += ms / 1000.0;
+    cudaEventDestroy(began);
+    cudaEventDestroy(done);
+    unsigned int failed = 0;
+    GFSL_CUDA_CHECK(cudaMemcpy(&failed, prefill_failed.ptr, sizeof failed, cudaMemcpyDeviceToHost));
+    if (failed) {
+      res.error = "round " + std::to_string(i) + ": prefill insert(" + std::to_string(keys[failed - 1]) + ") failed (pool of " +
+                  std::to_string(sp.pool_slabs) + " slabs)";
+      break;
+    }
+    std::uint64_t header[2] = {0, 0};
+    GFSL_CUDA_CHECK(cudaMemcpy(header, words.ptr, sizeof header, cudaMemcpyDeviceToHost));
+    if (header[slabhash::error_word_index] != error_none) {
+      if (header[slabhash::error_word_index] == error_pool_exhausted) {
+        ++res.rebuilt_early;
+      } else {
+        res.error = "round " + std::to_string(i) + ": error word " + std::to_string(header[slabhash::error_word_index]);
+        break;
+      }
+    }
+    // The structure oracle's copy: the header and the slabs handed out (the
+    // rest of the pool is pristine unless a chain points past the counter,
+    // which the chains invariant reports).
+    const std::uint64_t handed_out = std::min<std::uint64_t>(header[slabhash::alloc_counter_word], sp.pool_slabs);
+    copy.resize(slabhash::header_words + handed_out * slab_team);
+    GFSL_CUDA_CHECK(cudaMemcpy(copy.data(), words.ptr, copy.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    GFSL_CUDA_CHECK(cudaMemcpy(end_states.data(), states.ptr, p.teams * sizeof(team_state), cudaMemcpyDeviceToHost));
+    pending = true;
+    pending_round = i;
     collect(res);
     if (progress) progress(res);
   }
+  judge_pending();
   collect(res);
   unsigned long long taken = 0;
   GFSL_CUDA_CHECK(cudaMemcpy(&taken, report_count.ptr, sizeof taken, cudaMemcpyDeviceToHost));

@@ -21,7 +21,7 @@ slab_round_verdict judge_slab_round(const std::uint64_t* words, std::size_t word
   for (const slabhash::slab_violation& x : rep.violations) {
     if (x.invariant == "unique-keys") ++out.duplicates;
     else ++out.malformed;
-    line(x.line());
+    if (out.problems.size() < max_lines) out.problems.push_back(x.line());
   }
   // rep.live is sorted by key; a key twice was counted above.
   std::map<key_type, value_type> present;
