@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/slab_bench.hpp"
 #include "core/host_team.hpp"
 #include "core/slabhash/algorithm.hpp"
 #include "core/slabhash/layout.hpp"
@@ -203,6 +204,28 @@ TEST(StressSlabOptions, ChurnKeysAreUnjudgedAndAboveTheRange) {
   EXPECT_LT(churned, 300);
   p.churn = 0;
   for (int i = 0; i < 100; ++i) EXPECT_LE(gfsl::stress::stress_step(a, p, 1, st, c).key, p.range);
+}
+
+// gfsl bench --subject slabhash: the paper's mixes and its utilisation.
+TEST(SlabBench, MixesAndUtilisationAreThePapers) {
+  const auto mixes = gfsl::bench::slab_mixes();
+  ASSERT_EQ(mixes.size(), 3u);
+  EXPECT_EQ(mixes[0].a + mixes[0].b, 100);  // Gamma0: updates only
+  EXPECT_EQ(mixes[1].c + mixes[1].d, 60);   // Gamma1: 40% updates
+  EXPECT_EQ(mixes[2].a, 10);                // Gamma2: 20% updates
+  for (const auto& m : mixes) EXPECT_EQ(m.a + m.b + m.c + m.d, 100) << m.name;
+  // 15 pairs in a 128-byte slab: at most 15/16.
+  EXPECT_DOUBLE_EQ(gfsl::bench::slab_utilisation(15, 1), 15.0 / 16);
+  EXPECT_EQ(gfsl::bench::chain_slabs_of({0, 15, 16, 31}), 1u + 1 + 2 + 3);
+  std::vector<key_type> keys;
+  for (key_type k = 1; k <= 30000; ++k) keys.push_back(k * 2654435761u);
+  for (double target : {0.2, 0.5, 0.8}) {
+    const std::uint32_t b = gfsl::bench::buckets_for_utilisation(keys, target, 1);
+    params p{b, 0, 1};
+    std::vector<std::uint32_t> sizes(b, 0);
+    for (key_type k : keys) ++sizes[bucket_of(k, p)];
+    EXPECT_NEAR(gfsl::bench::slab_utilisation(keys.size(), gfsl::bench::chain_slabs_of(sizes)), target, 0.02) << b;
+  }
 }
 
 }  // namespace
