@@ -1,6 +1,7 @@
 // gfsl bench: the GPU evaluation of thesis 5.1 (bench/suite.hpp). Writes one
 // CSV row per measurement as it is taken; scripts/plot_bench.py draws the
 // figure from that CSV.
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -11,6 +12,10 @@
 #include "fuzz/journal.hpp"
 #if defined(GFSL_HAVE_CUDA)
 #include "bench/suite.hpp"
+#include "cli/subject_options.hpp"
+#if defined(GFSL_HAVE_CUDA)
+#include "bench/slab_bench.hpp"
+#endif
 #include "exec/cuda/device_runner.hpp"
 #endif
 
@@ -80,6 +85,10 @@ command add_bench_command(CLI::App& root) {
     std::uint32_t batch = 64;
     std::uint32_t baseline_max = 10000000;
     std::string devices, worker_device;
+    subject_text subject;
+    std::string utilisations = "20,30,40,50,60,70,80";
+    std::uint64_t elements = 1u << 22;
+    CLI::Option *ops_opt = nullptr, *variant_opt = nullptr, *repeats_opt = nullptr;
   };
   auto st = std::make_shared<state>();
   CLI::App* b = root.add_subcommand("bench", "GPU throughput: the evaluation of thesis 5.1 (CSV; scripts/plot_bench.py draws it)");
@@ -91,10 +100,17 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--chunk", st->chunks, "chunk sizes: 32, 16 or 32,16 (one row set each)")->capture_default_str();
   b->add_option("--range", st->ranges, "key ranges, a comma list (K and M suffixes)")->capture_default_str();
   b->add_option("--workload", st->workloads, "workloads of thesis 5.1, a comma list")->capture_default_str();
-  b->add_option("--ops", st->ops, "operations of the mixed and contains-only runs (insert-/delete-only: the range)")
+  add_subject_options(b, st->subject, false);
+  b->add_option("--utilisation", st->utilisations,
+                "slabhash: initial memory utilisations in percent, a comma list (the paper's concurrent benchmark)")
+      ->capture_default_str();
+  b->add_option("--elements", st->elements, "slabhash: elements in the table before the mixed run")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30))
+      ->capture_default_str();
+  st->ops_opt = b->add_option("--ops", st->ops, "operations of the mixed and contains-only runs (insert-/delete-only: the range)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  b->add_option("--repeats", st->repeats, "timed runs per figure")->check(CLI::Range(1, 20))->capture_default_str();
+  st->repeats_opt = b->add_option("--repeats", st->repeats, "timed runs per figure")->check(CLI::Range(1, 20))->capture_default_str();
   b->add_option("--batch", st->batch,
                 "GFSL: the most operations a team takes at a time from a shared cursor (fewer where a team's share "
                 "is under eight batches); 0: each team runs a fixed block of ops / teams (the prefill always does)")
@@ -108,8 +124,8 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--baseline-max-range", st->baseline_max, "largest key range for the baseline")->capture_default_str();
   b->add_option("--seed", st->seed, "seed of the initial structures and the operations")->capture_default_str();
   b->add_option("--csv", st->csv, "write the rows as CSV to FILE (default, and -: standard output)")->type_name("FILE");
-  b->add_option("--variant", st->variants,
-                "the algorithm: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
+  st->variant_opt = b->add_option("--variant", st->variants,
+                "slabhash: fixed,published (default), fixed or published; gfsl: robust, thesis, or robust,thesis (each point measured for both in turn from one initial structure; thesis runs at 512/4)")
       ->capture_default_str();
   b->add_option("--upper", st->upper,
                 "the upper levels' rule: thesis, reraise (a delete re-raises the next key of its chunk), or both (each "
@@ -129,6 +145,8 @@ command add_bench_command(CLI::App& root) {
   return {b, [st]() -> int {
     if (is_stdout(st->csv)) st->csv.clear();
 #if defined(GFSL_CUDA_QUICK)
+    // SlabHash's benchmark kernels are compiled inlined in every build (bench/slab_bench.cu).
+    if (st->subject.subject != "slabhash")
     std::fprintf(stderr, "gfsl bench: a quick device build (GFSL_CUDA_QUICK): the algorithm runs out of line, so these "
                          "figures are not the structure's; configure with -DGFSL_CUDA_QUICK=OFF to measure\n");
 #endif
@@ -143,6 +161,60 @@ command add_bench_command(CLI::App& root) {
       return bench_on_devices(devices, st->csv);
     };
 #if defined(GFSL_HAVE_CUDA)
+            if (st->subject.subject == "slabhash") {
+              // The paper's concurrent benchmark (bench/slab_bench.hpp): its
+              // own options; the gfsl suites' do not apply.
+              gfsl::bench::slab_suite_options so;
+              so.elements = st->elements;
+              so.ops = st->ops_opt->count() ? st->ops : so.elements;
+              so.repeats = st->repeats_opt->count() ? st->repeats : 5;
+              so.seed = st->seed;
+              if (st->variant_opt->count()) {
+                so.variants.clear();
+                std::stringstream vin(st->variants);
+                for (std::string v; std::getline(vin, v, ',');) {
+                  const auto parsed = gfsl::slabhash::parse_variant(v);
+                  if (!parsed) {
+                    std::fprintf(stderr, "gfsl bench: --variant %s: slabhash's variants are fixed, published\n", st->variants.c_str());
+                    return exit_usage;
+                  }
+                  so.variants.push_back(*parsed);
+                }
+              }
+              so.utilisations.clear();
+              std::stringstream uin(st->utilisations);
+              for (std::string u; std::getline(uin, u, ',');) {
+                char* end = nullptr;
+                const long x = std::strtol(u.c_str(), &end, 10);
+                if (u.empty() || *end != '\0' || x < 1 || x > 93) {
+                  std::fprintf(stderr, "gfsl bench: --utilisation %s: percentages from 1 to 93 (a slab holds at most 15/16)\n",
+                               st->utilisations.c_str());
+                  return exit_usage;
+                }
+                so.utilisations.push_back(static_cast<int>(x));
+              }
+              if (so.elements + 2 * so.ops > 0xFFFFFFF0ull) {
+                std::fprintf(stderr, "gfsl bench: --elements and --ops: too many keys for 32-bit keys\n");
+                return exit_usage;
+              }
+              if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) {
+                std::fprintf(stderr, "gfsl bench: %s\n", why.c_str());
+                return exit_usage;
+              }
+              std::FILE* csv = stdout;
+              if (!st->csv.empty()) {
+                csv = std::fopen(st->csv.c_str(), "w");
+                if (!csv) {
+                  std::fprintf(stderr, "gfsl bench: --csv %s: cannot write it\n", st->csv.c_str());
+                  return exit_usage;
+                }
+              }
+              const auto rows = gfsl::bench::run_slab_suite(so, csv, stderr);
+              if (csv != stdout) std::fclose(csv);
+              std::size_t failed = 0;
+              for (const auto& r : rows) failed += !r.error.empty();
+              return failed ? exit_run_error : exit_ok;
+            }
             gfsl::bench::suite_options o;
             o.suite = st->suite;
             o.ops = st->ops;

@@ -523,6 +523,7 @@ int execute(run_options& o) {
     dopt.events = o.events;
     dopt.event_capacity = o.event_capacity;
     dopt.var = o.var;
+    dopt.slab_var = o.slab_var;
     dopt.interrupt = &gpu_interrupt;
     struct sigaction on_signal {}, old_int{}, old_term{};
     on_signal.sa_handler = on_gpu_interrupt;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/subject_options.hpp"
 #include "cli/workers.hpp"
 #include "fuzz/journal.hpp"
 #include "stress/options.hpp"
@@ -194,6 +195,8 @@ command add_stress_command(CLI::App& root) {
     std::string sched = "random", granularity = "lane";
     std::string json, csv, progress = "auto";
     std::string devices, worker_device, worker_figures;
+    subject_text subject;
+    CLI::Option *shape_opt = nullptr, *writers_opt = nullptr, *ops_opt = nullptr, *chunk_opt = nullptr, *variant_opt = nullptr;
   };
   auto st = std::make_shared<state>();
   CLI::App* c = root.add_subcommand(
@@ -201,14 +204,16 @@ command add_stress_command(CLI::App& root) {
   c->add_option("--backend", st->o.backend, "host (deterministic scheduler, replayable), threads (OS threads), cuda")
       ->check(CLI::IsMember({"host", "threads", "cuda"}))
       ->capture_default_str();
-  c->add_option("--shape", st->shape,
+  add_subject_options(c, st->subject);
+  st->shape_opt = c->add_option("--shape", st->shape,
                 "stable-contains (readers look up keys that are never deleted), owned-keys (each team knows its own keys)")
       ->check(CLI::IsMember({"stable-contains", "owned-keys"}))
       ->capture_default_str();
-  c->add_option("--variant", st->variant, "the algorithm: robust, or thesis (the published one)")
-      ->check(CLI::IsMember({"thesis", "robust"}))
-      ->capture_default_str();
-  c->add_option("--chunk", st->chunks, "chunk sizes: 32, 16 or 32,16 (one configuration each)")->capture_default_str();
+  st->variant_opt = c->add_option("--variant", st->variant,
+                                  "the algorithm: robust, or thesis (the published one); slabhash: fixed (default) or published")
+                        ->check(CLI::IsMember({"thesis", "robust", "fixed", "published"}))
+                        ->capture_default_str();
+  st->chunk_opt = c->add_option("--chunk", st->chunks, "chunk sizes: 32, 16 or 32,16 (one configuration each)")->capture_default_str();
   c->add_option("--range", st->ranges,
                 "key ranges, one configuration each: 40, 36,40 or 24-128:8 (default: 40 for stable-contains, 16 keys "
                 "a team for owned-keys)");
@@ -220,7 +225,7 @@ command add_stress_command(CLI::App& root) {
                 "threads, cuda: a fresh structure after R to 2R seconds (the layout varies)")
       ->capture_default_str();
   c->add_option("--slice-seconds", st->o.slice_seconds, "cuda: length of one kernel launch")->capture_default_str();
-  c->add_option("--writers", st->writers, "writer teams: A/B (team t writes iff t % B < A) or A (the first A teams)")
+  st->writers_opt = c->add_option("--writers", st->writers, "writer teams: A/B (team t writes iff t % B < A) or A (the first A teams)")
       ->capture_default_str();
   c->add_option("--stable-every", st->o.stable_every, "stable-contains: the stable keys are the multiples of this")
       ->capture_default_str();
@@ -231,7 +236,12 @@ command add_stress_command(CLI::App& root) {
        "of its level-0 chunk in its place)")
       ->check(CLI::IsMember({"thesis", "reraise"}));
   c->add_option("--teams", st->o.teams, "teams (default: host 4, threads 2 per hardware thread, cuda all resident)");
-  c->add_option("--ops-per-team", st->o.ops_per_team, "host: operations of each team per structure")->capture_default_str();
+  st->ops_opt = c->add_option("--ops-per-team", st->o.ops_per_team,
+                              "host: operations of each team per structure; slabhash on cuda: per round (default 256)")
+                    ->capture_default_str();
+  c->add_option("--churn", st->o.churn,
+                "owned-keys: keys range+1..range+N shared by every writer, inserted and deleted unjudged half of the "
+                "time (default: none; slabhash: 4 per bucket)");
   c->add_option("--max-structures", st->o.max_structures, "stop after this many structures per configuration (0: --seconds only)")
       ->capture_default_str();
   c->add_option("--sched", st->sched, "host: random, pct, fair-pct")
@@ -264,8 +274,32 @@ command add_stress_command(CLI::App& root) {
               return exit_usage;
             };
             if (is_stdout(st->json) && is_stdout(st->csv)) return usage("--json - and --csv -: one report on standard output; give the other a FILE");
+            {
+              // SlabHash's defaults (stress/options.hpp): owned keys with shared
+              // churn keys, every team writing, rounds of 256 operations a team.
+              const auto subj = parse_subject(st->subject.subject);
+              o.subject = subj ? *subj : subject_kind::gfsl;
+              if (o.subject == subject_kind::slabhash) {
+                if (st->chunk_opt->count() > 0) return usage("--chunk: slabhash reads a slab of 16 eight-byte words, one per lane (--chunk does not apply)");
+                if (st->replay.size()) return usage("--replay: gfsl-stress1 lines are gfsl's (slabhash runs on --backend cuda)");
+                if (st->shape_opt->count() == 0) st->shape = "owned-keys";
+                if (st->writers_opt->count() == 0) st->writers = st->shape == "owned-keys" ? "1/1" : "1/2";
+                if (st->ops_opt->count() == 0) o.ops_per_team = 256;
+                o.buckets = st->subject.buckets;
+                o.chunks = {16};
+                slabhash::slab_variant sv = slabhash::default_slab_variant;
+                variant unused = default_variant;
+                if (const std::string e = resolve_variant(o.subject, st->variant_opt->count() ? st->variant : "", unused, sv); !e.empty()) {
+                  return usage(e);
+                }
+                o.slab_var = sv;
+              } else {
+                if (st->subject.buckets) return usage("--buckets " + std::to_string(st->subject.buckets) + ": a slabhash parameter (--subject slabhash)");
+                if (st->variant != "thesis" && st->variant != "robust") return usage("--variant " + st->variant + ": gfsl's variants are robust, thesis");
+              }
+            }
             if (!stress::parse_shape(st->shape, o.sh)) return usage("--shape " + st->shape + ": not a shape");
-            o.var = *parse_variant(st->variant);
+            if (o.subject == subject_kind::gfsl) o.var = *parse_variant(st->variant);
             if (!stress::parse_writers(st->writers, o.writers_num, o.writers_den)) {
               return usage("--writers " + st->writers + ": expected A/B or A");
             }
@@ -278,8 +312,8 @@ command add_stress_command(CLI::App& root) {
             sched::parse(st->sched, o.so.strat);
             sched::parse(st->granularity, o.so.gran);
             o.so.pct_steps = 0;
-            o.chunks.clear();
-            std::stringstream in(st->chunks);
+            if (o.subject == subject_kind::gfsl) o.chunks.clear();
+            std::stringstream in(o.subject == subject_kind::gfsl ? st->chunks : std::string());
             for (std::string item; std::getline(in, item, ',');) {
               if (item != "16" && item != "32") return usage("--chunk " + st->chunks + ": chunk sizes are 16 and 32");
               o.chunks.push_back(std::stoi(item));

@@ -406,6 +406,9 @@ std::string gpu_unavailable_reason() {
 }
 
 config_result run_on_gpu(const options& o, int chunk, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal) {
+  if (o.subject == subject_kind::slabhash) {
+    return run_slab_on_gpu(o, range, progress, fatal);
+  }
   const bool mutated = o.mut != mutant::none;
   if (chunk == 16) return mutated ? run_variant<16, true>(o, range, progress, fatal) : run_variant<16, false>(o, range, progress, fatal);
   return mutated ? run_variant<32, true>(o, range, progress, fatal) : run_variant<32, false>(o, range, progress, fatal);

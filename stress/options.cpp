@@ -32,7 +32,13 @@ std::uint32_t default_teams(const options& o) {
   return 2 * hw;
 }
 
+std::uint32_t slabhash_default_buckets(std::uint32_t teams) { return std::max<std::uint32_t>(1, teams / 64); }
+std::uint32_t slabhash_default_churn(std::uint32_t buckets) { return 4 * std::max<std::uint32_t>(1, buckets); }
+
 std::uint32_t default_range(const options& o, std::uint32_t teams) {
+  if (o.subject == subject_kind::slabhash && o.sh == shape::owned_keys) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(2ull * teams, 0xFFFFFFFEull));
+  }
   // stable-contains: the measured H200 setup (2-3 level-0 chunks of 32);
   // owned-keys: 16 keys a team, several levels once p_chunk raises keys.
   return o.sh == shape::stable_contains ? 40u : std::min<std::uint64_t>(16ull * teams, 0xFFFFFFFEull);
@@ -56,6 +62,12 @@ params params_of(const options& o, std::uint32_t range, std::uint32_t teams) {
     p.writers_num = o.writers_num;
     p.writers_den = o.writers_den;
   }
+  if (o.sh == shape::owned_keys) {
+    p.churn = o.churn;
+    if (o.subject == subject_kind::slabhash && p.churn == 0) {
+      p.churn = slabhash_default_churn(o.buckets ? o.buckets : slabhash_default_buckets(teams));
+    }
+  }
   return p;
 }
 
@@ -71,6 +83,11 @@ std::string validate(const options& o, std::uint32_t teams) {
   if (o.backend == "host" && teams > 4096) return "--teams: the host backend runs at most 4096 teams";
   for (int c : o.chunks) {
     if (c != 16 && c != 32) return "--chunk: chunk sizes are 16 and 32";
+  }
+  if (o.subject == subject_kind::slabhash) {
+    if (o.backend != "cuda") return "--subject slabhash: stress runs it on --backend cuda only (the CPU backends: gfsl fuzz --subject slabhash)";
+    if (o.mut != mutant::none) return "--mutant: stress runs slabhash without seeded bugs (gfsl mutants --subject slabhash)";
+    if (o.buckets > 0x7FFFFFFFu) return "--buckets: too many";
   }
   if (o.stable_every < 2) return "--stable-every must be at least 2 (the other keys are the writers')";
   const std::vector<std::uint32_t> ranges = o.ranges.empty() ? std::vector<std::uint32_t>{default_range(o, teams)} : o.ranges;
@@ -89,6 +106,9 @@ std::string validate(const options& o, std::uint32_t teams) {
       }
     } else {
       if (r < teams) return "--range " + std::to_string(r) + ": owned-keys needs at least one key per team (" + std::to_string(teams) + " teams)";
+      if (static_cast<std::uint64_t>(r) + p.churn > max_user_key) {
+        return "--churn " + std::to_string(p.churn) + ": keys range+1..range+churn pass the largest key";
+      }
       if (static_cast<std::uint64_t>(r) > static_cast<std::uint64_t>(teams) * max_owned_per_team) {
         return "--range " + std::to_string(r) + ": owned-keys gives a team at most " + std::to_string(max_owned_per_team) +
                " keys (" + std::to_string(teams) + " teams)";

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/mutants.hpp"
+#include "core/slabhash/layout.hpp"
+#include "core/subject.hpp"
 #include "exec/sched/scheduler.hpp"
 #include "stress/stress.hpp"
 
@@ -34,6 +36,12 @@ struct options {
   std::uint32_t reports = 16;        // violation reports kept per configuration (the rest are counted)
   mutant mut = mutant::none;
   variant var = default_variant;     // the algorithm under test (core/types.hpp)
+  // The structure under test. slabhash: cuda only (the CPU backends run
+  // GFSL's structures), a slab of 16 words per read, so `chunks` is {16}.
+  subject_kind subject = default_subject;
+  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
+  std::uint32_t buckets = 0;         // slabhash: 0: one per 64 teams (slabhash_default_buckets)
+  std::uint32_t churn = 0;           // owned-keys: shared keys range+1 .. range+churn (params::churn); slabhash: 0 = 4 per bucket
   std::uint32_t pool = 0;            // chunks (0: per backend)
   double hang_seconds = 30;          // a lock wait (cuda) or a team (threads) past this is a hang
   std::string replay;                // host: run only the structure this line describes
@@ -60,6 +68,12 @@ std::uint32_t default_teams(const options& o);
 // (teams resolved as on the host backends; the cuda backend checks again with
 // its own team count); otherwise one line naming the option.
 std::string validate(const options& o, std::uint32_t teams);
+
+// SlabHash's defaults on the device (issue 38): every team on a bucket with
+// about 63 others, so that chains stay a few slabs long while deletes of
+// one key race; two owned keys a team; four shared keys per bucket.
+std::uint32_t slabhash_default_buckets(std::uint32_t teams);
+std::uint32_t slabhash_default_churn(std::uint32_t buckets);
 
 // Seed of structure i of a configuration.
 std::uint64_t structure_seed(std::uint64_t seed, int chunk, std::uint32_t range, std::uint64_t i);

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "core/layout.hpp"
+#include "core/subject.hpp"
+#include "stress/slab_oracle.hpp"
 #include "traces/json.hpp"
 
 namespace gfsl::stress {
@@ -76,7 +78,10 @@ std::string describe_read(const violation_record& v) {
   s << (v.answer ? "true" : "false") << " " << kind_name(v.kind) << "(" << v.key << ")";
   if (v.answer && v.expected) s << " value " << v.value;
   s << " (expected " << (v.expected ? "true" : "false") << ")  ";
-  if (v.chunk == no_chunk) {
+  if (v.subject == static_cast<std::uint8_t>(subject_kind::slabhash)) {
+    if (v.chunk == no_chunk) s << "no slab read";
+    else s << "bucket " << v.bucket << " slab " << v.chunk << " (lanes 2i,2i+1: pair i): " << describe_slab(v.words);
+  } else if (v.chunk == no_chunk) {
     s << "no chunk read";
   } else {
     s << "chunk " << v.chunk << ": " << describe_chunk(v.words, v.chunk_size);
@@ -84,8 +89,62 @@ std::string describe_read(const violation_record& v) {
   return s.str();
 }
 
+std::vector<std::string> slab_summary_lines(const config_result& r) {
+  auto first = [](double t) { return t < 0 ? std::string("none") : "first at " + fmt(t, "%.3f") + " s"; };
+  auto rate = [&](std::uint64_t n) { return fmt(r.per_1e9_answers(n), "%.4g"); };
+  const counters& c = r.totals;
+  std::vector<std::string> out;
+  out.push_back("answers judged: " + std::to_string(c.reads) + " (" + fmt(r.seconds > 0 ? c.reads / r.seconds / 1e6 : 0, "%.2f") +
+                " M/s); false where true was known (a key missing: lost insert) " + std::to_string(c.missing) + ", " +
+                rate(c.missing) + " per 10^9 answers, " + first(r.first_missing_s) +
+                "; true where false was known (a key present twice or inserted over itself) " + std::to_string(c.extra) + ", " +
+                rate(c.extra) + " per 10^9 answers, " + first(r.first_extra_s));
+  out.push_back("full scan after each of " + std::to_string(r.structure_checks) + " rounds: duplicate keys " +
+                std::to_string(r.duplicates) + " (" + rate(r.duplicates) + " per 10^9 answers, " + first(r.first_duplicate_s) +
+                "), lost keys " + std::to_string(r.lost_keys) + " (" + rate(r.lost_keys) + " per 10^9 answers, " +
+                first(r.first_lost_s) + "), unexpected keys " + std::to_string(r.unexpected_keys) + ", other invariants " +
+                std::to_string(r.malformed));
+  return out;
+}
+
 void print_text(std::FILE* out, const std::vector<config_result>& results) {
   for (const config_result& r : results) {
+    if (r.subject == "slabhash") {
+      std::fprintf(out, "configuration: subject slabhash, backend %s (%s), shape %s, variant %s, %u buckets, range %u",
+                   printable(r.backend).c_str(), printable(r.device).c_str(), r.shape.c_str(), r.variant.c_str(), r.buckets,
+                   r.range);
+      if (r.churn) std::fprintf(out, " and %u shared keys", r.churn);
+      std::fprintf(out, ", %u teams (%u writing)", r.teams, r.writers);
+      if (r.ops_per_round) std::fprintf(out, ", rounds of %" PRIu64 " operations a team", r.ops_per_round);
+      std::fprintf(out, "\n");
+      const counters& c = r.totals;
+      std::fprintf(out,
+                   "  %" PRIu64 " operations in %s s of running teams, %s s wall (%s M/s): %" PRIu64 " contains, %" PRIu64
+                   " inserts, %" PRIu64 " deletes\n",
+                   c.ops(), fmt(r.seconds).c_str(), fmt(r.wall_seconds).c_str(), fmt(r.ops_per_second() / 1e6, "%.2f").c_str(),
+                   c.contains, c.inserts, c.removes);
+      for (const std::string& line : slab_summary_lines(r)) std::fprintf(out, "  %s\n", line.c_str());
+      std::fprintf(out, "  rounds: %" PRIu64 " built, %" PRIu64 " failed the full scan (%s); %" PRIu64 " ended early by a full pool\n",
+                   r.structures, r.structure_violations, r.invariants_checked.c_str(), r.rebuilt_early);
+      for (const std::string& p : r.structure_problems) std::fprintf(out, "    %s\n", printable(p).c_str());
+      for (std::size_t i = 0; i < r.reports.size(); ++i) {
+        const violation_record& v = r.reports[i];
+        std::fprintf(out, "  violation %zu: team %u, round %u, at %s s: %s\n", i + 1, v.team, v.structure,
+                     fmt(static_cast<double>(v.time_ns) / 1e9, "%.6f").c_str(), describe_read(v).c_str());
+      }
+      if (c.violations > r.reports.size()) {
+        std::fprintf(out, "  (%" PRIu64 " more violations counted, not shown)\n", c.violations - r.reports.size());
+      }
+      if (r.hung) std::fprintf(out, "  HANG: %s\n", printable(r.hang_detail).c_str());
+      if (!r.error.empty()) std::fprintf(out, "  ERROR: %s\n", printable(r.error).c_str());
+      if (r.interrupted) std::fprintf(out, "  INTERRUPTED: by SIGINT/SIGTERM; the figures cover what ran\n");
+      std::fprintf(out, "  verdict: %s\n",
+                   !r.error.empty()           ? "run error"
+                   : r.violations() || r.hung ? "VIOLATIONS FOUND"
+                   : r.interrupted            ? "no violation in what ran (interrupted)"
+                                              : "no violation");
+      continue;
+    }
     std::fprintf(out, "configuration: backend %s (%s), shape %s, variant %s, chunk %d, range %u, %u teams (%u writing)",
                  printable(r.backend).c_str(), printable(r.device).c_str(), r.shape.c_str(), r.variant.c_str(),
                  r.chunk, r.range, r.teams, r.writers);
@@ -165,6 +224,15 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                  r.ops_per_second(), r.structures, r.structure_checks, r.structure_violations, r.rebuilt_early,
                  quote(r.invariants_checked).c_str(), r.hung ? "true" : "false", quote(r.hang_detail).c_str(),
                  quote(r.error).c_str(), r.interrupted ? "true" : "false");
+    if (r.subject == "slabhash") {
+      std::fprintf(out,
+                   "\"subject\":\"slabhash\",\"buckets\":%u,\"shared_keys\":%u,\"ops_per_round\":%" PRIu64
+                   ",\"missing\":%" PRIu64 ",\"extra\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"lost_keys\":%" PRIu64
+                   ",\"unexpected_keys\":%" PRIu64 ",\"malformed\":%" PRIu64
+                   ",\"first_missing_s\":%.6g,\"first_extra_s\":%.6g,\"first_duplicate_s\":%.6g,\"first_lost_s\":%.6g,",
+                   r.buckets, r.churn, r.ops_per_round, c.missing, c.extra, r.duplicates, r.lost_keys, r.unexpected_keys,
+                   r.malformed, r.first_missing_s, r.first_extra_s, r.first_duplicate_s, r.first_lost_s);
+    }
     std::fprintf(out, "\"structure_problems\":[");
     for (std::size_t j = 0; j < r.structure_problems.size(); ++j) {
       std::fprintf(out, "%s%s", j ? "," : "", quote(r.structure_problems[j]).c_str());

@@ -54,6 +54,21 @@ struct config_result {
   // (the structure under way judged as its teams left it).
   bool interrupted = false;
 
+  // slabhash (empty for gfsl, whose report is unchanged).
+  std::string subject = "gfsl";
+  std::uint32_t buckets = 0;
+  std::uint32_t churn = 0;             // owned-keys: shared keys range+1..range+churn
+  std::uint64_t ops_per_round = 0;     // per team (0: rounds end by time only)
+  // The full scan after each round (stress/slab_oracle.hpp), summed over rounds.
+  std::uint64_t duplicates = 0, lost_keys = 0, unexpected_keys = 0, malformed = 0;
+  // Seconds from the configuration's start to the first of each kind (< 0:
+  // none): answers judged on the device (missing, extra) by the device's
+  // clock, full-scan findings at the end of their round by the host's.
+  double first_missing_s = -1, first_extra_s = -1, first_duplicate_s = -1, first_lost_s = -1;
+  double per_1e9_answers(std::uint64_t n) const {
+    return totals.reads ? static_cast<double>(n) * 1e9 / static_cast<double>(totals.reads) : 0;
+  }
+
   std::uint64_t violations() const { return totals.violations + structure_violations; }
   double ops_per_second() const { return seconds > 0 ? static_cast<double>(totals.ops()) / seconds : 0; }
   double rate_per_1e9_ops() const {
@@ -65,6 +80,9 @@ struct config_result {
 // 128-byte line boundary marked `||`, EMPTY as `.`:
 //   false contains(20)  level-0 chunk:  0 1 2 ... 19 || . . . | NEXT(max 20) LOCK held
 std::string describe_read(const violation_record& v);
+// The slabhash lines of the text report (answers by kind, full-scan
+// findings), each with its rate per 10^9 answers and time to first.
+std::vector<std::string> slab_summary_lines(const config_result& r);
 std::string describe_chunk(const std::uint64_t* words, int n);
 
 void print_text(std::FILE* out, const std::vector<config_result>& results);

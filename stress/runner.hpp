@@ -26,6 +26,8 @@ config_result run_on_cpu(const options& o, int chunk, std::uint32_t range, const
 // cuda: one persistent kernel per slice, all teams resident. Throws
 // std::runtime_error with one line on a CUDA error.
 config_result run_on_gpu(const options& o, int chunk, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal);
+// cuda, --subject slabhash (stress/gpu_stress_slabhash.cu).
+config_result run_slab_on_gpu(const options& o, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal);
 // Empty when the cuda backend can run; otherwise one line saying why not.
 std::string gpu_unavailable_reason();
 

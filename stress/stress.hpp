@@ -45,6 +45,12 @@ struct params {
   std::uint32_t writers_num = 1;    // team t writes iff t % writers_den < writers_num
   std::uint32_t writers_den = 32;
   std::uint32_t teams = 1;
+  // owned-keys: keys range+1 .. range+churn belong to no team; writers spend
+  // half of their operations inserting and deleting them, unjudged. Two
+  // deletes of one key racing on one pair is what erases another key's
+  // insert in SlabHash's published delete (issue 38); owned keys alone never
+  // have two deleters. 0 (GFSL's default): no shared keys.
+  std::uint32_t churn = 0;
 };
 
 GFSL_FN constexpr bool is_writer(const params& p, team_id t) { return t % p.writers_den < p.writers_num; }
@@ -79,6 +85,11 @@ struct counters {
   std::uint64_t contains = 0;
   std::uint64_t violations = 0;
   std::uint64_t stopped = 0;     // operations that ended on an error of the structure (pool), not judged
+  // Of the violations: answers false where the oracle knew true (a key
+  // missing: a lost insert) and true where it knew false (a key present
+  // twice, or inserted over itself).
+  std::uint64_t missing = 0;
+  std::uint64_t extra = 0;
   GFSL_FN std::uint64_t ops() const { return inserts + removes + contains; }
   GFSL_FN void add(const counters& o) {
     reads += o.reads;
@@ -87,6 +98,8 @@ struct counters {
     contains += o.contains;
     violations += o.violations;
     stopped += o.stopped;
+    missing += o.missing;
+    extra += o.extra;
   }
 };
 
@@ -149,6 +162,10 @@ GFSL_FN step stress_step(Algo& a, const params& p, team_id t, team_state& st, co
       s.want_ok = true;
       s.violation = s.r.st == status::ok && (!s.r.ok || s.r.value != value_of(s.key));
     }
+  } else if (p.churn != 0 && writer && ((r >> 16) & 1) != 0) {
+    s.key = p.range + 1 + pick % p.churn;
+    s.kind = (r & 1) ? op_kind::insert : op_kind::remove;
+    s.r = s.kind == op_kind::insert ? a.insert(s.key, value_of(s.key)) : a.remove(s.key);
   } else {
     const std::uint32_t n = owned_count(p, t);
     const std::uint32_t j = pick % n;
@@ -184,7 +201,11 @@ GFSL_FN step stress_step(Algo& a, const params& p, team_id t, team_state& st, co
   } else if (s.judged) {
     ++c.reads;
   }
-  if (s.violation) ++c.violations;
+  if (s.violation) {
+    ++c.violations;
+    if (s.want_ok) ++c.missing;
+    else ++c.extra;
+  }
   return s;
 }
 
@@ -244,6 +265,8 @@ struct violation_record {
   std::uint32_t value = 0;     // the value returned with it
   std::uint32_t chunk = no_chunk;  // the last chunk read
   std::uint32_t structure = 0;     // which structure of the run (0: the first)
+  std::uint8_t subject = 0;        // subject_kind: how `chunk` and `words` read (slabhash: a slab)
+  std::uint32_t bucket = 0;        // slabhash: the key's bucket
   std::uint64_t time_ns = 0;   // since the run's timed phase began (host: scheduling points)
   std::uint64_t words[32] = {};
 };

@@ -396,6 +396,8 @@ device_run run(const model::workload& w, const device_options& o) {
 
 }  // namespace
 
+float partition_records_by_key(model::op_record* records, std::uint64_t n) { return partition_by_key(records, n); }
+
 void reset_device_after_fault() {
   cudaGetLastError();
   cudaDeviceReset();
@@ -424,6 +426,13 @@ device_run run_on_device(const model::workload& w, const device_options& o) {
   if (o.threads_per_block % 32 != 0 || o.threads_per_block <= 0 || o.threads_per_block > device_options::max_threads_per_block) {
     throw std::invalid_argument("threads per block must be a multiple of 32 in [32, " +
                                 std::to_string(device_options::max_threads_per_block) + "]");
+  }
+  if (w.subject == subject_kind::slabhash) {
+    if (o.events) throw std::invalid_argument("--events: the structural event log is GFSL's (slabhash has none)");
+    if (o.stamp_group < 1 || o.stamp_group > static_cast<std::uint32_t>(slabhash::slab_words)) {
+      throw std::invalid_argument("a stamp group holds 1 to 16 operations (a lane each), not " + std::to_string(o.stamp_group));
+    }
+    return run_slab_on_device(w, o);
   }
   if (w.chunk != 16 && w.chunk != 32) throw std::invalid_argument("a GPU team is 16 or 32 lanes: chunks of 16 or 32 entries");
   if (o.stamp_group < 1 || o.stamp_group > static_cast<std::uint32_t>(w.chunk)) {

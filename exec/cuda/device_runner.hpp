@@ -9,6 +9,7 @@
 #include "../../model/history.hpp"
 #include "../host_runner.hpp"
 #include "../../core/mutants.hpp"
+#include "../../core/slabhash/layout.hpp"
 
 namespace gfsl {
 
@@ -43,6 +44,7 @@ struct device_options {
   bool partition_on_device = true;
   mutant mut = mutant::none;  // a seeded bug in the concurrent phase
   variant var = default_variant;  // the algorithm (core/types.hpp), prefill included
+  slabhash::slab_variant slab_var = slabhash::default_slab_variant;  // --subject slabhash
   // The structural event log of the concurrent phase (with the structure
   // before it as the initial snapshot). Capacity in events (40 bytes each);
   // 0: sized from the workload. A log that fills keeps an exact prefix.
@@ -87,6 +89,9 @@ int cuda_device_count();
 // Throws std::runtime_error with one line naming the failing CUDA call. A run
 // whose kernel outlives the watchdog reports timed_out (the process must then
 // exit: the kernel still occupies the device).
+// A workload of subject slabhash runs SlabHash (exec/cuda/slab_device_runner.cu);
+// pool_chunks is then in slabs, and events are GFSL's only.
 device_run run_on_device(const model::workload& w, const device_options& o = {});
+device_run run_slab_on_device(const model::workload& w, const device_options& o);
 
 }  // namespace gfsl
