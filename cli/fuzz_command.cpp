@@ -80,6 +80,7 @@ std::string check_resumed_header(const fuzz::campaign_header& h) {
   }
   if (!one_of(h.granularity, {"any", "chunk", "line", "lane"})) return bad("granularity", h.granularity, "any, chunk, line, lane");
   if (!one_of(h.upper, {"thesis", "reraise", "mixed"})) return bad("upper", h.upper, "thesis, reraise, mixed");
+  if (!one_of(h.memory, {"sc", "ptx"})) return bad("memory", h.memory, "sc, ptx");
   const auto real = [](double d) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", d);
@@ -111,6 +112,7 @@ command add_fuzz_command(CLI::App& root) {
     subject_text subject;
     std::string granularity = "any";
     std::string upper = "thesis";
+    std::string memory = "sc";
     scale_options scale;
     std::string resume;
     std::vector<std::string> merge_dirs;
@@ -169,6 +171,11 @@ command add_fuzz_command(CLI::App& root) {
                  "robust, the default variant, at every one)")
       ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
       ->capture_default_str();
+  fz->add_option("--memory", st->memory,
+                 "host: what the runs' loads see: sc (the latest store) or ptx (the PTX model: a load that no acquire, "
+                 "fence or RMW orders may return an older store)")
+      ->check(CLI::IsMember({"sc", "ptx"}))
+      ->capture_default_str();
   add_progress_option(fz, st->progress);
   fz->add_flag("--keep-going", o.keep_going,
                "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
@@ -217,6 +224,7 @@ command add_fuzz_command(CLI::App& root) {
               st->upper = h.upper;
               st->subject.mutant = h.mutant == "none" ? "" : h.mutant;
               st->granularity = h.granularity;
+              st->memory = h.memory;
               sc.jobs = std::max(1u, h.workers);
               sc.devices = h.devices;
               if (sc.worker_device.empty()) sc.worker_device = h.device;
@@ -256,6 +264,12 @@ command add_fuzz_command(CLI::App& root) {
             o.progress = progress_wanted(st->progress);
             sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
+            sched::parse(st->memory, o.limits.memory);
+            if (o.limits.memory != sched::memory::sc && o.backend != "host") {
+              std::fprintf(stderr, "gfsl fuzz: --memory %s needs --backend host: its stale loads are choices of the "
+                                   "deterministic scheduler\n", sched::name(o.limits.memory));
+              return exit_usage;
+            }
             {
               model::workload subject_of;
               if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
@@ -288,6 +302,7 @@ command add_mutants_command(CLI::App& root) {
     double shrink_seconds = 0;                            // 0: --seconds
     bool list = false;
     std::string json, junit, only, granularity = "chunk", progress = "auto";
+    std::string memory = "sc";
     subject_text subject;
     std::uint64_t seed = 1;
     std::string devices;
@@ -323,6 +338,11 @@ command add_mutants_command(CLI::App& root) {
                  "host: read granularity of the campaigns (thesis is linearizable only at chunk; robust at every one)")
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
       ->capture_default_str();
+  mu->add_option("--memory", st->memory,
+                 "host: what the campaigns' loads see: sc (the latest store) or ptx (the PTX model, under which the "
+                 "memory-order mutants, cuda-only under sc, take effect on the host)")
+      ->check(CLI::IsMember({"sc", "ptx"}))
+      ->capture_default_str();
   mu->add_option("--json", st->json, "write the matrix as one JSON object to FILE (-: standard output, instead of the table)")->type_name("FILE");
   mu->add_option("--junit", st->junit, "write JUnit XML to FILE")->type_name("FILE");
   add_progress_option(mu, st->progress);
@@ -348,6 +368,12 @@ command add_mutants_command(CLI::App& root) {
               return exit_ok;
             }
             const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
+            const bool weak_memory = st->memory == "ptx";
+            if (weak_memory && st->backend != "host") {
+              std::fprintf(stderr, "gfsl mutants: --memory ptx needs --backend host: its stale loads are choices of the "
+                                   "deterministic scheduler\n");
+              return exit_usage;
+            }
             auto find_entry = [&](int id) -> const mutant_entry* {
               for (const mutant_entry& m : catalog) {
                 if (m.id == id) return &m;
@@ -356,7 +382,11 @@ command add_mutants_command(CLI::App& root) {
             };
             // Equivalent for this variant at this read granularity (core/mutants.hpp, core/slabhash/mutants.hpp).
             auto equivalent = [&](const mutant_entry* m) {
-              return m && !equivalence_reason(subject, *m, variant_text, whole_chunk_reads).empty();
+              if (!m) return false;
+              // SlabHash's equivalent mutants weaken an order that sc gives
+              // anyway; under ptx the order is the model's to break.
+              if (weak_memory && subject == subject_kind::slabhash) return false;
+              return !equivalence_reason(subject, *m, variant_text, whole_chunk_reads).empty();
             };
             struct row {
               const mutant_entry* m = nullptr;
@@ -388,6 +418,7 @@ command add_mutants_command(CLI::App& root) {
               o.runs_per_batch = 10;
               o.limits.vary_granularity = false;
               sched::parse(st->granularity, o.limits.granularity);
+              sched::parse(st->memory, o.limits.memory);
               o.shrink_seconds = st->shrink_seconds > 0 ? st->shrink_seconds : st->budget;
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;
@@ -508,7 +539,11 @@ command add_mutants_command(CLI::App& root) {
               r.m = &m;
               // A backend the bug cannot take effect on, or a variant without
               // the mechanism it breaks: nothing to kill.
-              if (m.backends.find(st->backend) == std::string::npos || m.variants.find(variant_text) == std::string::npos) {
+              // The cuda-only mutants weaken memory orders (core/mutants.hpp):
+              // the host's ptx model is where they take effect on the CPU.
+              const bool on_backend = m.backends.find(st->backend) != std::string::npos ||
+                                      (weak_memory && st->backend == "host" && m.backends.find("cuda") != std::string::npos);
+              if (!on_backend || m.variants.find(variant_text) == std::string::npos) {
                 r.applicable = false;
               } else {
                 todo.push_back(m.id);

@@ -212,6 +212,10 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
       // sees an answer this operation caused sees the operation too.
       if (live) live->started[t].store(slot + 1, std::memory_order_release);
     }
+    // The stamps order operations as the device's clock does (an acq_rel
+    // RMW: exec/cuda/recording.cuh); under the ptx memory model that order
+    // is happens-before, and nothing stronger (exec/sched/memory_model.hpp).
+    if (scheduler) scheduler->stamp();
     op_result r;
     try {
       r = Subject::apply(*algos[t], op);
@@ -225,6 +229,7 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
     } catch (const run_stopped&) {
       r = {status::stopped, false, 0};
     }
+    if (scheduler) scheduler->stamp();
     const std::uint64_t ret = clock.fetch_add(1, std::memory_order_seq_cst);
     if (keep_records) {
       model::op_record& rec = into[slot];

@@ -723,6 +723,7 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
     std::map<int, std::uint64_t> seen;       // lane -> word, the whole read so far
     std::map<int, std::uint64_t> unshown;    // lanes loaded since the last piece printed
     std::uint64_t writes_at_start = 0;
+    std::vector<std::string> stale;          // lanes that returned an older store than the latest (ptx)
   };
   // "lanes 1-3, 7: 5 - 9" : which lanes, and what each held (a data lane's
   // key, "-" when empty; NEXT and LOCK spelled out).
@@ -751,6 +752,17 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
       if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, {}, writes[ch]};
       r.seen[lane] = l.result;
       r.unshown[lane] = l.result;
+      if (l.stale.stale) {
+        // Under the ptx memory model: the store it returned and the latest
+        // one, which no acquire, fence or RMW made it see.
+        const auto by = [](team_id t) {
+          return t == sched::ptx_memory::no_writer ? std::string("the value from before the run") : "team " + std::to_string(t) + "'s store";
+        };
+        r.stale.push_back("lane " + std::to_string(lane) + " returned " + describe_word(l.result, lane, words, slab) + " (" +
+                          by(l.stale.returned_by) + "), not " + by(l.stale.latest_by) + " " +
+                          describe_word(l.stale.latest, lane, words, slab) + " after it (" + std::to_string(l.stale.behind) +
+                          (l.stale.behind == 1 ? " store" : " stores") + " behind the latest)");
+      }
       if (l.a.group_index + 1 < l.a.group_size) continue;
       const bool torn = writes[ch] != r.writes_at_start;
       if (torn) out << "team " << l.a.team << " loads the rest of chunk " << ch << ", " << lanes_and_words(r.unshown) << "\n";
@@ -767,6 +779,10 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
       if (torn) out << "   TORN: " << writes[ch] - r.writes_at_start << " writes landed during this read";
       out << "\n";
       lines += torn ? 2 : 1;
+      for (const std::string& s : r.stale) {
+        out << "    STALE read by team " << l.a.team << " of chunk " << ch << " " << s << "\n";
+        ++lines;
+      }
       r = {};
       continue;
     }
@@ -940,6 +956,10 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     rep << "operations: " << f.shrunk.w.ops << " concurrent + " << j.run.prefill.size() << " prefill, " << f.shrunk.w.teams
         << " teams\n";
     rep << "signature: " << f.signature << "\n";
+    if (f.shrunk.so.mem != sched::memory::sc) {
+      rep << "memory: " << sched::name(f.shrunk.so.mem) << ", " << j.outcome.stale_reads
+          << " loads returned a store older than the latest (interleaving.txt marks them STALE)\n";
+    }
     for (const detection& d : j.found) rep << d.detector << ": " << d.detail << "\n";
     if (!f.reproduced) {
       rep << "the shrunk run did not fail again when repeated (" << f.shrunk.backend

@@ -10,6 +10,7 @@ std::string run_config::describe() const {
   std::ostringstream s;
   s << backend << " " << w.describe() << " sched=" << sched::name(so.strat) << " depth=" << so.depth
     << " granularity=" << sched::name(so.gran) << " sched-seed=" << so.seed;
+  if (so.mem != sched::memory::sc) s << " memory=" << sched::name(so.mem);
   if (so.strat == sched::strategy::park) {
     s << " park-at=" << sched::name(so.park_at) << " park-ops=" << so.park_ops << " park-every=" << so.park_every;
     if (so.park_teams) s << " park-teams=" << so.park_teams;
@@ -131,12 +132,13 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
                   ? gen::element(sched::granularity::chunk, sched::granularity::line, sched::granularity::lane)
                   : gen::just(lim.granularity);
   return gen::apply(
-      [ops](sched::strategy s, int depth, sched::granularity g, std::uint64_t seed, sched::park_point at, std::uint32_t park_ops,
+      [ops, mem = lim.memory](sched::strategy s, int depth, sched::granularity g, std::uint64_t seed, sched::park_point at, std::uint32_t park_ops,
             std::uint32_t park_every) {
         sched::options o;
         o.strat = s;
         o.depth = depth;
         o.gran = g;
+        o.mem = mem;
         o.seed = seed;
         // PCT's k and fair-pct's bound are measured when the run is
         // executed (a dry run of the same workload: fuzz/detectors.hpp): an
@@ -221,6 +223,7 @@ run_config slab_scenario(int kind, std::uint64_t seed, const generator_limits& l
   c.so.depth = 1;
   c.so.seed = 1 + (seed >> 20) % 1000000000;
   c.so.gran = lim.vary_granularity ? static_cast<sched::granularity>(seed % 3) : lim.granularity;
+  c.so.mem = lim.memory;
   c.so.pct_steps = 1;
   c.so.park_at = sched::park_point::after_read;
   c.so.park_every = 1;

@@ -23,6 +23,9 @@ struct generator_limits {
   std::uint32_t max_range = 1000000;
   bool vary_granularity = true;          // else always `granularity`
   sched::granularity granularity = sched::granularity::chunk;
+  // What the runs' loads see (exec/sched/memory_model.hpp): one model for a
+  // whole campaign, as its journal header records it.
+  sched::memory memory = sched::memory::sc;
   upper_choice upper = upper_choice::thesis;
   // The structure the runs test; SlabHash's runs draw a bucket count that
   // shrinks towards one bucket, where every key collides.

@@ -69,6 +69,7 @@ std::string header_line(const campaign_header& h) {
   j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant)
     << ",\"mutant\":" << quoted(h.mutant) << ",\"granularity\":" << quoted(h.granularity) << ",\"upper\":" << quoted(h.upper)
     << ",\"subject\":" << quoted(h.subject)
+    << (h.memory != "sc" ? ",\"memory\":" + quoted(h.memory) : std::string())
     << ",\"seconds\":" << real(h.seconds)
     << ",\"shrink_seconds\":" << real(h.shrink_seconds) << ",\"keep_going\":" << (h.keep_going ? "true" : "false")
     << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
@@ -210,6 +211,8 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       h.upper = f.count("upper") ? str("upper") : "thesis";
       // Journals written before subjects existed fuzzed gfsl.
       h.subject = f.count("subject") ? str("subject") : "gfsl";
+      // Journals written before the memory models (and every sc campaign) have none.
+      h.memory = f.count("memory") ? str("memory") : "sc";
       h.seconds = dbl("seconds");
       // Journals written before the option existed shrank for 60 s.
       h.shrink_seconds = f.count("shrink_seconds") ? dbl("shrink_seconds") : 60.0;

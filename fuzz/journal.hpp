@@ -48,6 +48,7 @@ struct campaign_header {
   std::string backend = "host", variant = "robust", mutant = "none", granularity = "any";
   std::string upper = "thesis";   // the upper levels' rule: thesis, reraise, mixed (fuzz/generators.hpp)
   std::string subject = "gfsl";   // the structure under test (core/subject.hpp); variant and mutant are its names
+  std::string memory = "sc";      // what the runs' loads see (exec/sched/memory_model.hpp); written when not sc
   double seconds = 60;
   double shrink_seconds = 60;     // shrinking each failure stops after this long
   bool keep_going = false;        // --keep-going: failures grouped by signature, the campaign goes on

@@ -14,7 +14,7 @@ bool parse(const std::string& text, memory& out) {
 
 ptx_memory::ptx_memory(std::size_t teams, const std::uint64_t* base, std::size_t words)
     : n_(teams), base_(base), index_(words, untracked), vc_(teams * teams, 0), pending_(teams * teams, 0),
-      fence_clock_(teams * teams, 0), fenced_(teams, 0), sc_clock_(teams, 0) {
+      fence_clock_(teams * teams, 0), fenced_(teams, 0), sc_clock_(teams, 0), stamp_clock_(teams, 0) {
   // Epochs start at 1: a store by team t at epoch e happens before team u's
   // access when u's clock holds t's component >= e, and a team's clock of
   // others starts at 0, before all of their stores.
@@ -143,6 +143,15 @@ void ptx_memory::rmw(team_id t, std::uint64_t word, std::uint64_t found, bool wr
     else std::copy(&fence_clock_[t * n_], &fence_clock_[t * n_] + n_, into);
     slot(c, s).has_clock = true;
   }
+}
+
+void ptx_memory::stamp(team_id t) {
+  // Every earlier stamp is in this RMW's release sequence (RMWs on one word
+  // read the latest): acquire all of them, then publish this team's clock.
+  std::uint32_t* mine = team_clock(t);
+  join_into(mine, stamp_clock_.data());
+  join_into(stamp_clock_.data(), mine);
+  after_release(t);
 }
 
 void ptx_memory::fence(team_id t) {

@@ -94,6 +94,12 @@ class ptx_memory {
   void rmw(team_id team, std::uint64_t word, std::uint64_t found, bool wrote, std::uint64_t value, mem_order o);
   // fence.sc by `team`.
   void fence(team_id team);
+  // A stamp of the run's history clock by `team`: an acq_rel RMW on one word
+  // that no structure touches, as the device's clock is (exec/cuda/
+  // recording.cuh): an operation that returned before another was called
+  // happens before it, which is the order the linearizability checker takes
+  // from the stamps.
+  void stamp(team_id team);
 
   std::uint64_t stale_reads() const { return stale_reads_; }
 
@@ -142,6 +148,7 @@ class ptx_memory {
   std::vector<std::uint32_t> fence_clock_;  // per team: the clock of its latest fence (relaxed stores publish it)
   std::vector<char> fenced_;           // the team has fenced: its relaxed stores carry fence_clock_
   std::vector<std::uint32_t> sc_clock_;  // fence.sc operations' clocks, joined in the order they ran
+  std::vector<std::uint32_t> stamp_clock_;  // the history clock word's release sequence
   std::uint64_t stale_reads_ = 0;
 };
 

@@ -353,6 +353,9 @@ void scheduler::point() {
 void scheduler::fence() {
   if (p_->memory) p_->memory->fence(p_->current);
 }
+void scheduler::stamp() {
+  if (p_->memory) p_->memory->stamp(p_->current);
+}
 void scheduler::completed_operation() {
   p_->since_completion = 0;
   ++p_->completed_total;

@@ -149,6 +149,10 @@ class scheduler final : public access_hook {
   // For toy programs: the team interface has no fence, as the structures
   // call none.
   void fence();
+  // The running team stamps the run's history clock (ptx: an acq_rel RMW,
+  // memory_model.hpp; sc: nothing to do). Not a scheduling point: the clock
+  // is the observer's.
+  void stamp();
 
   void before(const access& a) override;
   void after(const access& a, std::uint64_t result) override;
