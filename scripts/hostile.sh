@@ -3,7 +3,7 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer into ./build-asan, then, for
 # SECONDS (default 600), damaged copies of valid inputs fed to every reader:
 # binary traces and JSON lines (as files and on standard input), replay
-# lines, and campaign journals (gfsl fuzz merge). Any sanitizer report, any
+# lines, stress replay lines, and campaign journals (gfsl fuzz merge). Any sanitizer report, any
 # crash or exit code outside 0 to 3, or any refusal of more than one line
 # fails the loop, keeping the input that did it under build-asan/hostile/.
 # Meant for a nightly job: it takes longer than scripts/test.sh's budget.
@@ -31,10 +31,15 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$keep"
 
 # Seeds: a binary trace with snapshots and events, its JSON lines, a replay
-# line, and a campaign folder with its journal.
+# line, a stress replay line (stress prints one under each violation: a
+# seeded bug makes some), and a campaign folder with its journal.
 "$gfsl" run --backend host --teams 4 --ops 400 --range 40 --seed 5 --events on --trace "$work/seed.trace" >"$work/run.txt"
 "$gfsl" convert "$work/seed.trace" "$work/seed.jsonl" >/dev/null
 replay=$(grep -o 'gfsl1:[^ ]*' "$work/run.txt" | head -1)
+"$gfsl" stress --backend host --variant thesis --granularity lane --range 36 --writers 1/4 --seconds 3600 --max-structures 2 \
+  --mutant insert-without-duplicate-check --progress off >"$work/stress.txt" 2>&1 || true
+stress_replay=$(grep -m 1 -o 'gfsl-stress1:[^ ]*' "$work/stress.txt" || true)
+[ -n "$replay" ] && [ -n "$stress_replay" ] || { echo "hostile: no replay line to start from" >&2; exit 2; }
 "$gfsl" fuzz --backend host --seconds 5 --max-runs 20 --seed 1 --progress off --out "$work/campaign" >/dev/null
 
 # damage IN OUT: 1 to 8 random bytes changed, sometimes cut, sometimes a
@@ -83,9 +88,12 @@ while [ $SECONDS -lt $end ]; do
   printf '%s' "$replay" >"$work/r.txt"
   damage "$work/r.txt" "$work/r2.txt"
   out=$(timeout 60 "$gfsl" replay "$(tr -d '\0\n' <"$work/r2.txt")" 2>&1 >/dev/null) && rc=0 || rc=$?; judge replay "$work/r2.txt" $rc "$out"
+  printf '%s' "$stress_replay" >"$work/s.txt"
+  damage "$work/s.txt" "$work/s2.txt"
+  out=$(timeout 60 "$gfsl" stress --progress off --replay "$(tr -d '\0\n' <"$work/s2.txt")" 2>&1 >/dev/null) && rc=0 || rc=$?; judge stress-replay "$work/s2.txt" $rc "$out"
   rm -rf "$work/c2" && cp -r "$work/campaign" "$work/c2"
   damage "$work/campaign/journal.jsonl" "$work/c2/journal.jsonl"
   out=$(timeout 60 "$gfsl" fuzz merge "$work/c2" 2>&1 >/dev/null) && rc=0 || rc=$?; judge merge-journal "$work/c2/journal.jsonl" $rc "$out"
 done
-echo "hostile: $rounds rounds in ${seconds} s (6 readers each), $findings findings"
+echo "hostile: $rounds rounds in ${seconds} s (7 readers each), $findings findings"
 [ "$findings" = 0 ]
