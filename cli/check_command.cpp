@@ -396,6 +396,12 @@ int run_dot(const std::string& file, const std::string& out) {
                  lin::printable(file).c_str());
     return exit_usage;
   }
+  if (t.final_snapshot.subject != subject_kind::gfsl) {
+    // The drawing is of GFSL's levels and chunks; a slab table has neither.
+    std::fprintf(stderr, "gfsl dot: %s: the trace records subject %s; gfsl dot draws gfsl's levels only\n", lin::printable(file).c_str(),
+                 subject_name(t.final_snapshot.subject));
+    return exit_usage;
+  }
   const std::string dot = invariants::to_dot(t.final_snapshot);
   if (out.empty() || out == "-") {
     std::fputs(dot.c_str(), stdout);

@@ -285,3 +285,28 @@ TEST(CheckCli, ConvertRoundTripsAndCanBeForced) {
 }
 
 }  // namespace
+
+namespace {
+
+// A SlabHash run's trace names its subject: gfsl check judges its table by
+// SlabHash's invariants, --subject refuses it as another subject's, and gfsl
+// dot (GFSL's levels) refuses it; the replay line carries the subject too.
+TEST(CheckCli, ATraceNamesItsSubjectAndIsJudgedAsIt) {
+  const std::string trace = temp_path("slab.trace");
+  const result r = run("run --subject slabhash --buckets 2 --teams 4 --ops 400 --range 40 --trace " + trace);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("subject=slabhash:buckets=2"), std::string::npos) << r.out;
+  const result same = run("check --subject slabhash " + trace);
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find("the final table"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("unique-keys"), std::string::npos) << same.out;
+  const result other = run("check --subject gfsl " + trace);
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.out.find("records subject slabhash, not gfsl"), std::string::npos) << other.out;
+  const result dot = run("dot " + trace);
+  EXPECT_EQ(dot.code, 2);
+  EXPECT_NE(dot.out.find("subject slabhash"), std::string::npos) << dot.out;
+  std::remove(trace.c_str());
+}
+
+}  // namespace
