@@ -749,7 +749,7 @@ std::string interleaving_of(const failure& f, key_type key, const campaign_optio
     const int lane = lane_of(l.a.word);
     if (l.a.kind == access_kind::load) {
       pending_read& r = reads[l.a.team];
-      if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, {}, writes[ch]};
+      if (l.a.group_index == 0 || r.chunk != ch) r = {ch, {}, {}, writes[ch], {}};
       r.seen[lane] = l.result;
       r.unshown[lane] = l.result;
       if (l.stale.stale) {
