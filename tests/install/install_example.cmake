@@ -1,6 +1,7 @@
 # ctest -R install_example: installs the build to a temporary prefix, then, as
-# a user would, builds examples/hash_map against it (find_package(gfsl)) and
-# checks a trace written by the installed header with the installed gfsl.
+# a user would, builds examples/hash_map (the recorder and the oracles) against
+# it (find_package(gfsl)) and checks a trace written by the installed header
+# with the installed gfsl.
 # Compiles only: no GPU is needed. Arguments: BUILD_DIR, SOURCE_DIR, NVCC, WORK.
 file(REMOVE_RECURSE "${WORK}")
 function(step)
@@ -11,7 +12,7 @@ function(step)
 endfunction()
 set(prefix "${WORK}/prefix")
 step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(f include/gfsl/record.cuh bin/gfsl)
+foreach(f include/gfsl/record.cuh include/gfsl/oracles.cuh bin/gfsl)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "cmake --install left out ${f}")
   endif()
@@ -19,9 +20,11 @@ endforeach()
 step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/hash_map" -B "${WORK}/example" "-DCMAKE_PREFIX_PATH=${prefix}"
      "-DCMAKE_CUDA_COMPILER=${NVCC}" -DCMAKE_BUILD_TYPE=Release)
 step(${CMAKE_COMMAND} --build "${WORK}/example")
-if(NOT EXISTS "${WORK}/example/hash_map")
-  message(FATAL_ERROR "the example did not build")
-endif()
+foreach(program hash_map oracles)
+  if(NOT EXISTS "${WORK}/example/${program}")
+    message(FATAL_ERROR "the example's ${program} did not build")
+  endif()
+endforeach()
 # The header's host side writes what the installed gfsl check reads.
 step("${NVCC}" -std=c++17 -arch=sm_90 -I "${prefix}/include" -o "${WORK}/record_writer" "${SOURCE_DIR}/tests/install/record_writer.cu")
 foreach(history good stale)

@@ -1,0 +1,665 @@
+// gfsl/oracles.cuh: checker-free oracles for your own GPU structure. A
+// history needs a checker (gfsl/record.cuh, gfsl check); a key whose every
+// answer is known in advance needs none, so each answer is judged on the
+// device where it is given, at the speed of the structure itself, for as
+// long as you like. Header-only; needs the CUDA toolkit alone (cooperative
+// groups, libcu++). docs/YOUR-STRUCTURE.md, "Oracles", walks through it.
+//
+//   // device: your kernel, one call per tile, your structure's calls as lambdas
+//   __global__ void oracles(my_ref m, gfsl::oracles::launch l) {
+//     auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+//     gfsl::oracles::run(tile, m, l,
+//         [](auto& t, my_ref& m, unsigned k, unsigned v) { return m.insert(t, k, v); },
+//         [](auto& t, my_ref& m, unsigned k) { return m.erase(t, k); },
+//         [](auto& t, my_ref& m, unsigned k, unsigned& v) { return m.find(t, k, &v); });
+//   }
+//   // host: a harness per oracle; each round is three launches of your kernel
+//   gfsl::oracles::harness h({gfsl::oracles::kind::owned_keys, tiles});
+//   for (int r = 0; r < 4; ++r) { reset(m); h.round([&](auto l) { oracles<<<blocks, threads>>>(m, l); }); }
+//   h.print(stdout, "my map");                    // exit status: h.clean() ? 0 : 1
+//
+// The oracles (one per harness; each round runs one of them on a structure
+// you reset before the round):
+// - stable_keys: keys base + i * stride are inserted in the prefill phase and
+//   never erased; reader tiles look them up (each must be found, with its
+//   value) while writer tiles insert and erase keys that collide with them:
+//   by default their neighbours (base + i * stride + 1 ..: the same node of
+//   an ordered structure), or the keys your `collide(stable_key, j)` names
+//   (the same bucket of your hash). Catches torn and stale reads of a
+//   node or bucket that a writer is changing.
+// - owned_keys: tile t owns keys base + t + j * tiles (j < per_tile), starts
+//   with none of them, and alone inserts, erases and finds them, so it knows
+//   every answer: insert true iff absent, erase true iff present, find iff
+//   present (with the value). With `churn` > 0, half of the operations insert
+//   and erase shared keys that every tile races on (unjudged, counted by the
+//   accounting): the races that lose or duplicate the owned keys beside them.
+// - publication: tile p (p < tiles / 2) inserts its key, then release-stores
+//   a flag; tile p + tiles / 2 (another block, on another SM as a rule; the
+//   summary counts the pairs that were) acquire-loads the flag, then its
+//   find must succeed; it release-stores an acknowledgement, which the
+//   producer acquires before it erases the key and starts again. Catches
+//   inserts that are not yet visible when they return (a missing release or
+//   a write left in a cache).
+// Every oracle also keeps final-state accounting: each successful insert
+// and erase of a key in the round's key span (prefill included) is counted
+// on the device; after the run phase the final phase looks every key up, and
+// the host checks that its inserts and erases alternated: inserts - erases
+// is 0 or 1, and 1 exactly when the key is found. Catches lost inserts and
+// erases, and keys inserted twice, whatever answers the operations gave.
+//
+// The callables. Every lane of the tile calls them together, with the same
+// arguments, as your API wants; lane 0's answer is taken:
+//   bool insert(const Tile&, Handle&, unsigned key, unsigned value)  insert if absent: true iff it inserted
+//   bool erase(const Tile&, Handle&, unsigned key)                   true iff the key was there
+//   bool find(const Tile&, Handle&, unsigned key, unsigned& value)   true iff found; value: the one found
+// Values are value_of(key) (never ~0u), so that every reader knows them.
+// Keys are base .. base + span() - 1; choose `base` clear of the keys your
+// structure reserves (an empty slot's key, a tombstone's).
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gfsl::oracles {
+
+enum class kind : std::uint8_t { stable_keys = 0, owned_keys = 1, publication = 2 };
+enum class phase : std::uint8_t { prefill = 0, run = 1, final_state = 2 };
+// The operation a violation names; final_state is the host's accounting.
+enum class op : std::uint8_t { insert = 0, erase = 1, find = 2, final_state = 3 };
+
+inline const char* kind_name(kind k) {
+  return k == kind::stable_keys ? "stable-keys" : k == kind::owned_keys ? "owned-keys" : "publication";
+}
+inline const char* op_name(op o) {
+  return o == op::insert ? "insert" : o == op::erase ? "erase" : o == op::find ? "find" : "final-state";
+}
+
+// The value stored with key k: a function of k, so that a reader knows it;
+// never ~0u (a common "erased" marker).
+__host__ __device__ constexpr unsigned value_of(unsigned k) { return ((k * 2654435761u) ^ 0x5BD1E995u) & 0x7FFFFFFFu; }
+
+struct config {
+  kind oracle = kind::owned_keys;
+  std::uint32_t tiles = 0;        // tiles in your launch (tiles past it return at once)
+  std::uint32_t base = 1;         // the smallest key used
+  // stable_keys: keys base .. base + range - 1, stable ones base + i * stride.
+  std::uint32_t range = 1024;
+  std::uint32_t stride = 2;
+  std::uint32_t writer_every = 4;  // stable_keys: tile t writes iff t % writer_every == 0
+  // owned_keys: keys a tile owns (at most 32), and the shared keys.
+  std::uint32_t per_tile = 8;
+  std::uint32_t churn = 0;
+  std::uint64_t ops_per_tile = 1024;  // the run phase's operations a tile (publication: rounds trips of a pair)
+  double seconds = 0;                 // and at most this long (0: no time limit)
+  double wait_seconds = 1.0;          // publication: a flag not seen this long ends the pair (counted, not a violation)
+  std::uint32_t reports = 8;          // violations recorded in full (the others counted)
+  std::uint64_t seed = 1;
+};
+
+// One violation: who, what, the answer expected and given, when.
+struct violation {
+  std::uint32_t tile = 0;  // ~0u: the host's final-state accounting
+  std::uint32_t key = 0;
+  std::uint8_t oracle = 0;    // kind
+  std::uint8_t operation = 0; // op
+  std::uint8_t expected = 0;  // final_state: the key's inserts - erases (0 or 1 expected)
+  std::uint8_t given = 0;     // final_state: whether the final find found it
+  std::uint32_t value_expected = 0;  // final_state: successful inserts
+  std::uint32_t value_given = 0;     // final_state: successful erases
+  std::uint32_t sm = 0;
+  std::uint64_t time_ns = 0;  // since the first run phase began
+};
+
+// Device counters, one word each (the host sums them).
+enum counter : int {
+  c_judged = 0,   // answers an oracle knew
+  c_violations,
+  c_missing,      // false where true was known (a key missing)
+  c_extra,        // true where false was known (a key present twice, or inserted over itself)
+  c_value,        // found, with another value
+  c_inserts,
+  c_erases,
+  c_finds,
+  c_cross_sm,     // publication: flags acquired on another SM than the producer's
+  c_timeouts,     // publication: pairs ended by a flag not seen in time
+  c_count
+};
+
+// What a launch of your kernel gets: plain data, passed by value.
+struct launch {
+  config cfg;
+  phase ph = phase::prefill;
+  std::uint32_t span = 0;  // the round's keys: base .. base + span - 1
+  std::uint32_t round = 0;
+  std::uint64_t origin_ns = 0, end_ns = 0;
+  unsigned long long* counts = nullptr;
+  unsigned long long* first_ns = nullptr;
+  violation* records = nullptr;
+  unsigned long long* recorded = nullptr;
+  unsigned* inserted = nullptr;  // per key of the span: successful inserts
+  unsigned* erased = nullptr;    // and erases
+  unsigned* found = nullptr;     // final phase: 1 found, 0 not
+  unsigned long long* flags = nullptr;  // publication: two words a pair (flag, acknowledgement)
+};
+
+// The default collision pattern of stable_keys: the keys just above a stable
+// key, before the next one (stride - 1 of them).
+struct neighbours {
+  std::uint32_t stride = 2;
+  __host__ __device__ unsigned operator()(unsigned stable_key, unsigned j) const { return stable_key + 1 + j % (stride - 1); }
+};
+
+namespace detail {
+
+__device__ inline std::uint64_t now_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ inline unsigned sm_id() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+__host__ __device__ inline std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A tile's view of one launch: its id, its random numbers (every lane draws
+// the same ones, so the tile never diverges), its counters in registers.
+template <class Tile>
+struct tile_run {
+  const Tile& tile;
+  const launch& l;
+  std::uint32_t id;
+  std::uint64_t rng;
+  unsigned long long n[c_count] = {};
+
+  __device__ tile_run(const Tile& t, const launch& la, std::uint32_t i)
+      : tile(t), l(la), id(i), rng(mix(la.cfg.seed ^ (0x9E3779B97F4A7C15ull * (i + 1)) ^ (std::uint64_t(la.round) << 40))) {}
+  __device__ std::uint64_t next() { return mix(rng += 0x9E3779B97F4A7C15ull); }
+  __device__ bool leader() const { return tile.thread_rank() == 0; }
+  // A value of lane 0 for every lane.
+  template <class T>
+  __device__ T bcast(T v) const { return tile.shfl(v, 0); }
+  __device__ bool time_up() const { return l.end_ns != 0 && bcast(leader() ? now_ns() : std::uint64_t(0)) >= l.end_ns; }
+
+  __device__ bool in_span(unsigned k) const { return k - l.cfg.base < l.span; }
+  __device__ void count_success(op o, unsigned k) {
+    if (!in_span(k) || !leader()) return;
+    atomicAdd(o == op::insert ? l.inserted + (k - l.cfg.base) : l.erased + (k - l.cfg.base), 1u);
+  }
+  // Judge one answer; the leader counts a violation at once and takes a
+  // record slot (rare), the rest stays in registers until flush().
+  __device__ void judge(op o, unsigned k, bool expected, bool given, unsigned v_expected, unsigned v_given) {
+    ++n[c_judged];
+    const bool wrong_value = expected && given && o == op::find && v_given != v_expected;
+    if (given == expected && !wrong_value) return;
+    if (!leader()) return;
+    const std::uint64_t at = now_ns() - l.origin_ns;
+    atomicAdd(l.counts + c_violations, 1ull);
+    atomicAdd(l.counts + (wrong_value ? c_value : expected ? c_missing : c_extra), 1ull);
+    atomicMin(l.first_ns, static_cast<unsigned long long>(at));
+    const unsigned long long slot = atomicAdd(l.recorded, 1ull);
+    if (slot < l.cfg.reports) {
+      violation& r = l.records[slot];
+      r.tile = id;
+      r.key = k;
+      r.oracle = static_cast<std::uint8_t>(l.cfg.oracle);
+      r.operation = static_cast<std::uint8_t>(o);
+      r.expected = expected;
+      r.given = given;
+      r.value_expected = v_expected;
+      r.value_given = v_given;
+      r.sm = sm_id();
+      r.time_ns = at;
+    }
+  }
+  __device__ void flush() {
+    if (!leader()) return;
+    for (int i = 0; i < c_count; ++i) {
+      if (n[i] && i != c_violations) atomicAdd(l.counts + i, n[i]);
+    }
+  }
+};
+
+// Release: every lane's writes of the operation it just finished, then the
+// leader's flag. Each lane's release fence at GPU scope orders its own
+// earlier writes before what follows it; the tile barrier then orders the
+// lanes before the leader's store, and PTX release is cumulative (it covers
+// what the releasing thread has observed through the barrier), so a reader
+// that acquires the flag sees the whole insert, whichever lanes wrote it.
+__device__ inline void release_store(unsigned long long* word, unsigned long long v, bool leader) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(*word);
+  if (leader) w.store(v, cuda::std::memory_order_release);
+}
+template <class Tile>
+__device__ void release_fence(const Tile& tile) {
+  cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_device);
+  tile.sync();
+}
+// Acquire, the mirror: the leader's acquire load, the barrier, and each
+// lane's acquire fence before it reads the structure, so that every lane's
+// find happens after the producer's insert.
+template <class Tile>
+__device__ void acquire_fence(const Tile& tile) {
+  tile.sync();
+  cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
+}
+
+}  // namespace detail
+
+// The keys a round of this configuration uses (base .. base + span - 1).
+inline std::uint32_t span_of(const config& c) {
+  switch (c.oracle) {
+    case kind::stable_keys: return c.range;
+    case kind::owned_keys: return c.tiles * c.per_tile + c.churn;
+    case kind::publication: return c.tiles / 2;
+  }
+  return 0;
+}
+
+// The oracles, run by every tile of your kernel with your structure's handle
+// and callables; `collide` (stable_keys only) names the j-th key that
+// collides with a stable key (any j: reduce it modulo your choice); a stable
+// key it returns is skipped.
+template <class Tile, class Handle, class Insert, class Erase, class Find, class Collide = neighbours>
+__device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& insert, Erase&& erase, Find&& find,
+                    Collide collide = neighbours{}) {
+  // The tile's id: its rank in the grid (blocks and tiles in order).
+  const std::uint64_t block = blockIdx.x + static_cast<std::uint64_t>(gridDim.x) * (blockIdx.y + static_cast<std::uint64_t>(gridDim.y) * blockIdx.z);
+  const std::uint64_t in_block = threadIdx.x + blockDim.x * (threadIdx.y + static_cast<std::uint64_t>(blockDim.y) * threadIdx.z);
+  const std::uint64_t id64 = (block * blockDim.x * blockDim.y * blockDim.z + in_block) / tile.num_threads();
+  if (id64 >= l.cfg.tiles) return;
+  detail::tile_run<Tile> t(tile, l, static_cast<std::uint32_t>(id64));
+  const config& c = l.cfg;
+  if constexpr (std::is_same_v<Collide, neighbours>) collide.stride = c.stride;
+  auto do_insert = [&](unsigned k) {
+    const bool ok = t.bcast(insert(tile, h, k, value_of(k)) ? 1 : 0) != 0;
+    ++t.n[c_inserts];
+    if (ok) t.count_success(op::insert, k);
+    return ok;
+  };
+  auto do_erase = [&](unsigned k) {
+    const bool ok = t.bcast(erase(tile, h, k) ? 1 : 0) != 0;
+    ++t.n[c_erases];
+    if (ok) t.count_success(op::erase, k);
+    return ok;
+  };
+  auto do_find = [&](unsigned k, unsigned& v) {
+    unsigned got = 0;
+    const bool ok = t.bcast(find(tile, h, k, got) ? 1 : 0) != 0;
+    v = t.bcast(got);
+    ++t.n[c_finds];
+    return ok;
+  };
+
+  if (l.ph == phase::prefill) {
+    // stable_keys only: the stable keys, spread over the tiles. Each must
+    // insert (the structure starts empty).
+    if (c.oracle == kind::stable_keys) {
+      for (std::uint32_t i = t.id; i * c.stride < c.range; i += c.tiles) {
+        const unsigned k = c.base + i * c.stride;
+        t.judge(op::insert, k, true, do_insert(k), 0, 0);
+      }
+    }
+  } else if (l.ph == phase::final_state) {
+    // Every key of the span looked up once; the host does the accounting.
+    for (std::uint32_t i = t.id; i < l.span; i += c.tiles) {
+      unsigned v = 0;
+      const unsigned k = c.base + i;
+      const bool ok = do_find(k, v);
+      if (t.leader()) l.found[i] = ok;
+      if (ok) t.judge(op::find, k, true, true, value_of(k), v);  // a found key has its value
+    }
+  } else if (c.oracle == kind::stable_keys) {
+    const bool writer = t.id % c.writer_every == 0;
+    const std::uint32_t stables = (c.range + c.stride - 1) / c.stride;
+    for (std::uint64_t i = 0; i < c.ops_per_tile; ++i) {
+      if ((i & 15) == 0 && t.time_up()) break;
+      const std::uint64_t r = t.next();
+      const unsigned s = c.base + static_cast<unsigned>((r >> 32) % stables) * c.stride;
+      if (writer) {
+        const unsigned k = collide(s, static_cast<unsigned>(r >> 8));
+        if (k >= c.base && (k - c.base) % c.stride == 0 && k - c.base < c.range) continue;  // a stable key: never written
+        (r & 1) ? (void)do_insert(k) : (void)do_erase(k);
+      } else {
+        unsigned v = 0;
+        const bool ok = do_find(s, v);
+        t.judge(op::find, s, true, ok, value_of(s), v);
+      }
+    }
+  } else if (c.oracle == kind::owned_keys) {
+    const std::uint32_t per = c.per_tile < 32 ? c.per_tile : 32;
+    std::uint32_t present = 0;  // bit j: the tile's key j is in (it starts with none)
+    for (std::uint64_t i = 0; i < c.ops_per_tile; ++i) {
+      if ((i & 15) == 0 && t.time_up()) break;
+      const std::uint64_t r = t.next();
+      if (c.churn != 0 && (r & 2) != 0) {
+        const unsigned k = c.base + c.tiles * c.per_tile + static_cast<unsigned>((r >> 32) % c.churn);
+        (r & 1) ? (void)do_insert(k) : (void)do_erase(k);
+        continue;
+      }
+      const std::uint32_t j = static_cast<std::uint32_t>((r >> 32) % per);
+      const unsigned k = c.base + t.id + j * c.tiles;
+      const bool in = (present >> j) & 1;
+      const unsigned which = static_cast<unsigned>((r >> 8) % 3);
+      if (which == 0) {
+        t.judge(op::insert, k, !in, do_insert(k), 0, 0);
+        present |= 1u << j;
+      } else if (which == 1) {
+        t.judge(op::erase, k, in, do_erase(k), 0, 0);
+        present &= ~(1u << j);
+      } else {
+        unsigned v = 0;
+        const bool ok = do_find(k, v);
+        t.judge(op::find, k, in, ok, value_of(k), v);
+      }
+    }
+  } else {  // publication
+    const std::uint32_t pairs = c.tiles / 2;
+    if (t.id >= 2 * pairs) {
+      t.flush();
+      return;
+    }
+    const bool producer = t.id < pairs;
+    const std::uint32_t pair = producer ? t.id : t.id - pairs;
+    const unsigned k = c.base + pair;
+    unsigned long long* flag = l.flags + 2 * pair;  // (trip << 32) | producer's SM; trip ~0u: the producer is done
+    unsigned long long* ack = flag + 1;             // the last trip the consumer finished
+    const std::uint64_t patience = static_cast<std::uint64_t>(c.wait_seconds * 1e9);
+    // Wait until *w, acquired, satisfies done(); false after `patience`.
+    auto await = [&](unsigned long long* w, auto done, unsigned long long& seen) {
+      bool ok = false;
+      if (t.leader()) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> a(*w);
+        const std::uint64_t until = detail::now_ns() + patience;
+        while (!(ok = done(seen = a.load(cuda::std::memory_order_acquire))) && detail::now_ns() < until) __nanosleep(100);
+      }
+      seen = t.bcast(seen);
+      ok = t.bcast(ok ? 1 : 0) != 0;
+      detail::acquire_fence(tile);
+      return ok;
+    };
+    const unsigned long long finished = 0xFFFFFFFFull << 32;
+    if (producer) {
+      std::uint64_t trip = 1;
+      for (; trip <= c.ops_per_tile && trip < 0xFFFFFFFFull; ++trip) {
+        if (t.time_up()) break;
+        // The key is this pair's alone and erased at the end of every trip:
+        // absent now, so the insert must succeed.
+        t.judge(op::insert, k, true, do_insert(k), 0, 0);
+        detail::release_fence(tile);
+        detail::release_store(flag, trip << 32 | detail::sm_id(), t.leader());
+        unsigned long long seen = 0;
+        if (!await(ack, [&](unsigned long long a) { return a == trip; }, seen)) {
+          ++t.n[c_timeouts];
+          break;
+        }
+        t.judge(op::erase, k, true, do_erase(k), 0, 0);
+      }
+      detail::release_store(flag, finished, t.leader());
+    } else {
+      for (std::uint64_t trip = 1;; ++trip) {
+        unsigned long long seen = 0;
+        if (!await(flag, [&](unsigned long long f) { return (f >> 32) >= trip; }, seen)) {
+          ++t.n[c_timeouts];
+          break;
+        }
+        if (seen == finished) break;
+        // The flag is acquired: the producer's insert happened before, and
+        // its erase waits for our acknowledgement, so k is present now.
+        unsigned v = 0;
+        const bool ok = do_find(k, v);
+        t.judge(op::find, k, true, ok, value_of(k), v);
+        if ((seen & 0xFFFFFFFFull) != detail::sm_id()) ++t.n[c_cross_sm];
+        detail::release_fence(tile);
+        detail::release_store(ack, trip, t.leader());
+      }
+    }
+  }
+  t.flush();
+}
+
+namespace detail {
+template <int = 0>
+__global__ void read_clock(unsigned long long* out) { *out = now_ns(); }
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("gfsl::oracles: ") + what + ": " + cudaGetErrorString(e));
+}
+template <class T>
+T* device_alloc(std::size_t n) {
+  T* p = nullptr;
+  check(cudaMalloc(&p, std::max<std::size_t>(1, n) * sizeof(T)), "cudaMalloc");
+  check(cudaMemset(p, 0, std::max<std::size_t>(1, n) * sizeof(T)), "cudaMemset");
+  return p;
+}
+}  // namespace detail
+
+// What a harness measured, summed over its rounds.
+struct summary {
+  unsigned long long n[c_count] = {};
+  std::uint64_t accounted_keys = 0;   // keys judged by the final-state accounting
+  std::uint64_t accounting_violations = 0;
+  std::uint32_t rounds = 0;
+  double seconds = 0;                 // run phases, device time
+  double first_s = -1;                // the first violation (online or accounting), since the first run phase began
+  std::vector<violation> records;
+
+  unsigned long long judged() const { return n[c_judged] + accounted_keys; }
+  unsigned long long violations() const { return n[c_violations] + accounting_violations; }
+  unsigned long long operations() const { return n[c_inserts] + n[c_erases] + n[c_finds]; }
+  double per_1e9_judged() const { return judged() ? 1e9 * static_cast<double>(violations()) / static_cast<double>(judged()) : 0; }
+};
+
+// The host side: device memory for one oracle's counters and records, and
+// the rounds. Not copyable (it owns device memory).
+class harness {
+ public:
+  explicit harness(const config& c) : c_(c), span_(span_of(c)) {
+    if (c.tiles == 0) throw std::invalid_argument("gfsl::oracles: config.tiles is 0");
+    if (c.oracle == kind::stable_keys && (c.stride < 2 || c.range < c.stride || c.writer_every == 0))
+      throw std::invalid_argument("gfsl::oracles: stable_keys needs stride >= 2, range >= stride, writer_every >= 1");
+    if (c.oracle == kind::owned_keys && (c.per_tile == 0 || c.per_tile > 32))
+      throw std::invalid_argument("gfsl::oracles: owned_keys needs per_tile in 1..32");
+    if (c.oracle == kind::publication && c.tiles < 2) throw std::invalid_argument("gfsl::oracles: publication needs 2 tiles or more");
+    l_.cfg = c;
+    l_.span = span_;
+    l_.counts = detail::device_alloc<unsigned long long>(c_count);
+    l_.first_ns = detail::device_alloc<unsigned long long>(1);
+    detail::check(cudaMemset(l_.first_ns, 0xFF, sizeof(unsigned long long)), "cudaMemset");
+    l_.records = detail::device_alloc<violation>(c.reports);
+    l_.recorded = detail::device_alloc<unsigned long long>(1);
+    l_.inserted = detail::device_alloc<unsigned>(span_);
+    l_.erased = detail::device_alloc<unsigned>(span_);
+    l_.found = detail::device_alloc<unsigned>(span_);
+    l_.flags = detail::device_alloc<unsigned long long>(2 * (c.tiles / 2 + 1));
+  }
+  harness(const harness&) = delete;
+  harness& operator=(const harness&) = delete;
+  ~harness() {
+    for (void* p : {static_cast<void*>(l_.counts), static_cast<void*>(l_.first_ns), static_cast<void*>(l_.records),
+                    static_cast<void*>(l_.recorded), static_cast<void*>(l_.inserted), static_cast<void*>(l_.erased),
+                    static_cast<void*>(l_.found), static_cast<void*>(l_.flags)})
+      cudaFree(p);
+  }
+
+  const config& cfg() const { return c_; }
+  std::uint32_t span() const { return span_; }
+
+  // One round on a structure you have just reset (empty): `launch_kernel(l)`
+  // launches your kernel with l, three times (prefill, run, final state); the
+  // harness synchronizes after each and does the accounting.
+  template <class Launcher>
+  void round(Launcher&& launch_kernel) {
+    const std::size_t bytes = std::max<std::size_t>(1, span_) * sizeof(unsigned);
+    detail::check(cudaMemset(l_.inserted, 0, bytes), "cudaMemset");
+    detail::check(cudaMemset(l_.erased, 0, bytes), "cudaMemset");
+    detail::check(cudaMemset(l_.found, 0, bytes), "cudaMemset");
+    detail::check(cudaMemset(l_.flags, 0, 2 * (c_.tiles / 2 + 1) * sizeof(unsigned long long)), "cudaMemset");
+    l_.round = s_.rounds;
+    step(launch_kernel, phase::prefill);
+    const std::uint64_t now = device_now();
+    if (s_.rounds == 0) l_.origin_ns = now;
+    l_.end_ns = c_.seconds > 0 ? now + static_cast<std::uint64_t>(c_.seconds * 1e9) : 0;
+    cudaEvent_t began, done;
+    detail::check(cudaEventCreate(&began), "cudaEventCreate");
+    detail::check(cudaEventCreate(&done), "cudaEventCreate");
+    cudaEventRecord(began);
+    step(launch_kernel, phase::run);
+    cudaEventRecord(done);
+    detail::check(cudaEventSynchronize(done), "the run phase");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, began, done);
+    cudaEventDestroy(began);
+    cudaEventDestroy(done);
+    s_.seconds += ms / 1000.0;
+    l_.end_ns = 0;
+    step(launch_kernel, phase::final_state);
+    account();
+    ++s_.rounds;
+  }
+
+  // The figures so far (device counters and records copied back).
+  summary result() const {
+    summary s = s_;
+    detail::check(cudaMemcpy(s.n, l_.counts, sizeof s.n, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    unsigned long long first = ~0ull, recorded = 0;
+    detail::check(cudaMemcpy(&first, l_.first_ns, sizeof first, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    detail::check(cudaMemcpy(&recorded, l_.recorded, sizeof recorded, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (first != ~0ull && (s.first_s < 0 || first / 1e9 < s.first_s)) s.first_s = first / 1e9;
+    std::vector<violation> device(std::min<unsigned long long>(recorded, c_.reports));
+    if (!device.empty())
+      detail::check(cudaMemcpy(device.data(), l_.records, device.size() * sizeof(violation), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    // The device's records first, then the accounting's, up to `reports`.
+    std::vector<violation> all = device;
+    for (const violation& v : s_.records) {
+      if (all.size() < c_.reports) all.push_back(v);
+    }
+    s.records = all;
+    return s;
+  }
+  bool clean() const { return result().violations() == 0; }
+
+  // The summary, in the words of `gfsl stress`.
+  void print(std::FILE* out, const char* subject) const {
+    const summary s = result();
+    cudaDeviceProp prop{};
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaGetDeviceProperties(&prop, dev);
+    std::fprintf(out, "configuration: subject %s, oracle %s, device %s, %u tiles, keys %u..%u, %u rounds", subject,
+                 kind_name(c_.oracle), prop.name, c_.tiles, c_.base, c_.base + span_ - 1, s.rounds);
+    if (c_.oracle == kind::stable_keys)
+      std::fprintf(out, " (stable every %u of %u keys, 1 tile in %u writing)", c_.stride, c_.range, c_.writer_every);
+    if (c_.oracle == kind::owned_keys) std::fprintf(out, " (%u keys a tile, %u shared)", c_.per_tile, c_.churn);
+    std::fprintf(out, "\n");
+    std::fprintf(out, "  %llu operations in %.3f s of running tiles (%.2f M/s): %llu finds, %llu inserts, %llu erases\n",
+                 s.operations(), s.seconds, s.seconds > 0 ? s.operations() / s.seconds / 1e6 : 0.0, s.n[c_finds], s.n[c_inserts],
+                 s.n[c_erases]);
+    auto rate = [&](unsigned long long v) { return s.judged() ? 1e9 * static_cast<double>(v) / s.judged() : 0.0; };
+    std::fprintf(out,
+                 "  answers judged: %llu; false where true was known (a key missing) %llu, %.4g per 10^9; true where false was "
+                 "known (a key present twice or inserted over itself) %llu, %.4g per 10^9; another value %llu\n",
+                 s.n[c_judged], s.n[c_missing], rate(s.n[c_missing]), s.n[c_extra], rate(s.n[c_extra]), s.n[c_value]);
+    std::fprintf(out, "  final-state accounting: %llu keys judged, %llu whose inserts and erases did not alternate\n",
+                 static_cast<unsigned long long>(s.accounted_keys), static_cast<unsigned long long>(s.accounting_violations));
+    if (c_.oracle == kind::publication)
+      std::fprintf(out, "  publication: %llu flags acquired on another SM than their producer's, %llu pairs ended waiting\n",
+                   s.n[c_cross_sm], s.n[c_timeouts]);
+    std::fprintf(out, "  violations: %llu (%.4g per 10^9 judged answers), %s\n", s.violations(), s.per_1e9_judged(),
+                 s.first_s < 0 ? "none" : ("first at " + fmt(s.first_s, "%.6f") + " s").c_str());
+    for (std::size_t i = 0; i < s.records.size(); ++i) std::fprintf(out, "  violation %zu: %s\n", i + 1, describe(s.records[i]).c_str());
+    if (s.violations() > s.records.size())
+      std::fprintf(out, "  (%llu more violations counted, not shown)\n", s.violations() - s.records.size());
+    std::fprintf(out, "  verdict: %s\n", s.violations() ? "VIOLATIONS FOUND" : "no violation");
+  }
+
+  static std::string describe(const violation& v) {
+    std::string s;
+    if (static_cast<op>(v.operation) == op::final_state) {
+      s = "round end, at " + fmt(v.time_ns / 1e9, "%.6f") + " s: key " + std::to_string(v.key) + ": " +
+          std::to_string(v.value_expected) + " successful inserts, " + std::to_string(v.value_given) + " erases, final find " +
+          (v.given ? "true" : "false");
+      return s;
+    }
+    s = "tile " + std::to_string(v.tile) + " (SM " + std::to_string(v.sm) + "), at " + fmt(v.time_ns / 1e9, "%.6f") + " s: " +
+        (v.given ? "true " : "false ") + op_name(static_cast<op>(v.operation)) + "(" + std::to_string(v.key) + ")";
+    if (v.given && v.expected && static_cast<op>(v.operation) == op::find) s += " value " + std::to_string(v.value_given);
+    s += " (expected " + std::string(v.expected ? "true" : "false");
+    if (v.expected && static_cast<op>(v.operation) == op::find) s += ", value " + std::to_string(v.value_expected);
+    return s + ")";
+  }
+
+ private:
+  static std::string fmt(double v, const char* f) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+  }
+  static std::uint64_t device_now() {
+    unsigned long long* t = detail::device_alloc<unsigned long long>(1);
+    detail::read_clock<<<1, 1>>>(t);
+    unsigned long long v = 0;
+    detail::check(cudaMemcpy(&v, t, sizeof v, cudaMemcpyDeviceToHost), "reading the device clock");
+    cudaFree(t);
+    return v;
+  }
+  template <class Launcher>
+  void step(Launcher& launch_kernel, phase p) {
+    l_.ph = p;
+    launch_kernel(l_);
+    detail::check(cudaGetLastError(), "launching your kernel");
+    detail::check(cudaDeviceSynchronize(), "your kernel");
+  }
+  // Final-state accounting: the keys start absent, so a key's successful
+  // inserts and erases alternated iff inserts - erases is 0 or 1, and it is
+  // 1 exactly when the final find found the key.
+  void account() {
+    std::vector<unsigned> ins(span_), era(span_), found(span_);
+    detail::check(cudaMemcpy(ins.data(), l_.inserted, span_ * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    detail::check(cudaMemcpy(era.data(), l_.erased, span_ * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    detail::check(cudaMemcpy(found.data(), l_.found, span_ * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    for (std::uint32_t i = 0; i < span_; ++i) {
+      ++s_.accounted_keys;
+      const long long d = static_cast<long long>(ins[i]) - era[i];
+      if ((d == 0 || d == 1) && (d == 1) == (found[i] != 0)) continue;
+      ++s_.accounting_violations;
+      if (s_.first_s < 0) s_.first_s = s_.seconds;
+      if (s_.records.size() < c_.reports) {
+        violation v;
+        v.tile = ~0u;
+        v.key = c_.base + i;
+        v.oracle = static_cast<std::uint8_t>(c_.oracle);
+        v.operation = static_cast<std::uint8_t>(op::final_state);
+        v.expected = d == 1;
+        v.given = found[i] != 0;
+        v.value_expected = ins[i];
+        v.value_given = era[i];
+        v.time_ns = static_cast<std::uint64_t>(s_.seconds * 1e9);
+        s_.records.push_back(v);
+      }
+    }
+  }
+
+  config c_;
+  std::uint32_t span_;
+  launch l_{};
+  summary s_{};
+};
+
+}  // namespace gfsl::oracles
