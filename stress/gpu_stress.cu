@@ -32,10 +32,15 @@ inline clock_type::duration seconds_of(double s) {
 
 constexpr int threads_per_block = 512;
 constexpr int blocks_per_sm = 4;
-// How often a team reads the host's stop flag: a read of mapped host memory
-// crosses the bus (about a microsecond), so once a millisecond, not at every
-// clock check, keeps its cost out of the figures.
+// How often a polling team reads the host's stop flag: a read of mapped host
+// memory crosses the bus. Every team reading it once a millisecond made
+// 8,448 bus reads a millisecond, all due at once, and the queue behind them
+// stalled the teams (H200: 14.6 M operations/s against 450 M without the
+// flag, docs/BENCHMARKS.md). So one team in stop_pollers_every polls the bus
+// and copies a raised flag to a device word, which every team reads at its
+// clock check from L2.
 constexpr std::uint64_t stop_poll_ns = 1000000;
+constexpr std::uint32_t stop_pollers_every = 1024;
 
 bool stop_requested(const options& o) { return o.stop && o.stop->load(std::memory_order_relaxed); }
 
@@ -113,7 +118,7 @@ __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
     stress_kernel(structure_view<N> s, params p, std::uint64_t threshold, mutant mut, std::uint64_t seed,
                   team_state* states, std::uint64_t end_ns, std::uint64_t origin_ns, std::uint32_t structure,
                   run_controls controls, counters* totals, violation_record* reports, std::uint32_t capacity,
-                  unsigned long long* report_count, const volatile unsigned int* stop) {
+                  unsigned long long* report_count, const volatile unsigned int* stop, volatile unsigned int* device_stop) {
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= p.teams) return;
   const team_id t = static_cast<team_id>(t64);
@@ -126,15 +131,17 @@ __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
   std::uint64_t now = 0, next_poll = 0;
   for (std::uint32_t i = 0; !st.stopped; ++i) {
     if ((i & 15u) == 0) {
-      // Lane 0 reads the clock, and the host's stop flag once per
-      // stop_poll_ns; a raised flag reads as a time past any slice's end.
+      // Lane 0 reads the clock and the device's stop word (a polling team
+      // first copies the host's flag there, once per stop_poll_ns); a raised
+      // flag reads as a time past any slice's end.
       std::uint64_t t = 0;
       if (team.lane() == 0) {
         t = global_timer_ns();
-        if (t >= next_poll) {
+        if (t64 % stop_pollers_every == 0 && t >= next_poll) {
           next_poll = t + stop_poll_ns;
-          if (*stop != 0) t = ~0ull;
+          if (*stop != 0) *device_stop = 1u;
         }
+        if (*device_stop != 0) t = ~0ull;
       }
       now = team.shfl(typename team_type::lanes{t}, 0);
       if (now >= end_ns || team.abort_raised()) break;
@@ -225,7 +232,8 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   device_buffer<counters> totals(1);
   device_buffer<violation_record> reports(std::max<std::uint32_t>(1, o.reports));
   device_buffer<unsigned long long> report_count(1);
-  device_buffer<unsigned int> abort_flag(1), prefill_failed(1);
+  device_buffer<unsigned int> abort_flag(1), prefill_failed(1), device_stop(1);
+  GFSL_CUDA_CHECK(cudaMemset(device_stop.ptr, 0, sizeof(unsigned int)));
   device_buffer<hang_report> hang(1);
   device_buffer<path_stats> stats(1);
   GFSL_CUDA_CHECK(cudaMemset(report_count.ptr, 0, sizeof(unsigned long long)));
@@ -297,7 +305,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
       stress_kernel<N, Mutable, V><<<blocks, threads_per_block>>>(
           view, p, threshold, o.mut, seed + slice * 0x9E3779B97F4A7C15ull, states.ptr,
           now + static_cast<std::uint64_t>(length * 1e9), origin_ns, static_cast<std::uint32_t>(i), controls, totals.ptr,
-          reports.ptr, o.reports, report_count.ptr, stop_flag.device);
+          reports.ptr, o.reports, report_count.ptr, stop_flag.device, device_stop.ptr);
       GFSL_CUDA_CHECK(cudaGetLastError());
       GFSL_CUDA_CHECK(cudaEventRecord(done));
       if (!wait_for_slice(done, length + o.hang_seconds + 5.0, o, stop_flag)) {
