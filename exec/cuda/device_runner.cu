@@ -13,6 +13,7 @@
 #include "../host_structure.hpp"
 #include "device_runner.hpp"
 #include "cuda_check.cuh"
+#include "kernel_watch.cuh"
 #include "../../core/cuda/device_team.cuh"
 #include "operation_batches.cuh"
 #include "recording.cuh"
@@ -182,39 +183,17 @@ device_run run(const model::workload& w, const device_options& o) {
   const std::uint32_t batch = batch_for(o.batch, w.ops, w.teams);
   const std::uint64_t first_stamp = device_counter_start(model::first_free_stamp(hr.prefill.size()));
   GFSL_CUDA_CHECK(cudaMemcpy(clock_counter.ptr, &first_stamp, sizeof first_stamp, cudaMemcpyHostToDevice));
-  device_buffer<unsigned int> abort_flag(1);
-  GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
   device_buffer<hang_report> hang(1);
   GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
 
-  // An interrupt raises the abort flag while the kernel runs: the copy goes
-  // on a stream that does not wait for the default stream's kernel. Teams
-  // read the flag at each operation (and every 64th lock wait), so the
-  // kernel ends soon after, its records those of the operations that started.
-  cudaStream_t side = nullptr;
-  if (o.interrupt) GFSL_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  struct destroy_stream {
-    cudaStream_t s;
-    ~destroy_stream() {
-      if (s) cudaStreamDestroy(s);
-    }
-  } stream_guard{side};
-  static const unsigned int raised_flag = 1;
-  bool abort_sent = false;
+  // Teams read the abort flag at each operation (and every 64th lock wait),
+  // so an interrupted kernel ends soon after, its records those of the
+  // operations that started.
+  cuda_util::kernel_watch watch(o.interrupt, o.watchdog_seconds);
   auto wait_kernel = [&](cudaEvent_t done) {
-    const auto start = std::chrono::steady_clock::now();
-    for (;;) {
-      const cudaError_t e = cudaEventQuery(done);
-      if (e == cudaSuccess) return true;
-      if (e != cudaErrorNotReady) cuda_util::check(e, "cudaEventQuery", __FILE__, __LINE__);
-      if (o.interrupt && !abort_sent && o.interrupt->load()) {
-        GFSL_CUDA_CHECK(cudaMemcpyAsync(abort_flag.ptr, &raised_flag, sizeof raised_flag, cudaMemcpyHostToDevice, side));
-        abort_sent = true;
-        out.interrupted = true;
-      }
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o.watchdog_seconds) return false;
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    const bool finished = watch.wait(done);
+    if (watch.interrupted()) out.interrupted = true;
+    return finished;
   };
 
   const std::uint64_t threads = static_cast<std::uint64_t>(w.teams) * N;
@@ -237,7 +216,7 @@ device_run run(const model::workload& w, const device_options& o) {
   // value with a one-thread kernel, then add the budget.
   auto controls_for = [&](path_stats* into) {
     run_controls c;
-    c.abort_flag = abort_flag.ptr;
+    c.abort_flag = watch.abort_flag();
     c.hang = hang.ptr;
     c.stats = into;
     std::uint64_t now = 0;

@@ -18,6 +18,7 @@
 #include "../../invariants/slabhash_snapshot.hpp"
 #include "../host_structure.hpp"
 #include "cuda_check.cuh"
+#include "kernel_watch.cuh"
 #include "subject_kernels.cuh"
 
 namespace gfsl {
@@ -86,37 +87,17 @@ device_run run_slab(const model::workload& w, const device_options& o) {
   const std::uint32_t batch = batch_for(o.batch, w.ops, w.teams);
   const std::uint64_t first_stamp = device_counter_start(model::first_free_stamp(hr.prefill.size()));
   GFSL_CUDA_CHECK(cudaMemcpy(clock_counter.ptr, &first_stamp, sizeof first_stamp, cudaMemcpyHostToDevice));
-  device_buffer<unsigned int> abort_flag(1);
-  GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
   device_buffer<hang_report> hang(1);
   GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
 
-  // An interrupt raises the abort flag from a stream that does not wait for
-  // the kernel (as GFSL's runs do); teams read it at each operation.
-  cudaStream_t side = nullptr;
-  if (o.interrupt) GFSL_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  struct destroy_stream {
-    cudaStream_t s;
-    ~destroy_stream() {
-      if (s) cudaStreamDestroy(s);
-    }
-  } stream_guard{side};
-  static const unsigned int raised_flag = 1;
-  bool abort_sent = false;
+  // Teams read the abort flag at each operation (and every 64th lock wait),
+  // so an interrupted kernel ends soon after, its records those of the
+  // operations that started.
+  cuda_util::kernel_watch watch(o.interrupt, o.watchdog_seconds);
   auto wait_kernel = [&](cudaEvent_t done) {
-    const auto start = std::chrono::steady_clock::now();
-    for (;;) {
-      const cudaError_t e = cudaEventQuery(done);
-      if (e == cudaSuccess) return true;
-      if (e != cudaErrorNotReady) cuda_util::check(e, "cudaEventQuery", __FILE__, __LINE__);
-      if (o.interrupt && !abort_sent && o.interrupt->load()) {
-        GFSL_CUDA_CHECK(cudaMemcpyAsync(abort_flag.ptr, &raised_flag, sizeof raised_flag, cudaMemcpyHostToDevice, side));
-        abort_sent = true;
-        out.interrupted = true;
-      }
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o.watchdog_seconds) return false;
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    const bool finished = watch.wait(done);
+    if (watch.interrupted()) out.interrupted = true;
+    return finished;
   };
   const unsigned blocks = static_cast<unsigned>((static_cast<std::uint64_t>(w.teams) * N + o.threads_per_block - 1) / o.threads_per_block);
   cudaEvent_t begin, end, prefilled;
@@ -133,7 +114,7 @@ device_run run_slab(const model::workload& w, const device_options& o) {
   } events_guard{begin, end, prefilled};
   auto controls_now = [&]() {
     run_controls c;
-    c.abort_flag = abort_flag.ptr;
+    c.abort_flag = watch.abort_flag();
     c.hang = hang.ptr;
     device_buffer<std::uint64_t> t(1);
     slab_read_timer<<<1, 1>>>(t.ptr);
