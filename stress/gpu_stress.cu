@@ -213,6 +213,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   res.range = o.ranges.empty() ? default_range(o, res.teams) : range;
   if (const std::string bad = validate(o, res.teams); !bad.empty()) throw std::invalid_argument(bad);
   const params p = params_of(o, res.range, res.teams);
+  res.low_churn = p.low_churn;
   for (team_id t = 0; t < p.teams; ++t) res.writers += is_writer(p, t) ? 1 : 0;
   res.invariants_checked = std::to_string(invariants::snapshot_invariant_names().size()) + " snapshot invariants";
 

@@ -42,6 +42,12 @@ struct params {
   shape sh = shape::stable_contains;
   std::uint32_t range = 40;         // keys 1..range
   std::uint32_t stable_every = 2;   // stable-contains: the stable keys are its multiples
+  // stable-contains, when > 0: writers churn keys 1..low_churn and every key
+  // above is stable (stable_every unused). Every insert or delete of a churn
+  // key then shifts every stable key of its chunk by one entry, so the stable
+  // key at the boundary of the chunk's two 128-byte lines crosses it at
+  // every write: the move a torn read misses (docs/FINDINGS.md).
+  std::uint32_t low_churn = 0;
   std::uint32_t writers_num = 1;    // team t writes iff t % writers_den < writers_num
   std::uint32_t writers_den = 32;
   std::uint32_t teams = 1;
@@ -54,12 +60,20 @@ struct params {
 };
 
 GFSL_FN constexpr bool is_writer(const params& p, team_id t) { return t % p.writers_den < p.writers_num; }
-GFSL_FN constexpr bool is_stable(const params& p, key_type k) { return k % p.stable_every == 0; }
-GFSL_FN constexpr std::uint32_t stable_count(const params& p) { return p.range / p.stable_every; }
+GFSL_FN constexpr bool is_stable(const params& p, key_type k) {
+  return p.low_churn ? k > p.low_churn : k % p.stable_every == 0;
+}
+GFSL_FN constexpr std::uint32_t stable_count(const params& p) {
+  return p.low_churn ? (p.range > p.low_churn ? p.range - p.low_churn : 0) : p.range / p.stable_every;
+}
 GFSL_FN constexpr std::uint32_t churn_count(const params& p) { return p.range - stable_count(p); }
 // The i-th stable key and the i-th other key, i from 0.
-GFSL_FN constexpr key_type stable_key(const params& p, std::uint32_t i) { return (i + 1) * p.stable_every; }
-GFSL_FN constexpr key_type churn_key(const params& p, std::uint32_t i) { return i + i / (p.stable_every - 1) + 1; }
+GFSL_FN constexpr key_type stable_key(const params& p, std::uint32_t i) {
+  return p.low_churn ? p.low_churn + 1 + i : (i + 1) * p.stable_every;
+}
+GFSL_FN constexpr key_type churn_key(const params& p, std::uint32_t i) {
+  return p.low_churn ? i + 1 : i + i / (p.stable_every - 1) + 1;
+}
 // The value stored with k: a function of k, so that a reader knows it.
 GFSL_FN constexpr value_type value_of(key_type k) { return (k * 2654435761u) ^ 0x5BD1E995u; }
 // owned-keys: team t's j-th key, and how many it owns.

@@ -46,13 +46,17 @@ struct team_tile {
 // across every operation of a kernel held to 32 registers, and the recorded
 // kernels spilled more in their searches (docs/BENCHMARKS.md, "Stamp
 // groups"). `Threads`: the most threads a block of the kernel has.
+// clock_kind::none (the prefill, whose stamps the host assigns afterwards):
+// no stamp is taken, the records are numbered as record::parts::records_only
+// numbers them.
 template <int N, int Threads>
 class team_recorder {
  public:
   __device__ team_recorder(device_team<N>& team, model::op_record* records, model::clock_kind clock,
                            std::uint64_t* counter, recording_parts parts = recording_parts::all,
                            std::uint32_t group = 1)
-      : rec_(team_tile<N>{&team}, log_of(records, clock, counter), team.id(), group, parts) {}
+      : rec_(team_tile<N>{&team}, log_of(records, clock, counter), team.id(), group,
+             clock == model::clock_kind::none ? recording_parts::records_only : parts) {}
 
   __device__ void call(std::uint64_t j, const model::operation& op) {
     rec_.call_at(j, static_cast<std::uint8_t>(op.kind), op.key, op.value);

@@ -77,6 +77,11 @@ static_assert(sizeof(entry) == 40, "a record is five 8-byte words");
 
 inline constexpr std::uint64_t never = ~0ull;
 
+// How an operation that ended in an error ended (ret_error): it may or may
+// not have taken effect, and gfsl check treats it as pending. The names are
+// those of the trace format's `status` (traces/FORMAT.md).
+enum class error : std::uint8_t { key_out_of_range = 1, pool_exhausted = 2, stopped = 3, corrupt = 4 };
+
 // What the stamps read. counter: one 64-bit word of device memory, advanced
 // by an acq_rel fetch_add (the order argument above; the default).
 // globaltimer: the %globaltimer register between two fences, no shared word
@@ -225,13 +230,13 @@ class recorder {
 
   // After it: ret(h) when nothing of the answer is known (an upsert that
   // returns nothing), ret(h, ok), or ret(h, ok, value) (erase's value removed,
-  // find's value found, count's count). ret_error(h, code): the operation
-  // ended in an error (code, not 0) and may or may not have taken effect; the
-  // checker treats it as pending.
+  // find's value found, count's count). ret_error(h, e): the operation
+  // ended in an error and may or may not have taken effect; the checker
+  // treats it as pending.
   __device__ void ret(handle h) { finish_op(h, detail::word2(0, false, 0, 0)); }
   __device__ void ret(handle h, bool ok) { finish_op(h, detail::word2(0, ok, 0, 1)); }
   __device__ void ret(handle h, bool ok, std::uint32_t value) { finish_op(h, detail::word2(0, ok, value, 3)); }
-  __device__ void ret_error(handle h, std::uint8_t code) { finish_op(h, detail::word2(code ? code : 1, false, 0, 0)); }
+  __device__ void ret_error(handle h, error e) { finish_op(h, detail::word2(static_cast<std::uint8_t>(e), false, 0, 0)); }
   // The answer word as the caller composes it (status, ok, known, value:
   // the layout of entry's third word), for a log the caller reads itself.
   __device__ void ret_word(handle h, std::uint8_t status, bool ok, std::uint32_t value, std::uint8_t known) {
@@ -252,7 +257,10 @@ class recorder {
   // says whether it has an operation. One stamp opens all of them and one
   // closes them: each lane's interval contains its operation's true one,
   // which can only make more orders valid, never fewer. An open stamp group
-  // is closed first.
+  // is closed first. Every lane reaches call_lanes and ret_lanes at the same
+  // place of your code, not in a branch on its own operation (they shuffle
+  // the stamp across the tile): pass a value of 0 where a lane's operation
+  // answers none, as in ret_lanes(h, ok, o == op::insert ? 0 : value).
   __device__ handle call_lanes(bool active, op o, std::uint32_t key, std::uint32_t arg = 0) {
     if (group_ > 1 && state_.in_group() > 0) close_group(take(), state_.in_group());
     const std::uint64_t s = ungrouped_call_stamp();
@@ -491,7 +499,12 @@ class device_log {
     static const char* const names[] = {"insert", "delete", "contains", "upsert", "count"};
     char buf[256];
     for (const entry& e : recs) {
-      const bool ok_known = e.known & 1, value_known = e.known & 2, pending = e.ret == never;
+      // Pending: never returned, or called in a stamp group that finish()
+      // closed before its ret() wrote an answer (the answer word is still
+      // the 0xFF fill).
+      const bool ok_known = e.known & 1, value_known = e.known & 2, pending = e.ret == never || e.status == 0xFF;
+      static const char* const errors[] = {"", "key_out_of_range", "pool_exhausted", "stopped", "corrupt"};
+      const bool errored = !pending && e.status != 0;
       const char* name = e.kind < 5 ? names[e.kind] : "unknown";
       int n = std::snprintf(buf, sizeof buf, "{\"team\":%u,\"op\":\"%s\",\"key\":%u", e.who, name, e.key);
       if (e.kind == static_cast<std::uint8_t>(op::insert) || e.kind == static_cast<std::uint8_t>(op::upsert)) {
@@ -499,7 +512,9 @@ class device_log {
       } else if (!pending && value_known) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"value\":%u", e.value);
       }
-      if (pending || !ok_known) {
+      if (errored) {
+        n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":false,\"status\":\"%s\"", errors[e.status <= 4 ? e.status : 4]);
+      } else if (pending || !ok_known) {
         n += std::snprintf(buf + n, sizeof buf - n, pending ? ",\"ok\":false" : ",\"ok\":null");
       } else {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":%s", e.ok ? "true" : "false");
