@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / N;
   if (t64 >= p.teams) return;
   const team_id t = static_cast<team_id>(t64);
-  using team_type = last_read_team<device_team<N>>;
+  using team_type = last_read_team<device_team<N>, threads_per_block>;
   team_type team(t, seed, controls);
   team.watch(s.chunk(0));
   algorithm<team_type, Mutable, V> a(team, s, threshold, mut);
