@@ -231,7 +231,7 @@ command add_stress_command(CLI::App& root) {
       ->capture_default_str();
   c->add_option("--low-churn", st->o.low_churn,
                 "stable-contains: writers churn keys 1..K and every key above is stable (0: --stable-every's "
-                "interleaving); each write then moves the stable key at a chunk's line boundary across it")
+                "interleaving)")
       ->capture_default_str();
   c->add_option("--p-chunk", st->o.p_chunk, "probability that a split raises a key to the level above")->capture_default_str();
   c->add_option_function<std::string>(

@@ -212,7 +212,12 @@ TEST(RecordHeader, LaneOperationsOfACorrectMapAreLinearizable) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<rec::entry> e = log.records();
   ASSERT_EQ(e.size(), std::size_t{tiles} * rounds * 32);
-  EXPECT_EQ(verdict_of(e), gfsl::lin::verdict::linearizable);
+  const gfsl::lin::verdict v = verdict_of(e);
+  if (v != gfsl::lin::verdict::linearizable) {
+    const std::string path = ::testing::TempDir() + "/lane-operations.jsonl";
+    rec::device_log::write_json_lines_of(e, path);
+    ADD_FAILURE() << "the history, for gfsl check: " << path;
+  }
 }
 
 TEST(RecordHeader, AFullTileCountsItsOverflowAndTheLogRefusesToHandItOver) {
