@@ -70,7 +70,7 @@ __global__ void map_lane_ops(map_ref m, rec::log_ref log, unsigned rounds, unsig
     bool my_ok = false;
     unsigned my_out = 0;
     for (unsigned i = 0; i < 8; ++i) {
-      const unsigned src = part.meta_group_rank() * 8 + i;
+      const unsigned src = tile.thread_rank() / 8 * 8 + i;  // lane i of this part
       const unsigned kk = tile.shfl(k, src), oo = tile.shfl(static_cast<unsigned>(o), src);
       unsigned out = 0;
       const bool ok = m.apply(part, static_cast<op>(oo), kk, j, out);

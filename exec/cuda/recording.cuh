@@ -97,7 +97,7 @@ class team_recorder {
     return log;
   }
 
-  record::recorder<N, record::in_shared<Threads>, team_tile<N>> rec_;
+  record::recorder<N, record::in_shared<Threads, false>, team_tile<N>> rec_;
 };
 
 // The device counter's first value for a run whose prefill took stamps below

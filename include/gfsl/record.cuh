@@ -140,6 +140,7 @@ __device__ inline std::uint64_t global_timer() {
 //
 // in_registers (the default) keeps them in the recorder object.
 struct in_registers {
+  static constexpr bool ranges = true;  // call() and call_lanes() may take records from the tile's range
   std::uint64_t stamp_ = never, seen_ = 0;
   std::uint32_t in_group_ = 0, key_ = 0, record_ = 0, next_ = 0;
   __device__ std::uint64_t& stamp() { return stamp_; }
@@ -154,11 +155,16 @@ struct in_registers {
 // registers, where the recorder's values would be live across the whole
 // operation and push the structure's own into local memory (the project's
 // kernels are held to 32; docs/BENCHMARKS.md, "Stamp groups").
-template <int Threads>
+// Ranges = false: the kernel names every record itself (call_at only), and
+// the slots of the tile's next record are not kept: 4 bytes a thread of
+// shared memory less, which is L1 cache more (docs/BENCHMARKS.md, "One
+// recorder").
+template <int Threads, bool Ranges = true>
 struct in_shared {
+  static constexpr bool ranges = Ranges;
   struct slots {
     std::uint64_t stamp[Threads], seen[Threads];
-    std::uint32_t in_group[Threads], key[Threads], record[Threads], next[Threads];
+    std::uint32_t in_group[Threads], key[Threads], record[Threads], next[Ranges ? Threads : 1];
   };
   __device__ static slots& s() {
     __shared__ slots all;
@@ -169,7 +175,10 @@ struct in_shared {
   __device__ std::uint32_t& in_group() { return s().in_group[threadIdx.x]; }
   __device__ std::uint32_t& key() { return s().key[threadIdx.x]; }
   __device__ std::uint32_t& record() { return s().record[threadIdx.x]; }
-  __device__ std::uint32_t& next() { return s().next[threadIdx.x]; }
+  __device__ std::uint32_t& next() {
+    static_assert(Ranges, "call() and call_lanes() take records from the tile's range: in_shared<Threads, true>");
+    return s().next[threadIdx.x];
+  }
 };
 
 // A recorder for one tile of N threads (N = 1 to 32). Every call and ret is
@@ -210,7 +219,7 @@ class recorder {
     state_.stamp() = never;
     state_.seen() = 0;
     state_.in_group() = 0;
-    state_.next() = 0;
+    if constexpr (State::ranges) state_.next() = 0;
   }
 
   // Before the tile's own operation (every lane, the same arguments): the
