@@ -54,6 +54,9 @@ class access_hook {
   // identity when left alone. A warp's lanes have no order among themselves,
   // so a scheduler may pick any.
   virtual void lane_order(team_id /*team*/, int /*lanes*/, std::uint8_t* /*order*/) {}
+  // A coverage mark of the team's operation (core/coverage.hpp) on chunk or
+  // slab `where`: not an access, and not a scheduling point.
+  virtual void mark(team_id /*team*/, std::uint8_t /*what*/, std::uint32_t /*where*/) {}
 };
 
 // Thrown by a host team that is about to access a word outside its
@@ -101,6 +104,9 @@ class host_team {
   path_stats& stats() { return stats_; }
   const path_stats& stats() const { return stats_; }
   void count(path_stat s) { ++counter_of(stats_, s); }
+  void mark(std::uint8_t what, std::uint32_t where) {
+    if (hook_) hook_->mark(id_, what, where);
+  }
   void set_hook(access_hook* hook) { hook_ = hook; }
   // The threads backend's watchdog: once `flag` is true the team stops where
   // it is (run_stopped), checked at every lock wait and every 256th access,

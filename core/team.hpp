@@ -18,6 +18,10 @@
 // entry's value, a down or NEXT pointer; its key; a chunk index), one 32-bit
 // shuffle where `shfl` makes two. On the CPU each per-lane access passes one
 // hook (core/host_team.hpp), the point where a scheduler interleaves teams.
+// Besides its accesses a structure tells the testbed two things: `count`, a
+// rare path taken (core/stats.hpp), and `mark`, a step of its operation or an
+// effect it completed on a chunk (core/coverage.hpp); the device team keeps
+// the counts and ignores the marks.
 #pragma once
 
 #include <concepts>
@@ -62,6 +66,7 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { t.lock_wait(chunk_index{}, std::uint64_t{}) };
   { t.random_u32() } -> std::same_as<std::uint32_t>;
   { t.count(path_stat::splits) };
+  { t.mark(std::uint8_t{}, std::uint32_t{}) };
 };
 #endif
 

@@ -52,6 +52,9 @@ class event_recorder final : public access_hook {
   void lane_order(team_id team, int lanes, std::uint8_t* order) override {
     if (inner_) inner_->lane_order(team, lanes, order);
   }
+  void mark(team_id team, std::uint8_t what, std::uint32_t where) override {
+    if (inner_) inner_->mark(team, what, where);
+  }
 
   // All events in their global order (call after the teams are done).
   std::vector<invariants::structural_event> events() const {

@@ -3,6 +3,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/layout.hpp"
+#include "fuzz/coverage.hpp"
 #include "fuzz/scenarios.hpp"
 #include "linearizability/report.hpp"
 #include "model/workload.hpp"
@@ -340,6 +342,13 @@ bool count_run(shared_state& s, const judgement& j, bool replayed = false) {
     r.paths += j.run.report.paths;
     r.undecided += j.undecided;
   }
+  if (j.config.backend == "host") {
+    r.pairs |= j.outcome.pairs;
+    if (j.config.so.hold.active) {
+      ++r.hold_runs;
+      r.hold_met += j.outcome.hold_met ? 1 : 0;
+    }
+  }
   if (j.config.backend == "host" && (j.config.so.strat == sched::strategy::pct || j.config.so.strat == sched::strategy::fair_pct)) {
     ++r.pct_runs;
     r.pct_changes += j.outcome.priority_changes;
@@ -354,17 +363,56 @@ bool count_run(shared_state& s, const judgement& j, bool replayed = false) {
 // kept, and between RapidCheck's batches the kept runs that reached the paths
 // the campaign has hit least are run again under another schedule (seed,
 // strategy, granularity), as coverage-guided fuzzers mutate their corpus.
+// A kept run also carries its interleaving coverage (fuzz/coverage.hpp):
+// the pairs it reached, and the windows it opened (how often each) and the
+// effects it made, which tell whether a targeted park on it can aim at a
+// pair it missed.
 struct corpus_entry {
   run_config config;
   std::uint32_t mask = 0;
+  std::uint64_t pairs = 0;
+  std::uint32_t windows = 0, effects = 0;
+  std::array<std::uint32_t, 8> window_opens{};
 };
 
-double rarity(std::uint32_t mask, const path_stats& totals) {
+// Paths, and pairs, that the batch reached least weigh most.
+double rarity(const corpus_entry& e, const path_stats& totals, const std::array<std::uint64_t, 64>& pair_counts) {
   double score = 0;
   for (std::size_t i = 0; i < std::size(rare_paths); ++i) {
-    if (mask & (1u << i)) score += 1.0 / (1.0 + static_cast<double>(totals.*rare_paths[i].count));
+    if (e.mask & (1u << i)) score += 1.0 / (1.0 + static_cast<double>(totals.*rare_paths[i].count));
+  }
+  for (std::size_t b = 0; b < 64; ++b) {
+    if (e.pairs >> b & 1u) score += 1.0 / (1.0 + static_cast<double>(pair_counts[b]));
   }
   return score;
+}
+
+// A targeted park aimed at a pair the batch has not reached: a kept run that
+// opened the pair's window and made its effect, but never one inside the
+// other, made again with its `nth` opening of the window held until another
+// team's operation makes the effect on the held chunk. The schedule is the
+// kept run's until the hold: the same seed makes the same choices up to it.
+std::optional<run_config> targeted_run(const std::vector<corpus_entry>& corpus, std::uint64_t batch_pairs, subject_kind subject,
+                                       team_rng& rng) {
+  std::vector<std::pair<int, const corpus_entry*>> aims;
+  for (int bit : pair_bits(subject)) {
+    if (batch_pairs >> bit & 1u) continue;
+    const int w = pair_window(bit), e = pair_effect(bit);
+    for (const corpus_entry& c : corpus) {
+      if (c.config.backend == "host" && (c.windows >> w & 1u) && (c.effects >> e & 1u) && c.window_opens[static_cast<std::size_t>(w)]) {
+        aims.emplace_back(bit, &c);
+      }
+    }
+  }
+  if (aims.empty()) return std::nullopt;
+  const auto& [bit, base] = aims[rng.next() % aims.size()];
+  run_config c = base->config;
+  c.so.hold.active = true;
+  c.so.hold.window = static_cast<std::uint8_t>(pair_window(bit));
+  c.so.hold.effect = static_cast<std::uint8_t>(pair_effect(bit));
+  c.so.hold.nth = 1 + static_cast<std::uint32_t>(rng.next() % base->window_opens[static_cast<std::size_t>(pair_window(bit))]);
+  c.so.hold.team = sched::hold_directive::any_team;
+  return c;
 }
 
 run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng& rng) {
@@ -498,10 +546,23 @@ void worker(const campaign_options& o, shared_state& s) {
     // uninterrupted one would have.
     std::vector<corpus_entry> corpus;
     std::set<std::uint32_t> batch_combinations;
+    std::set<std::uint64_t> batch_pair_sets;
     path_stats batch_paths;
+    std::uint64_t batch_pairs = 0;
+    std::array<std::uint64_t, 64> batch_pair_counts{};
     const auto keep = [&](const judgement& j) {
       batch_paths += j.run.report.paths;
-      if (batch_combinations.insert(path_mask(j.run.report.paths)).second) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+      const std::uint64_t pairs = j.outcome.pairs;
+      batch_pairs |= pairs;
+      for (std::size_t b = 0; b < 64; ++b) batch_pair_counts[b] += pairs >> b & 1u;
+      const bool new_paths = batch_combinations.insert(path_mask(j.run.report.paths)).second;
+      const bool new_pairs = batch_pair_sets.insert(pairs).second;
+      // A run with a hold is kept for its paths only: aimed again, it would
+      // carry two holds' worth of luck, and its base is in the corpus already.
+      if (new_paths || (new_pairs && !j.config.so.hold.active)) {
+        corpus.push_back({j.config, path_mask(j.run.report.paths), pairs, j.outcome.windows_opened, j.outcome.effects_made,
+                          j.outcome.window_opens});
+      }
     };
     const auto property = [&]() {
       const run_config c = *gen;
@@ -581,8 +642,15 @@ void worker(const campaign_options& o, shared_state& s) {
     const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
-    for (int i = 0; i < directed_runs + feedback_runs && !cut_short; ++i) {
+    const int targeted_runs = o.backend == "host" ? std::max(0, o.targeted_runs_per_batch) : 0;
+    for (int i = 0; i < directed_runs + targeted_runs + feedback_runs && !cut_short; ++i) {
       const bool directed = i < directed_runs;
+      const bool targeted = !directed && i < directed_runs + targeted_runs;
+      std::optional<run_config> aimed;
+      if (targeted) {
+        aimed = targeted_run(corpus, batch_pairs, o.limits.subject, rng);
+        if (!aimed) continue;  // every pair reached, or none within reach of a kept run
+      }
       if (!directed && corpus.empty()) break;
       // A replayed run ran before the campaign was stopped: neither the
       // time nor the run budget cuts it (runs_before counts it already).
@@ -596,12 +664,13 @@ void worker(const campaign_options& o, shared_state& s) {
         if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) break;
       }
       const corpus_entry* best = nullptr;
-      for (int k = 0; !directed && k < 4; ++k) {
+      for (int k = 0; !directed && !targeted && k < 4; ++k) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
-        if (!best || rarity(e.mask, batch_paths) > rarity(best->mask, batch_paths)) best = &e;
+        if (!best || rarity(e, batch_paths, batch_pair_counts) > rarity(*best, batch_paths, batch_pair_counts)) best = &e;
       }
-      judgement j = execute_and_judge(directed ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
-                                               : reschedule(*best, o, rng),
+      judgement j = execute_and_judge(directed   ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
+                                      : targeted ? *aimed
+                                                 : reschedule(*best, o, rng),
                                       o.judge);
       if (o.on_run && !replayed) o.on_run(b, case_index, j.config, j);
       ++case_index;
@@ -1125,7 +1194,19 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
     j << (first ? "" : ",") << "\"" << p.name << "\"";
     first = false;
   }
-  j << "],\"failures\":[";
+  j << "]";
+  if (o.backend == "host") {
+    // Interleaving coverage (fuzz/coverage.hpp), by pair name.
+    std::string reached, never, disabled;
+    for (int bit : pair_bits(o.limits.subject)) {
+      const std::string name = "\"" + pair_name(o.limits.subject, bit) + "\"";
+      std::string& into = (r.pairs >> bit & 1u) ? reached : !pair_disabled_by(o, bit).empty() ? disabled : never;
+      into += (into.empty() ? "" : ",") + name;
+    }
+    j << ",\"pairs_reached\":[" << reached << "],\"pairs_never_reached\":[" << never << "],\"pairs_disabled\":[" << disabled
+      << "],\"hold_runs\":" << r.hold_runs << ",\"hold_met\":" << r.hold_met;
+  }
+  j << ",\"failures\":[";
   std::vector<const failure*> all;
   if (r.found) all.push_back(&*r.found);
   for (const failure& f : r.further) all.push_back(&f);

@@ -37,6 +37,11 @@ struct campaign_options {
   unsigned shard = 0, shards = 1;
   std::uint64_t seed = 1;
   int runs_per_batch = 25;        // RapidCheck cases per batch
+  // Interleaving coverage as feedback (fuzz/coverage.hpp): host campaigns
+  // add up to this many runs per batch, each a kept run of the batch made
+  // again with a targeted park aimed at a coverage pair the batch has not
+  // reached. 0: none (the campaign as it was before targeted parks).
+  int targeted_runs_per_batch = 4;
   double shrink_seconds = 60;     // shrinking stops after this long (keeps the smallest failure so far)
   generator_limits limits;
   judge_options judge;
@@ -111,6 +116,11 @@ struct campaign_result {
   std::uint64_t pct_runs = 0, pct_changes = 0, pct_change_points = 0;
   // Distinct sets of rare paths (core/stats.hpp) that single runs reached.
   std::uint64_t path_combinations = 0;
+  // Coverage pairs reached (bits of sched::outcome::pairs, fuzz/coverage.hpp);
+  // runs made with a targeted park, and those whose held team was let go by
+  // the effect it waited for.
+  std::uint64_t pairs = 0;
+  std::uint64_t hold_runs = 0, hold_met = 0;
   std::optional<failure> found;   // the first failure
   std::vector<failure> further;   // keep_going: one per further signature, in the order found
   bool interrupted = false;       // `cancel` stopped it

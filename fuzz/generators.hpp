@@ -12,7 +12,9 @@ namespace gfsl::fuzz {
 
 // The upper levels' rule of the generated runs (model::workload::reraise):
 // the thesis' in every run, re-raise in every run, or each run's own (one bit
-// of its workload seed).
+// of its workload seed). Mixed is the default: swarm testing varies every
+// rule that changes the algorithm, so that a fault in either rule is within
+// reach of a default campaign.
 enum class upper_choice { thesis, reraise, mixed };
 const char* upper_choice_name(upper_choice c);
 bool parse_upper_choice(const std::string& text, upper_choice& out);
@@ -26,7 +28,7 @@ struct generator_limits {
   // What the runs' loads see (exec/sched/memory_model.hpp): one model for a
   // whole campaign, as its journal header records it.
   sched::memory memory = sched::memory::sc;
-  upper_choice upper = upper_choice::thesis;
+  upper_choice upper = upper_choice::mixed;
   // The structure the runs test; SlabHash's runs draw a bucket count that
   // shrinks towards one bucket, where every key collides.
   subject_kind subject = subject_kind::gfsl;

@@ -189,6 +189,8 @@ class device_team {
   // sum in a second register and moved it back). Every lane of a team makes
   // the same reads, so lane chunk_reads holds their number and every other
   // lane holds its own counter plus that number, taken off at the flush.
+  // Coverage marks (core/coverage.hpp) are the CPU scheduler's: nothing here.
+  __host__ __device__ void mark(std::uint8_t, std::uint32_t) {}
   __host__ __device__ void count(path_stat s) {
     if (s == path_stat::chunk_reads) {
       ++stat_;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "../../core/coverage.hpp"
 #include "../../core/layout.hpp"
 
 namespace gfsl::sched {
@@ -132,6 +133,20 @@ struct scheduler::impl {
   std::unique_ptr<ptx_memory> memory;
   std::vector<char> stale_in_read;
   stale_read last_stale;
+  // Coverage: per team the window it has open (-1: none) and on which chunk;
+  // the hold's team (no_team: none held), its chunk, the openings counted
+  // towards its nth, and per team whether its current operation made the
+  // hold's effect on that chunk (the hold ends when that operation does).
+  std::vector<int> open_window;
+  std::vector<std::uint32_t> open_chunk;
+  team_id held = no_team;
+  std::uint32_t held_chunk = 0;
+  std::uint32_t hold_openings = 0;
+  std::vector<char> releases_hold;
+  std::uint64_t pairs = 0;
+  std::uint32_t windows_opened = 0, effects_made = 0;
+  std::array<std::uint32_t, 8> window_opens{};
+  bool hold_taken = false, hold_met = false;
 
   explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
 
@@ -139,7 +154,7 @@ struct scheduler::impl {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rng.next()) * bound) >> 64);
   }
   bool enabled(team_id t) const {
-    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total;
+    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total && t != held;
   }
 
   // Park: is the team's next access a point of the chosen kind?
@@ -164,7 +179,7 @@ struct scheduler::impl {
   }
 
   bool nobody_waits() const { return write_epoch > latest_wait_epoch; }
-  bool nobody_parked() const { return completed_total >= latest_park_until; }
+  bool nobody_parked() const { return completed_total >= latest_park_until && held == no_team; }
 
   void finished(team_id t) {
     done[t] = 1;
@@ -172,7 +187,18 @@ struct scheduler::impl {
     pct_top_valid = false;
   }
 
+  // A hold that nothing else can make progress under ends: the held team
+  // goes on as if its window had closed without the effect.
   team_id choose() {
+    team_id pick = choose_among_enabled();
+    if (pick == no_team && held != no_team) {
+      held = no_team;
+      pick = choose_among_enabled();
+    }
+    return pick;
+  }
+
+  team_id choose_among_enabled() {
     // Fast paths while no team waits on a lock: every unfinished team is
     // enabled. They pick exactly what the full scans below would.
     if (nobody_waits() && nobody_parked()) {
@@ -244,6 +270,7 @@ struct scheduler::impl {
     if (stopping) throw stop_signal{};
     ++steps;
     ++since_completion;
+    if (held != no_team && since_completion > opt.livelock_steps / 4) held = no_team;
     if (opt.max_steps && steps > opt.max_steps) stop(stop_reason::step_limit);
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
     if (opt.check_every && steps % opt.check_every == 0 && opt.on_check) opt.on_check(steps);
@@ -357,8 +384,50 @@ void scheduler::stamp() {
   if (p_->memory) p_->memory->stamp(p_->current);
 }
 void scheduler::completed_operation() {
-  p_->since_completion = 0;
-  ++p_->completed_total;
+  impl& s = *p_;
+  s.since_completion = 0;
+  ++s.completed_total;
+  if (s.current < s.n) {
+    s.open_window[s.current] = -1;  // a window never outlives its operation
+    if (s.releases_hold[s.current]) {
+      s.releases_hold[s.current] = 0;
+      if (s.held != no_team) {
+        s.held = no_team;
+        s.hold_met = true;
+      }
+    }
+  }
+}
+
+void scheduler::mark(team_id team, std::uint8_t what, std::uint32_t where) {
+  impl& s = *p_;
+  if (team >= s.n) return;
+  if (is_effect_mark(what)) {
+    const int e = what - effect_base;
+    if (e >= max_effects) return;
+    s.effects_made |= 1u << e;
+    for (team_id u = 0; u < s.n; ++u) {
+      if (u != team && s.open_window[u] >= 0 && s.open_chunk[u] == where) s.pairs |= 1ull << pair_bit(s.open_window[u], e);
+    }
+    if (s.held != no_team && s.held != team && s.held_chunk == where && e == s.opt.hold.effect) s.releases_hold[team] = 1;
+    return;
+  }
+  s.open_window[team] = -1;
+  if (!is_open_mark(what)) return;
+  const int w = what - 1;
+  if (w >= max_windows) return;
+  s.open_window[team] = w;
+  s.open_chunk[team] = where;
+  s.windows_opened |= 1u << w;
+  ++s.window_opens[static_cast<std::size_t>(w)];
+  const hold_directive& h = s.opt.hold;
+  if (h.active && !s.hold_taken && w == h.window && (h.team == hold_directive::any_team || h.team == team) &&
+      ++s.hold_openings == h.nth) {
+    // Held from its next access on: a mark is not a scheduling point.
+    s.hold_taken = true;
+    s.held = team;
+    s.held_chunk = where;
+  }
 }
 void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
@@ -465,6 +534,15 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.parks = 0;
   s.latest_park_until = 0;
   s.accessed.assign(s.n, 0);
+  s.open_window.assign(s.n, -1);
+  s.open_chunk.assign(s.n, 0);
+  s.releases_hold.assign(s.n, 0);
+  s.held = no_team;
+  s.hold_openings = 0;
+  s.pairs = 0;
+  s.windows_opened = s.effects_made = 0;
+  s.window_opens.fill(0);
+  s.hold_taken = s.hold_met = false;
   s.stale_in_read.assign(s.n, 0);
   s.last_stale = {};
   s.memory.reset();
@@ -527,6 +605,12 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.parks = s.parks;
   out.fingerprint = s.fingerprint;
   out.stale_reads = s.memory ? s.memory->stale_reads() : 0;
+  out.pairs = s.pairs;
+  out.windows_opened = s.windows_opened;
+  out.effects_made = s.effects_made;
+  out.window_opens = s.window_opens;
+  out.hold_taken = s.hold_taken;
+  out.hold_met = s.hold_met;
   if (s.stopping) {
     out.report = s.describe_stop();
     for (team_id t = 0; t < s.n; ++t) {

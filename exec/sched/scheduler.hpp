@@ -14,6 +14,7 @@
 // run with a report of who waits on which chunk, held by whom.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,22 @@ bool parse(const std::string& text, park_point& out);
 bool parse(const std::string& text, strategy& out);
 bool parse(const std::string& text, granularity& out);
 
+// A targeted park: the `nth` time a team (any team, or team `team`) opens
+// coverage window `window` (core/coverage.hpp) on a chunk, it is held there,
+// before its next access, until another team completes an operation that
+// made effect `effect` on that chunk. A hold that could only deadlock the
+// run (no other team can step) or starve it (a quarter of the livelock bound
+// without a completed operation) is let go early: the run goes on, and the
+// outcome says the effect never came (hold_met false).
+struct hold_directive {
+  static constexpr std::uint32_t any_team = 0xFFFFFFFFu;
+  bool active = false;
+  std::uint8_t window = 0;
+  std::uint8_t effect = 0;
+  std::uint32_t nth = 1;
+  std::uint32_t team = any_team;
+};
+
 struct options {
   strategy strat = strategy::random;
   granularity gran = granularity::lane;
@@ -88,6 +105,8 @@ struct options {
   memory mem = memory::sc;
   const std::uint64_t* memory_base = nullptr;
   std::size_t memory_words = 0;
+  // A targeted park (any strategy): replayed bit for bit like the rest.
+  hold_directive hold;
 };
 
 enum class stop_reason : std::uint8_t { completed, deadlock, livelock, step_limit };
@@ -121,6 +140,15 @@ struct outcome {
   std::string report;             // one line per unfinished team, on a stop
   std::vector<logged_access> accesses;  // with options.record_accesses
   std::uint64_t stale_reads = 0;  // ptx: loads that returned a store older than the latest
+  // Interleaving coverage (core/coverage.hpp): bit pair_bit(w, e) of
+  // `pairs` when a team's window w was open on a chunk while another team
+  // made effect e on it; the windows opened and effects made, each at all;
+  // how often each window was opened (what a hold's nth counts).
+  std::uint64_t pairs = 0;
+  std::uint32_t windows_opened = 0, effects_made = 0;
+  std::array<std::uint32_t, 8> window_opens{};
+  bool hold_taken = false;  // the hold's nth opening came and its team was held
+  bool hold_met = false;    // and an operation with the effect let it go
 };
 
 class scheduler final : public access_hook {
@@ -159,6 +187,7 @@ class scheduler final : public access_hook {
   std::uint64_t load_value(const access& a, std::uint64_t latest) override;
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
+  void mark(team_id team, std::uint8_t what, std::uint32_t where) override;
 
  private:
   struct impl;
