@@ -655,7 +655,7 @@ class algorithm {
             if (with_path) t_.set_lane(path, height, curr);
             --height;
             prev = no_chunk;
-            t_.mark(open_mark(gfsl_window::step_down), curr);
+            t_.mark(open_mark(gfsl_window::step_down), to);
           }
           curr = to;
         } else {  // every key here is above k: backtrack through the previous chunk

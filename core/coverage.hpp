@@ -42,9 +42,10 @@ constexpr bool is_effect_mark(coverage_mark m) { return m >= effect_base; }
 // GFSL's windows (core/algorithm.hpp marks them).
 enum class gfsl_window : std::uint8_t {
   // search_down's down step: from the read of an upper-level chunk that
-  // decided to step down at key j to the read of the chunk j points to.
-  // What the restart and backtrack rules (4.2.1) are about: j deleted, or
-  // the chunk split or merged, in between.
+  // decided to step down at key j to the read of the chunk j points to,
+  // which is the window's chunk. What the restart and backtrack rules
+  // (4.2.1) are about: j deleted from that chunk (its keys are then all
+  // above the one sought), or the chunk split or merged, in between.
   step_down,
   // unlink_zombie (Alg. 4.6 l.10-20) with a predecessor: from entering the
   // unlink (the predecessor was read by the search, and the zombie after it)

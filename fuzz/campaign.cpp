@@ -387,30 +387,45 @@ double rarity(const corpus_entry& e, const path_stats& totals, const std::array<
   return score;
 }
 
-// A targeted park aimed at a pair the batch has not reached: a kept run that
-// opened the pair's window and made its effect, but never one inside the
-// other, made again with its `nth` opening of the window held until another
-// team's operation makes the effect on the held chunk. The schedule is the
-// kept run's until the hold: the same seed makes the same choices up to it.
-std::optional<run_config> targeted_run(const std::vector<corpus_entry>& corpus, std::uint64_t batch_pairs, subject_kind subject,
-                                       team_rng& rng) {
-  std::vector<std::pair<int, const corpus_entry*>> aims;
-  for (int bit : pair_bits(subject)) {
-    if (batch_pairs >> bit & 1u) continue;
+// A targeted park aimed at a pair the batch has reached least (never, first
+// of all): a kept run that opened the pair's window and made its effect,
+// made again with its `nth` opening of the window held until another team's
+// operation makes the effect on the held chunk. The schedule is the kept
+// run's until the hold: the same seed makes the same choices up to it.
+// Among the kept runs that can aim at the pair, those that open the window
+// least are preferred: a directed run's few openings are each likely to be
+// the one its scenario is about, a long run's are mostly elsewhere.
+std::optional<run_config> targeted_run(const std::vector<corpus_entry>& corpus, const std::array<std::uint64_t, 64>& pair_counts,
+                                       subject_kind subject, team_rng& rng) {
+  const auto can_aim = [](const corpus_entry& c, int bit) {
     const int w = pair_window(bit), e = pair_effect(bit);
-    for (const corpus_entry& c : corpus) {
-      if (c.config.backend == "host" && (c.windows >> w & 1u) && (c.effects >> e & 1u) && c.window_opens[static_cast<std::size_t>(w)]) {
-        aims.emplace_back(bit, &c);
-      }
-    }
+    return c.config.backend == "host" && (c.windows >> w & 1u) && (c.effects >> e & 1u) && c.window_opens[static_cast<std::size_t>(w)];
+  };
+  std::vector<int> aimable;
+  for (int bit : pair_bits(subject)) {
+    if (std::any_of(corpus.begin(), corpus.end(), [&](const corpus_entry& c) { return can_aim(c, bit); })) aimable.push_back(bit);
   }
-  if (aims.empty()) return std::nullopt;
-  const auto& [bit, base] = aims[rng.next() % aims.size()];
+  if (aimable.empty()) return std::nullopt;
+  int bit = -1;
+  for (int k = 0; k < 4; ++k) {  // tournament: the pair the batch reached least
+    const int b = aimable[rng.next() % aimable.size()];
+    if (bit < 0 || pair_counts[static_cast<std::size_t>(b)] < pair_counts[static_cast<std::size_t>(bit)]) bit = b;
+  }
+  const std::size_t w = static_cast<std::size_t>(pair_window(bit));
+  std::vector<const corpus_entry*> bases;
+  for (const corpus_entry& c : corpus) {
+    if (can_aim(c, bit)) bases.push_back(&c);
+  }
+  const corpus_entry* base = nullptr;
+  for (int k = 0; k < 4; ++k) {  // tournament: the base that opens the window least
+    const corpus_entry* b = bases[rng.next() % bases.size()];
+    if (!base || b->window_opens[w] < base->window_opens[w]) base = b;
+  }
   run_config c = base->config;
   c.so.hold.active = true;
-  c.so.hold.window = static_cast<std::uint8_t>(pair_window(bit));
+  c.so.hold.window = static_cast<std::uint8_t>(w);
   c.so.hold.effect = static_cast<std::uint8_t>(pair_effect(bit));
-  c.so.hold.nth = 1 + static_cast<std::uint32_t>(rng.next() % base->window_opens[static_cast<std::size_t>(pair_window(bit))]);
+  c.so.hold.nth = 1 + static_cast<std::uint32_t>(rng.next() % base->window_opens[w]);
   c.so.hold.team = sched::hold_directive::any_team;
   return c;
 }
@@ -548,12 +563,10 @@ void worker(const campaign_options& o, shared_state& s) {
     std::set<std::uint32_t> batch_combinations;
     std::set<std::uint64_t> batch_pair_sets;
     path_stats batch_paths;
-    std::uint64_t batch_pairs = 0;
     std::array<std::uint64_t, 64> batch_pair_counts{};
     const auto keep = [&](const judgement& j) {
       batch_paths += j.run.report.paths;
       const std::uint64_t pairs = j.outcome.pairs;
-      batch_pairs |= pairs;
       for (std::size_t b = 0; b < 64; ++b) batch_pair_counts[b] += pairs >> b & 1u;
       const bool new_paths = batch_combinations.insert(path_mask(j.run.report.paths)).second;
       const bool new_pairs = batch_pair_sets.insert(pairs).second;
@@ -642,14 +655,16 @@ void worker(const campaign_options& o, shared_state& s) {
     const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
-    const int targeted_runs = o.backend == "host" ? std::max(0, o.targeted_runs_per_batch) : 0;
+    // Interleaving coverage as feedback: up to this many runs a batch, each a
+    // kept run made again with a targeted park (targeted_run).
+    const int targeted_runs = o.backend == "host" && o.limits.targeted_parks ? 4 : 0;
     for (int i = 0; i < directed_runs + targeted_runs + feedback_runs && !cut_short; ++i) {
       const bool directed = i < directed_runs;
       const bool targeted = !directed && i < directed_runs + targeted_runs;
       std::optional<run_config> aimed;
       if (targeted) {
-        aimed = targeted_run(corpus, batch_pairs, o.limits.subject, rng);
-        if (!aimed) continue;  // every pair reached, or none within reach of a kept run
+        aimed = targeted_run(corpus, batch_pair_counts, o.limits.subject, rng);
+        if (!aimed) continue;  // no kept run opens a window and makes an effect
       }
       if (!directed && corpus.empty()) break;
       // A replayed run ran before the campaign was stopped: neither the

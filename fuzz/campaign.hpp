@@ -37,11 +37,6 @@ struct campaign_options {
   unsigned shard = 0, shards = 1;
   std::uint64_t seed = 1;
   int runs_per_batch = 25;        // RapidCheck cases per batch
-  // Interleaving coverage as feedback (fuzz/coverage.hpp): host campaigns
-  // add up to this many runs per batch, each a kept run of the batch made
-  // again with a targeted park aimed at a coverage pair the batch has not
-  // reached. 0: none (the campaign as it was before targeted parks).
-  int targeted_runs_per_batch = 4;
   double shrink_seconds = 60;     // shrinking stops after this long (keeps the smallest failure so far)
   generator_limits limits;
   judge_options judge;

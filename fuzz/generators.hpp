@@ -24,6 +24,11 @@ struct generator_limits {
   std::uint64_t max_ops = 2000;
   std::uint32_t max_range = 1000000;
   bool vary_granularity = true;          // else always `granularity`
+  // Targeted parks (exec/sched/scheduler.hpp, hold_directive): the directed
+  // runs that need one hold their team with it, and host campaigns add
+  // runs aimed at the coverage pairs a batch reached least
+  // (fuzz/coverage.hpp). false: neither (the campaign as it was before).
+  bool targeted_parks = true;
   sched::granularity granularity = sched::granularity::chunk;
   // What the runs' loads see (exec/sched/memory_model.hpp): one model for a
   // whole campaign, as its journal header records it.

@@ -1,5 +1,7 @@
 #include "fuzz/scenarios.hpp"
 
+#include "core/coverage.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <span>
@@ -121,7 +123,55 @@ run_config restart_run(const generator_limits& lim, mutant m, variant v, team_rn
   c.so.park_at = sched::park_point::after_read;
   c.so.park_ops = 1;
   c.so.park_every = 2 + static_cast<std::uint32_t>(rng.next() % 3);
+  if (lim.targeted_parks) {
+    // The reader's step down into the level-1 chunk that j begins is its
+    // second (from level 3, or from level 2's head chunk) or third: held
+    // there until the delete of j, which removes j from that chunk, has
+    // completed, it reads a chunk whose keys are all above the one sought.
+    c.so.hold.active = true;
+    c.so.hold.window = static_cast<std::uint8_t>(gfsl_window::step_down);
+    c.so.hold.effect = static_cast<std::uint8_t>(gfsl_effect::remove);
+    c.so.hold.nth = 1 + static_cast<std::uint32_t>(rng.next() % 3);
+    c.so.hold.team = 0;
+  }
   finish(c, std::move(s), restart_prefill_keys);
+  return c;
+}
+
+// unlink_split: keys 10..350 as in zombie_next, so level 0 holds the head
+// chunk (-inf, 10..60), then A = 70..130, X = 140..200, Y = 210..270, ....
+// Team 1 deletes four keys of X: the fourth finds X at the merge threshold
+// and merges it into Y. Team 2 inserts eight keys of A's range: the eighth
+// overflows A and splits it (after a few lookups, so that the split comes
+// after the merge in most runs). Team 0 deletes keys of Y's range that are not
+// there, walking H -> A -> X; once X is a zombie it unlinks it with A as
+// predecessor, and is held there until team 2's split of A has completed.
+run_config unlink_split_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, false);
+  c.so.strat = sched::strategy::random;
+  c.w.p_chunk = 0;
+  model::script s;
+  for (key_type k = 10; k <= zombie_prefill_top; k += 10) s.prefill.push_back(op(op_kind::insert, k));
+  s.team_ops.resize(3);
+  // Deletes of keys that are not there: an update's search unlinks the
+  // zombies it passes (a lookup's only steps over them).
+  for (int i = 0; i < 10; ++i) s.team_ops[0].push_back(op(op_kind::remove, 181 + static_cast<key_type>(rng.next() % 9)));
+  model::operation_list merge = {op(op_kind::remove, 140), op(op_kind::remove, 150), op(op_kind::remove, 160), op(op_kind::remove, 170)};
+  shuffle(merge, rng);
+  s.team_ops[1] = merge;
+  for (key_type k = 71; k <= 78; ++k) s.team_ops[2].push_back(op(op_kind::insert, k));
+  shuffle(s.team_ops[2], rng);
+  // Lookups first put the split after the merge in most runs.
+  const int lead = 2 + static_cast<int>(rng.next() % 6);
+  for (int i = 0; i < lead; ++i) s.team_ops[2].insert(s.team_ops[2].begin(), op(op_kind::contains, 10 * (1 + static_cast<key_type>(rng.next() % 6))));
+  if (lim.targeted_parks) {
+    c.so.hold.active = true;
+    c.so.hold.window = static_cast<std::uint8_t>(gfsl_window::unlink);
+    c.so.hold.effect = static_cast<std::uint8_t>(gfsl_effect::split);
+    c.so.hold.nth = 1;
+    c.so.hold.team = 0;
+  }
+  finish(c, std::move(s), zombie_prefill_top + region_step);
   return c;
 }
 
@@ -227,6 +277,7 @@ const char* name(scenario s) {
     case scenario::zombie_next: return "zombie-next";
     case scenario::stale_upper_key: return "stale-upper-key";
     case scenario::raise_race: return "raise-race";
+    case scenario::unlink_split: return "unlink-split";
   }
   return "?";
 }
@@ -234,6 +285,7 @@ const char* name(scenario s) {
 std::vector<scenario> directed_runs_of(const generator_limits& lim) {
   if (lim.subject != subject_kind::gfsl) return {};  // the scenarios are GFSL's shapes (chunks, levels, zombies)
   std::vector<scenario> kinds = {scenario::restart, scenario::raise_race};
+  if (lim.targeted_parks) kinds.push_back(scenario::unlink_split);
   if (lim.vary_granularity || lim.granularity == sched::granularity::lane) {
     for (int twice = 0; twice < 2; ++twice) {
       kinds.push_back(scenario::zombie_next);
@@ -258,6 +310,7 @@ run_config directed_run(scenario s, const generator_limits& lim, mutant m, varia
     case scenario::zombie_next: return zombie_next_run(lim, m, v, rng);
     case scenario::stale_upper_key: return stale_upper_key_run(lim, m, v, rng);
     case scenario::raise_race: return raise_race_run(lim, m, v, rng);
+    case scenario::unlink_split: return unlink_split_run(lim, m, v, rng);
   }
   return restart_run(lim, m, v, rng);
 }

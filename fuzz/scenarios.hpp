@@ -38,6 +38,19 @@
 // keys of each level-2 chunk. Of 400 runs on the published algorithm, 13
 // hung and 13 left a stale key; none of 400 on the robust one failed.
 //
+// With targeted parks (generator_limits::targeted_parks) the restart run
+// also holds its reader at a step down (the hold step-down,remove on team
+// 0) until the delete has completed: the park strategy alone holds it for
+// one operation, usually the deleter's short lookup, and the delete lands
+// inside the window in few runs.
+//
+// unlink_split (pair unlink x split, core/coverage.hpp): one level (p_chunk
+// 0), so that every search walks level 0 from its head. A chunk X merges
+// into its successor and becomes a zombie; a reader walking past it from
+// its predecessor A unlinks it, and is held there (hold unlink,split,1 on
+// team 0) until another team's insert splits A. Under A's lock the unlinker
+// must see that A's NEXT names the fresh chunk, not X any more.
+//
 // raise_race (robust's raised-key rule, docs/ALGORITHM.md): a split of an
 // upper level raises its fresh chunk's minimum m while another team deletes
 // m, which it found in that level but not yet in the one above. The delete
@@ -56,7 +69,7 @@
 
 namespace gfsl::fuzz {
 
-enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key, raise_race };
+enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key, raise_race, unlink_split };
 const char* name(scenario s);
 
 // A directed run of kind `s` for the campaign (host backend: the park
@@ -66,7 +79,8 @@ const char* name(scenario s);
 // or not. Otherwise the torn-read kinds run at lane granularity.
 run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng);
 
-// The directed runs of one batch: restart and raise_race once; the torn-read kinds twice
+// The directed runs of one batch: restart, raise_race and (with targeted
+// parks) unlink_split once; the torn-read kinds twice
 // each (a few milliseconds a run), where the campaign reads lane by lane
 // (lane granularity, or varied): at chunk or line granularity no read of a
 // 16-entry chunk is torn, and they would only be costly random runs.

@@ -238,6 +238,47 @@ TEST(Cli, ReplayStringsCarryTheStampGroup) {
   }
 }
 
+// A targeted park is in the replay line (hold=...), and replaying the line
+// makes the same run: the same scheduling points, switches, hold and pairs.
+// A line from before holds existed (none here) still replays; a bad hold is
+// refused in one line, exit 2.
+TEST(Cli, AHoldIsInTheReplayLineAndReplaysBitForBit) {
+  std::string keys;
+  for (int k = 1; k <= 400; ++k) keys += (k > 1 ? "," : "") + std::to_string(k);
+  const result r = run("run --backend host --sched random --granularity lane --chunk 16 --team-ops c50,c51,c52,c53/c1,d49 "
+                       "--prefill-keys " + keys + " --hold step-down,remove,2,0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto line_of = [](const std::string& out, const std::string& head) {
+    const auto at = out.find("\n" + head);
+    return at == std::string::npos ? std::string() : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_of(r.out, "hold:").find("held until another team's operation made the effect"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "pairs:").find("step-down x remove"), std::string::npos) << r.out;
+  const auto at = r.out.find("gfsl replay ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string replay = r.out.substr(at + 12, r.out.find('\n', at) - at - 12);
+  EXPECT_NE(replay.find(":hold=step-down,remove,2,0"), std::string::npos) << replay;
+  const result again = run("replay " + replay);
+  ASSERT_EQ(again.code, 0) << again.out;
+  for (const char* head : {"schedule:", "hold:", "pairs:", "paths:"}) {
+    EXPECT_FALSE(line_of(r.out, head).empty()) << head;
+    EXPECT_EQ(line_of(r.out, head), line_of(again.out, head)) << head;
+  }
+  // Without the hold: the line has no hold field, and the run is another one.
+  const std::string plain = replay.substr(0, replay.find(":hold="));
+  const result unheld = run("replay " + plain);
+  ASSERT_EQ(unheld.code, 0) << unheld.out;
+  EXPECT_NE(line_of(unheld.out, "schedule:"), line_of(r.out, "schedule:")) << unheld.out;
+  for (const std::string& bad : {std::string(":hold=unlink,append,1"), std::string(":hold=unlink,split,0"), std::string(":hold=unlink,split,1,7")}) {
+    const result refused = run("replay " + plain + bad);
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.out;
+    EXPECT_NE(refused.out.find("replay string: field"), std::string::npos) << refused.out;
+  }
+  const result flag = run("run --backend host --teams 2 --ops 10 --hold lock-enclosing,split");
+  EXPECT_EQ(flag.code, 2) << flag.out;
+  EXPECT_NE(flag.out.find("expected WINDOW,EFFECT,NTH"), std::string::npos) << flag.out;
+}
+
 TEST(Cli, ThreadsRunSaysItCannotBeReplayed) {
   const result r = run("run --backend threads --teams 4 --ops 20000 --range 500 --chunk 32");
   EXPECT_EQ(r.code, 0) << r.out;
