@@ -288,6 +288,8 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
                              std::to_string(o.limits.max_range), "--out", dir, "--progress", "off"};
   if (const std::string bug = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut); bug != "none") a.insert(a.end(), {"--mutant", bug});
   if (o.limits.memory != sched::memory::sc) a.insert(a.end(), {"--memory", sched::name(o.limits.memory)});
+  // The upper-level rule is the campaign's (workers would otherwise take the default).
+  a.insert(a.end(), {"--upper", fuzz::upper_choice_name(o.limits.upper)});
   if (o.keep_going) a.push_back("--keep-going");
   if (!device.empty()) a.insert(a.end(), {"--worker-device", device});
   return a;

@@ -475,6 +475,17 @@ TEST(Cli, FuzzNamesPathsTheConfigurationDisablesApart) {
   const auto pairs_at = r.out.find("coverage pairs: ");
   ASSERT_NE(pairs_at, std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out.substr(pairs_at), std::regex("^coverage pairs: [0-9]+ of 16 reached"))) << r.out;
+  // The thesis variant validates no read: its four validate pairs are ruled
+  // out by the configuration, not missed, and the default --upper (mixed)
+  // rules out nothing.
+  fs::remove_all(dir);
+  const result thesis = run("fuzz --variant thesis --granularity chunk --max-runs 5 --max-ops 50 --seconds 600 --progress off --out " +
+                            dir.string());
+  EXPECT_EQ(thesis.code, 0) << thesis.out;
+  EXPECT_TRUE(std::regex_search(thesis.out, std::regex("coverage pairs: [0-9]+ of 12 reached [^\n]*; not reachable with --variant thesis: "
+                                                       "validate x split, validate x merge, validate x remove, validate x insert\n")))
+      << thesis.out;
+  EXPECT_EQ(thesis.out.find("not reachable with --upper"), std::string::npos) << thesis.out;
   EXPECT_NE(r.out.find("gfsl fuzz: seed 1,"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
