@@ -143,9 +143,11 @@ run_config restart_run(const generator_limits& lim, mutant m, variant v, team_rn
 // Team 1 deletes four keys of X: the fourth finds X at the merge threshold
 // and merges it into Y. Team 2 inserts eight keys of A's range: the eighth
 // overflows A and splits it (after a few lookups, so that the split comes
-// after the merge in most runs). Team 0 deletes keys of Y's range that are not
+// after the merge in most runs; in a third of the runs it deletes four keys
+// of A instead, which merges A). Team 0 deletes keys of Y's range that are not
 // there, walking H -> A -> X; once X is a zombie it unlinks it with A as
-// predecessor, and is held there until team 2's split of A has completed.
+// predecessor, and is held there until team 2's split (or merge) of A has
+// completed.
 run_config unlink_split_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
   run_config c = base_run(lim, m, v, rng, false);
   c.so.strat = sched::strategy::random;
@@ -164,10 +166,19 @@ run_config unlink_split_run(const generator_limits& lim, mutant m, variant v, te
   // Lookups first put the split after the merge in most runs.
   const int lead = 2 + static_cast<int>(rng.next() % 6);
   for (int i = 0; i < lead; ++i) s.team_ops[2].insert(s.team_ops[2].begin(), op(op_kind::contains, 10 * (1 + static_cast<key_type>(rng.next() % 6))));
+  // In a third of the runs team 2 empties A instead, down to the merge
+  // threshold, and merges it into Y (past the zombie X): the pair unlink x
+  // merge, where the unlinker's try-lock finds A a zombie.
+  const bool merge_a = rng.next() % 3 == 0;
+  if (merge_a) {
+    const int kept_lead = lead;
+    s.team_ops[2].resize(static_cast<std::size_t>(kept_lead));
+    for (key_type k : {70, 80, 90, 100}) s.team_ops[2].push_back(op(op_kind::remove, k));
+  }
   if (lim.targeted_parks) {
     c.so.hold.active = true;
     c.so.hold.window = static_cast<std::uint8_t>(gfsl_window::unlink);
-    c.so.hold.effect = static_cast<std::uint8_t>(gfsl_effect::split);
+    c.so.hold.effect = static_cast<std::uint8_t>(merge_a ? gfsl_effect::merge : gfsl_effect::split);
     c.so.hold.nth = 1;
     c.so.hold.team = 0;
   }

@@ -44,12 +44,14 @@
 // one operation, usually the deleter's short lookup, and the delete lands
 // inside the window in few runs.
 //
-// unlink_split (pair unlink x split, core/coverage.hpp): one level (p_chunk
-// 0), so that every search walks level 0 from its head. A chunk X merges
-// into its successor and becomes a zombie; a reader walking past it from
-// its predecessor A unlinks it, and is held there (hold unlink,split,1 on
-// team 0) until another team's insert splits A. Under A's lock the unlinker
-// must see that A's NEXT names the fresh chunk, not X any more.
+// unlink_split (pairs unlink x split and unlink x merge, core/coverage.hpp):
+// one level (p_chunk 0), so that every search walks level 0 from its head.
+// A chunk X merges into its successor and becomes a zombie; an update
+// walking past it from its predecessor A unlinks it, and is held there (hold
+// unlink,split,1 on team 0) until another team's insert splits A. Under A's
+// lock the unlinker must see that A's NEXT names the fresh chunk, not X any
+// more. In a third of the runs the other team merges A instead (hold
+// unlink,merge,1), and the unlinker's try-lock must fail on the zombie.
 //
 // raise_race (robust's raised-key rule, docs/ALGORITHM.md): a split of an
 // upper level raises its fresh chunk's minimum m while another team deletes
