@@ -304,8 +304,8 @@ verdict key_checker::search(std::span<const key_op> sub, const deadline& d, std:
   // state sets of jit_key_search where operations may or may not have taken
   // effect. Under a node budget (the explanation's) each runs once within it;
   // otherwise they take turns of growing length (fourfold each round), the
-  // one suited to the segment (the just-in-time search where 1% or more of
-  // its operations are optional) first and with eight times the share, so
+  // one suited to the segment (the just-in-time search where 1 in 256 or
+  // more of its operations are optional) first and with eight times the share, so
   // that whichever decides does so within a constant factor of its own time.
   auto run = [&](bool jit, const deadline& within, const key_check_options& opts) {
     const verdict v = jit ? jit_.check(sub, within, order, opts) : search_.check(sub, within, order, opts);
@@ -318,7 +318,7 @@ verdict key_checker::search(std::span<const key_op> sub, const deadline& d, std:
   // rules of set_key_checker do all the just-in-time search could: it runs
   // alone, as before.
   if (optional == 0) return run(false, d, o);
-  const bool jit_first = optional * 100 >= sub.size();
+  const bool jit_first = optional * 256 >= sub.size();
   if (o.node_budget) {
     const verdict v = run(jit_first, d, o);
     return v != verdict::unknown || out_of_memory_ || d.passed() ? v : run(!jit_first, d, o);
