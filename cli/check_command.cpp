@@ -156,7 +156,7 @@ class progress_line {
                     std::to_string(keys ? 100 * decided / keys : 100) + "%, " + shown(seconds(checking_from_, now) - grouping) + ")";
             break;
           }
-          default: text += "explaining the violation (the smallest failing key)";
+          default: text += "explaining the violation (the failing key found first; --explain-seconds bounds it)";
         }
       } else {
         text += "grouped and decided in " + shown(check_seconds_) + "; checking the invariants of the final structure and the event log";

@@ -725,7 +725,8 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
   if (r.undecided_keys) {
     s += "<h2>Undecided keys</h2><p>";
     for (std::size_t i = 0; i < r.undecided.size(); ++i) {
-      s += (i ? ", " : "") + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) + " operations)";
+      s += (i ? ", " : "") + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) + " operations; stopped by " +
+           html_escape(undecided_why_name(r.undecided[i].why)) + ")";
     }
     s += "</p>\n";
   }

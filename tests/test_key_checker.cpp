@@ -518,6 +518,17 @@ TEST(HardFamilies, LinearizablePrefixesWithPendingOperationsStayDecided) {
     }
     const gfsl::lin::check_result r = check_family(prefix, 2);
     EXPECT_EQ(r.v, verdict::linearizable) << "prefix up to stamp " << until << " of " << last;
+    // One more successful insert after the cut: still decided (either way:
+    // pending deletes may have emptied the key, or not).
+    gfsl::model::op_record more;
+    more.op.kind = op_kind::insert;
+    more.op.key = 1;
+    more.op.value = 1;
+    more.ok = true;
+    more.call = until + 1;
+    more.ret = until + 2;
+    prefix.records.push_back(more);
+    EXPECT_NE(check_family(prefix, 2).v, verdict::unknown) << "prefix up to stamp " << until << " and an insert";
   }
 }
 
