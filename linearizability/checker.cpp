@@ -355,6 +355,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
     // The key found first is the one explained; the keys still running when
     // it was found and those never taken up have no verdict.
     first_violation = first_found.load();
+    result.stopped_at_first = true;
     result.unchecked_keys = groups - std::min<std::size_t>(groups, next.load()) + stopped.load();
   }
   if (first_violation != groups) {

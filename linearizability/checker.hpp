@@ -116,6 +116,10 @@ struct check_result {
   // Keys never decided because the check stopped at its first violation
   // (check_options::all_keys false): neither violating nor undecided.
   std::uint64_t unchecked_keys = 0;
+  // The check ended at its first violation (all_keys false). Then which keys
+  // were decided, and how many violating ones were found meanwhile, depend on
+  // the threads' timing; the reports name the first violation only.
+  bool stopped_at_first = false;
   // The violating key found first (all_keys: the smallest), explained in
   // `example`.
   std::optional<key_summary> first_violation;

@@ -261,11 +261,12 @@ std::string verdict_text(const check_result& r, const report_context& ctx) {
            (r.undecided_keys < r.keys ? "; no violation in the other keys (" : " (") + when + ")\n";
     return out + undecided_lines();
   }
-  if (r.unchecked_keys) {
+  if (r.stopped_at_first && r.first_violation) {
+    // What else was decided by then depends on the threads' timing: only
+    // the first violation is named, so that a report is the same run to run.
     out += "verdict:  NOT LINEARIZABLE: key " + std::to_string(r.first_violation->key) + " (" + std::to_string(r.first_violation->operations) +
-           " operations), the first violation found (" + when + "); the check stopped there: " + std::to_string(r.unchecked_keys) + " of " +
-           std::to_string(r.keys) + " keys not decided (gfsl check --all-keys decides every key)\n";
-    if (r.violating_keys > 1) out += "          and " + std::to_string(r.violating_keys - 1) + " more violating keys found meanwhile: " + keys_list(r.violating, r.violating_keys) + "\n";
+           " operations), the first violation found (" + when + "); the check stopped there (gfsl check --all-keys decides every key)\n";
+    return out;
   } else {
     out += "verdict:  NOT LINEARIZABLE: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) +
            " keys: " + keys_list(r.violating, r.violating_keys) + " (" + when + ")\n";
@@ -612,8 +613,13 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
          " keys were not decided within the " + std::string(r.memory_bound_keys ? "time or memory limit" : "time limit") +
          "; no violation in the others.</p>\n";
   } else {
-    s += "<p class=\"verdict bad\">Not linearizable: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) + " keys";
-    if (!r.violating.empty()) {
+    if (r.stopped_at_first && r.first_violation) {
+      s += "<p class=\"verdict bad\">Not linearizable: key " + std::to_string(r.first_violation->key) +
+           ", the first violation found; the check stopped there (gfsl check --all-keys decides every key)";
+    } else {
+      s += "<p class=\"verdict bad\">Not linearizable: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) + " keys";
+    }
+    if (!r.violating.empty() && !r.stopped_at_first) {
       s += " (";
       for (std::size_t i = 0; i < r.violating.size() && i < 10; ++i) s += (i ? ", " : "") + std::to_string(r.violating[i].key);
       if (r.violating_keys > 10) s += ", ...";
@@ -791,7 +797,7 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
   };
   keys("violating", r.violating);
   keys("undecided", r.undecided);
-  s += ",\"unchecked_keys\":" + std::to_string(r.unchecked_keys);
+  s += ",\"unchecked_keys\":" + std::to_string(r.unchecked_keys) + ",\"stopped_at_first\":" + (r.stopped_at_first ? "true" : "false");
   if (r.first_violation) s += ",\"first_violation\":" + std::to_string(r.first_violation->key);
   s += ",\"explained\":";
   s += r.example ? "true" : "false";
