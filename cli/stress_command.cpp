@@ -196,7 +196,7 @@ command add_stress_command(CLI::App& root) {
     std::string json, csv, progress = "auto";
     std::string devices, worker_device, worker_figures;
     subject_text subject;
-    CLI::Option *shape_opt = nullptr, *writers_opt = nullptr, *ops_opt = nullptr, *chunk_opt = nullptr, *variant_opt = nullptr;
+    CLI::Option *shape_opt = nullptr, *writers_opt = nullptr, *ops_opt = nullptr, *chunk_opt = nullptr, *variant_opt = nullptr, *rebuild_opt = nullptr;
   };
   auto st = std::make_shared<state>();
   CLI::App* c = root.add_subcommand(
@@ -221,13 +221,17 @@ command add_stress_command(CLI::App& root) {
                 "run time of each configuration (the teams stop at their next operation and the structure under way "
                 "is judged, as on SIGINT; a --replay runs its structure whole)")
       ->capture_default_str();
-  c->add_option("--rebuild-seconds", st->o.rebuild_seconds,
-                "threads, cuda: a fresh structure after R to 2R seconds (the layout varies)")
-      ->capture_default_str();
+  st->rebuild_opt = c->add_option("--rebuild-seconds", st->o.rebuild_seconds,
+                                  "threads, cuda: a fresh structure after R to 2R seconds (the layout varies; default 5, "
+                                  "and 0.25 for gfsl's stable-contains on cuda: docs/FINDINGS.md)");
   c->add_option("--slice-seconds", st->o.slice_seconds, "cuda: length of one kernel launch")->capture_default_str();
   st->writers_opt = c->add_option("--writers", st->writers, "writer teams: A/B (team t writes iff t % B < A) or A (the first A teams)")
       ->capture_default_str();
   c->add_option("--stable-every", st->o.stable_every, "stable-contains: the stable keys are the multiples of this")
+      ->capture_default_str();
+  c->add_option("--low-churn", st->o.low_churn,
+                "stable-contains: writers churn keys 1..K and every key above is stable (0: --stable-every's "
+                "interleaving)")
       ->capture_default_str();
   c->add_option("--p-chunk", st->o.p_chunk, "probability that a split raises a key to the level above")->capture_default_str();
   c->add_option_function<std::string>(
@@ -235,7 +239,9 @@ command add_stress_command(CLI::App& root) {
        "the upper levels' rule: thesis (default), or reraise (a delete that removes a raised key raises the next key "
        "of its level-0 chunk in its place)")
       ->check(CLI::IsMember({"thesis", "reraise"}));
-  c->add_option("--teams", st->o.teams, "teams (default: host 4, threads 2 per hardware thread, cuda all resident)");
+  c->add_option("--teams", st->o.teams,
+                "teams (default: host 4, threads 2 per hardware thread, cuda all resident; half of them for gfsl's "
+                "stable-contains)");
   st->ops_opt = c->add_option("--ops-per-team", st->o.ops_per_team,
                               "host: operations of each team per structure; slabhash on cuda: per round (default 256)")
                     ->capture_default_str();
@@ -300,6 +306,13 @@ command add_stress_command(CLI::App& root) {
             }
             if (!stress::parse_shape(st->shape, o.sh)) return usage("--shape " + st->shape + ": not a shape");
             if (o.subject == subject_kind::gfsl) o.var = *parse_variant(st->variant);
+            // On the GPU the torn read depends on the structure's layout far more
+            // than on the setting: a fresh structure every 0.25 s draws 20 times
+            // more layouts (docs/BENCHMARKS.md, "Tuning gfsl stress").
+            if (st->rebuild_opt->count() == 0 && o.backend == "cuda" && o.subject == subject_kind::gfsl &&
+                o.sh == stress::shape::stable_contains) {
+              o.rebuild_seconds = 0.25;
+            }
             if (!stress::parse_writers(st->writers, o.writers_num, o.writers_den)) {
               return usage("--writers " + st->writers + ": expected A/B or A");
             }

@@ -131,6 +131,7 @@ class cpu_runner {
     res_.range = range_;
     res_.teams = default_teams(o_);
     p_ = params_of(o_, range_, res_.teams);
+    res_.low_churn = p_.low_churn;
     for (team_id t = 0; t < p_.teams; ++t) res_.writers += is_writer(p_, t) ? 1 : 0;
     res_.invariants_checked = std::to_string(invariants::snapshot_invariant_names().size()) + " snapshot invariants";
     if (o_.backend == "host") {

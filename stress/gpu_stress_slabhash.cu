@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
   const std::uint64_t t64 = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) / slab_team;
   if (t64 >= p.teams) return;
   const team_id t = static_cast<team_id>(t64);
-  using team_type = last_read_team<device_team<slab_team>>;
+  using team_type = last_read_team<device_team<slab_team>, threads_per_block>;
   team_type team(t, seed, controls);
   // Slab s starts at header_words + 16 s: the wrapper's "chunk" is the slab.
   team.watch(words + slabhash::header_words);

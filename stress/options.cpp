@@ -49,6 +49,7 @@ params params_of(const options& o, std::uint32_t range, std::uint32_t teams) {
   p.sh = o.sh;
   p.range = range;
   p.stable_every = o.stable_every;
+  p.low_churn = o.sh == shape::stable_contains ? o.low_churn : 0;
   p.teams = teams;
   if (o.writers_den == 0) {  // "the first A teams"
     p.writers_num = 1;
@@ -95,6 +96,9 @@ std::string validate(const options& o, std::uint32_t teams) {
     if (r < 1 || r > max_user_key) return "--range " + std::to_string(r) + ": keys are 1..range, range in [1, 4294967294]";
     const params p = params_of(o, r, teams);
     if (o.sh == shape::stable_contains) {
+      if (p.low_churn && stable_count(p) == 0) {
+        return "--range " + std::to_string(r) + ": no key above --low-churn " + std::to_string(p.low_churn) + " is left to be stable";
+      }
       if (stable_count(p) == 0) {
         return "--range " + std::to_string(r) + ": the stable set is empty (no multiple of " + std::to_string(o.stable_every) +
                " in 1.." + std::to_string(r) + ")";
@@ -146,6 +150,7 @@ std::string encode_replay(const options& o, int chunk, std::uint32_t range, std:
     << ":structure-seed=" << seed;
   if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
   if (o.reraise) s << ":upper=reraise";
+  if (p.low_churn) s << ":low-churn=" << p.low_churn;
   return s.str();
 }
 
@@ -193,6 +198,10 @@ std::string decode_replay(const std::string& text, options& o) {
                         number("livelock-steps", r.so.livelock_steps), number("pool", r.pool),
                         number("structure-seed", r.replay_structure_seed)}) {
     if (!e.empty()) return e;
+  }
+  r.low_churn = 0;
+  if (fields.count("low-churn")) {
+    if (std::string e = number("low-churn", r.low_churn); !e.empty()) return e;
   }
   r.reraise = false;
   if (fields.count("upper")) {

@@ -25,6 +25,7 @@ struct options {
   double slice_seconds = 1;          // cuda: length of one kernel launch (progress, stop)
   std::uint32_t writers_num = 1, writers_den = 32;  // team t writes iff t % den < num
   std::uint32_t stable_every = 2;
+  std::uint32_t low_churn = 0;       // stable-contains: >0: writers churn keys 1..K, every key above is stable (params::low_churn)
   double p_chunk = 1.0;
   bool reraise = false;              // the upper levels' rule (model::workload::reraise)
   std::uint32_t teams = 0;           // 0: host 4, threads 2 per hardware thread, cuda every resident team

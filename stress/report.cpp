@@ -150,6 +150,7 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
                  r.chunk, r.range, r.teams, r.writers);
     if (!r.granularity.empty()) std::fprintf(out, ", %s scheduler at %s granularity", r.sched.c_str(), r.granularity.c_str());
     if (r.reraise) std::fprintf(out, ", upper levels re-raised");
+    if (r.low_churn) std::fprintf(out, ", writers churn keys 1..%u, keys above stable", r.low_churn);
     std::fprintf(out, "\n");
     if (r.mutant != "none") std::fprintf(out, "  mutant: %s (%s)\n", r.mutant.c_str(), r.mutant_role.c_str());
     const counters& c = r.totals;
@@ -211,7 +212,7 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
     const counters& c = r.totals;
     std::fprintf(out,
                  "%s{\"backend\":%s,\"device\":%s,\"shape\":%s,\"variant\":%s,\"mutant\":%s,\"mutant_role\":%s,"
-                 "\"granularity\":%s,\"sched\":%s,\"chunk\":%d,\"range\":%u,\"teams\":%u,\"writers\":%u,\"seconds\":%.6f,"
+                 "\"granularity\":%s,\"sched\":%s,\"chunk\":%d,\"range\":%u,\"low_churn\":%u,\"teams\":%u,\"writers\":%u,\"seconds\":%.6f,"
                  "\"wall_seconds\":%.6f,"
                  "\"operations\":%" PRIu64 ",\"contains\":%" PRIu64 ",\"inserts\":%" PRIu64 ",\"deletes\":%" PRIu64
                  ",\"judged\":%" PRIu64 ",\"violations\":%" PRIu64 ",\"rate_per_1e9\":%.6g,\"ops_per_second\":%.6g,"
@@ -219,7 +220,7 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                  ",\"ended_early\":%" PRIu64 ",\"invariants_checked\":%s,\"hung\":%s,\"hang\":%s,\"error\":%s,\"interrupted\":%s,",
                  i ? "," : "", quote(r.backend).c_str(), quote(r.device).c_str(), quote(r.shape).c_str(),
                  quote(r.variant).c_str(), quote(r.mutant).c_str(), quote(r.mutant_role).c_str(),
-                 quote(r.granularity).c_str(), quote(r.sched).c_str(), r.chunk, r.range, r.teams, r.writers,
+                 quote(r.granularity).c_str(), quote(r.sched).c_str(), r.chunk, r.range, r.low_churn, r.teams, r.writers,
                  r.seconds, r.wall_seconds, c.ops(), c.contains, c.inserts, c.removes, c.reads, c.violations, r.rate_per_1e9_ops(),
                  r.ops_per_second(), r.structures, r.structure_checks, r.structure_violations, r.rebuilt_early,
                  quote(r.invariants_checked).c_str(), r.hung ? "true" : "false", quote(r.hang_detail).c_str(),

@@ -58,6 +58,7 @@ struct config_result {
   std::string subject = "gfsl";
   std::uint32_t buckets = 0;
   std::uint32_t churn = 0;             // owned-keys: shared keys range+1..range+churn
+  std::uint32_t low_churn = 0;         // stable-contains: writers churn keys 1..low_churn (params::low_churn)
   std::uint64_t ops_per_round = 0;     // per team (0: rounds end by time only)
   // The full scan after each round (stress/slab_oracle.hpp), summed over rounds.
   std::uint64_t duplicates = 0, lost_keys = 0, unexpected_keys = 0, malformed = 0;

@@ -42,6 +42,12 @@ struct params {
   shape sh = shape::stable_contains;
   std::uint32_t range = 40;         // keys 1..range
   std::uint32_t stable_every = 2;   // stable-contains: the stable keys are its multiples
+  // stable-contains, when > 0: writers churn keys 1..low_churn and every key
+  // above is stable (stable_every unused). Every insert or delete of a churn
+  // key then shifts every stable key of its chunk by one entry, so the stable
+  // key at the boundary of the chunk's two 128-byte lines crosses it at
+  // every write: the move a torn read misses (docs/FINDINGS.md).
+  std::uint32_t low_churn = 0;
   std::uint32_t writers_num = 1;    // team t writes iff t % writers_den < writers_num
   std::uint32_t writers_den = 32;
   std::uint32_t teams = 1;
@@ -54,12 +60,20 @@ struct params {
 };
 
 GFSL_FN constexpr bool is_writer(const params& p, team_id t) { return t % p.writers_den < p.writers_num; }
-GFSL_FN constexpr bool is_stable(const params& p, key_type k) { return k % p.stable_every == 0; }
-GFSL_FN constexpr std::uint32_t stable_count(const params& p) { return p.range / p.stable_every; }
+GFSL_FN constexpr bool is_stable(const params& p, key_type k) {
+  return p.low_churn ? k > p.low_churn : k % p.stable_every == 0;
+}
+GFSL_FN constexpr std::uint32_t stable_count(const params& p) {
+  return p.low_churn ? (p.range > p.low_churn ? p.range - p.low_churn : 0) : p.range / p.stable_every;
+}
 GFSL_FN constexpr std::uint32_t churn_count(const params& p) { return p.range - stable_count(p); }
 // The i-th stable key and the i-th other key, i from 0.
-GFSL_FN constexpr key_type stable_key(const params& p, std::uint32_t i) { return (i + 1) * p.stable_every; }
-GFSL_FN constexpr key_type churn_key(const params& p, std::uint32_t i) { return i + i / (p.stable_every - 1) + 1; }
+GFSL_FN constexpr key_type stable_key(const params& p, std::uint32_t i) {
+  return p.low_churn ? p.low_churn + 1 + i : (i + 1) * p.stable_every;
+}
+GFSL_FN constexpr key_type churn_key(const params& p, std::uint32_t i) {
+  return p.low_churn ? i + 1 : i + i / (p.stable_every - 1) + 1;
+}
 // The value stored with k: a function of k, so that a reader knows it.
 GFSL_FN constexpr value_type value_of(key_type k) { return (k * 2654435761u) ^ 0x5BD1E995u; }
 // owned-keys: team t's j-th key, and how many it owns.
@@ -209,20 +223,40 @@ GFSL_FN step stress_step(Algo& a, const params& p, team_id t, team_state& st, co
   return s;
 }
 
-// A team that remembers the last chunk it read (index and words, per lane:
-// one register per lane on the GPU), so that a failing read reports what it
-// saw. Everything else is the wrapped team's.
-template <class Team>
+// A team that remembers the last chunk it read (index and words, per lane),
+// so that a failing read reports what it saw. Everything else is the
+// wrapped team's.
+//
+// On the GPU the memory lives in shared memory, one slot per thread of a
+// block of at most Threads threads: a team the algorithm builds for one of
+// its calls made apart (algorithm::apart) from the detached values then
+// remembers into the same slots, so the rare paths stay apart as in every
+// other device kernel. Kept in the team object, the memory had to stay in
+// place (calls_apart false): the whole algorithm inlined into the stress
+// kernel, held to 32 registers, spilled, and the kernel ran at a third of
+// the speed of the same algorithm without it (docs/BENCHMARKS.md, "gfsl
+// stress on the GPU"). On the host the memory is the object's.
+template <class Team, int Threads = 1024>
 class last_read_team : public Team {
  public:
   using lanes = typename Team::lanes;
   using Team::Team;
-  // The last read is state of this team's own, which a call made apart
-  // (algorithm::apart) would not carry: every call stays in place.
+#if defined(__CUDACC__)
+  static constexpr bool calls_apart = Team::calls_apart;
+#else
   static constexpr bool calls_apart = false;
+#endif
 
   // Where the chunk pool starts: reads below it (heads, counters) are not chunks.
-  GFSL_FN void watch(const std::uint64_t* pool) { pool_ = pool; }
+  GFSL_FN void watch(const std::uint64_t* pool) {
+#if defined(__CUDA_ARCH__)
+    memory().pool = pool;  // every thread writes the same address
+    memory().chunk[threadIdx.x] = no_chunk;
+    memory().word[threadIdx.x] = 0;
+#else
+    pool_ = pool;
+#endif
+  }
 
   GFSL_FN lanes load_lanes(const std::uint64_t* p) {
     const lanes v = Team::load_lanes(p);
@@ -238,16 +272,42 @@ class last_read_team : public Team {
   using row = const std::uint64_t*;
   GFSL_FN row row_of(const std::uint64_t* p) const { return p; }
   GFSL_FN lanes load_row(row r, std::uint64_t words) { return load_lanes(r + words); }
+#if defined(__CUDA_ARCH__)
+  GFSL_FN chunk_index last_chunk() const { return memory().chunk[threadIdx.x]; }
+  GFSL_FN lanes last_words() const { return lanes{memory().word[threadIdx.x]}; }
+#else
   GFSL_FN chunk_index last_chunk() const { return last_chunk_; }
-  GFSL_FN const lanes& last_words() const { return last_; }
+  GFSL_FN lanes last_words() const { return last_; }
+#endif
 
  private:
+#if defined(__CUDA_ARCH__)
+  struct shared_memory {
+    const std::uint64_t* pool;
+    chunk_index chunk[Threads];
+    std::uint64_t word[Threads];
+  };
+  __device__ static shared_memory& memory() {
+    __shared__ shared_memory m;
+    return m;
+  }
+  __device__ void remember(const std::uint64_t* p, const lanes& v) {
+    shared_memory& m = memory();
+    if (m.pool != nullptr && p >= m.pool) {
+      m.chunk[threadIdx.x] = static_cast<chunk_index>((p - m.pool) / Team::width);
+      m.word[threadIdx.x] = v.v;
+    }
+  }
+#else
   GFSL_FN void remember(const std::uint64_t* p, const lanes& v) {
     if (pool_ != nullptr && p >= pool_) {
       last_chunk_ = static_cast<chunk_index>((p - pool_) / Team::width);
       last_ = v;
     }
   }
+#endif
+  // The host's memory (unused on the device; kept in both compilations so
+  // that the type has one layout).
   const std::uint64_t* pool_ = nullptr;
   chunk_index last_chunk_ = no_chunk;
   lanes last_{};

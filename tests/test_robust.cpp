@@ -128,6 +128,35 @@ TEST(Stress, HostLaneGranularityCatchesThesisWithTheChunkItRead) {
   EXPECT_TRUE(has(again, "violation 1: team")) << again.out;
 }
 
+// --low-churn: writers churn keys 1..K only and every key above is stable, so
+// every write shifts the stable key at the chunk's line boundary across it.
+// The layout is in the replay line, and robust passes it.
+TEST(Stress, TheLowChurnLayoutCatchesThesisAndItsReplayLineKeepsTheLayout) {
+  const result r = run("stress --backend host --granularity lane --variant thesis --low-churn 4 --range 28 --max-structures 40 "
+                       "--seconds 3600 --progress off");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(has(r, "writers churn keys 1..4, keys above stable")) << r.out;
+  EXPECT_TRUE(has(r, ":low-churn=4")) << r.out;
+  // Only stable keys are judged: every false contains names a key above 4.
+  for (std::size_t at = r.out.find("false contains("); at != std::string::npos; at = r.out.find("false contains(", at + 1)) {
+    EXPECT_GT(std::stoul(r.out.substr(at + 15)), 4u) << r.out;
+  }
+  const auto at = r.out.find("--replay ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
+  const result again = run("stress --progress off --replay " + line);
+  EXPECT_EQ(again.code, 1) << again.out;
+  EXPECT_TRUE(has(again, "writers churn keys 1..4, keys above stable")) << again.out;
+  const result robust = run("stress --backend host --granularity lane --variant robust --low-churn 4 --range 28 --max-structures 40 "
+                            "--seconds 3600 --progress off");
+  EXPECT_EQ(robust.code, 0) << robust.out;
+  EXPECT_TRUE(has(robust, "40 judged by the structure oracle")) << robust.out;
+  // A layout with no stable key left is refused in one line.
+  const result bad = run("stress --progress off --low-churn 40 --range 40");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_TRUE(has(bad, "no key above --low-churn 40")) << bad.out;
+}
+
 TEST(Stress, ThesisAtWholeChunkReadsAndRobustAtLanePass) {
   const result chunk = run("stress --backend host --granularity chunk --variant thesis --max-structures 40 --seconds 3600 --progress off");
   EXPECT_EQ(chunk.code, 0) << chunk.out;

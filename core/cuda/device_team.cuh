@@ -182,6 +182,9 @@ class device_team {
  public:
   __host__ __device__ team_id id() const { return id_; }
   __device__ int lane() const { return my_lane(); }
+  // A barrier of the team's lanes (and only theirs: at N = 16 the other half
+  // of the warp goes its own way).
+  __device__ void sync() const { __syncwarp(warp_mask()); }
   // Counter s lives in lane s's register (core/stats.hpp): one register for
   // all of them, and an increment is a compare and an add, no branch. Chunk
   // reads, counted on every step of every search, are added by every lane:

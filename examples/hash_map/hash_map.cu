@@ -11,11 +11,11 @@
 #include <cstdlib>
 
 template <bool Record>
-__global__ void run(map_ref m, gfsl::record::log_ref log, unsigned ops, unsigned keys) {
+__global__ void run(map_ref m, gfsl::record::log_ref log, unsigned ops, unsigned keys, unsigned group) {
   const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
   const unsigned id = (blockIdx.x * blockDim.x + threadIdx.x) / 8;
   if (id >= log.tiles) return;
-  gfsl::record::recorder<8> rec(tile, log, id);
+  gfsl::record::recorder<8> rec(tile, log, id, group);  // stamp groups: one stamp for up to `group` operations
   for (unsigned j = 0; j < ops; ++j) {
     const unsigned r = (id * 7919u + j * 104729u) * 2654435761u;
     const op o = op(r % 3);
@@ -26,12 +26,14 @@ __global__ void run(map_ref m, gfsl::record::log_ref log, unsigned ops, unsigned
     const bool ok = m.apply(tile, o, k, j, out);
     if (Record) o == op::insert ? rec.ret(h, ok) : rec.ret(h, ok, out);
   }
+  if (Record) rec.finish();  // closes the last group
 }
 
 int main(int argc, char** argv) {
   const char* trace = argc > 1 ? argv[1] : "trace.jsonl";
   const unsigned tiles = argc > 2 ? std::atoi(argv[2]) : 1024, ops = argc > 3 ? std::atoi(argv[3]) : 64;
   const unsigned keys = argc > 4 ? std::atoi(argv[4]) : 256, capacity = 4 * keys + 64;
+  const unsigned group = argc > 5 ? std::atoi(argv[5]) : 8;  // 1 to 8
   map_ref m{nullptr, capacity};
   cudaMalloc(&m.slots, capacity * sizeof(unsigned long long));
   gfsl::record::device_log log(tiles, ops);
@@ -42,8 +44,8 @@ int main(int argc, char** argv) {
     if (recorded) log.reset();
     cudaDeviceSynchronize();
     const auto t0 = std::chrono::steady_clock::now();
-    if (recorded) run<true><<<(tiles * 8 + 255) / 256, 256>>>(m, log.ref(), ops, keys);
-    else run<false><<<(tiles * 8 + 255) / 256, 256>>>(m, log.ref(), ops, keys);
+    if (recorded) run<true><<<(tiles * 8 + 255) / 256, 256>>>(m, log.ref(), ops, keys, group);
+    else run<false><<<(tiles * 8 + 255) / 256, 256>>>(m, log.ref(), ops, keys, group);
     if (cudaDeviceSynchronize() != cudaSuccess) return std::fprintf(stderr, "hash_map: the kernel failed\n"), 1;
     ms[recorded] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }

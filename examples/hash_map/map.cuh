@@ -13,7 +13,8 @@ struct map_ref {
   unsigned long long* slots;
   unsigned capacity;
   template <class Tile>
-  __device__ bool apply(const Tile& t, op o, unsigned k, unsigned v, unsigned& out) const {
+  // `read`, when given: the window it answered from, as it read it (8 words, every lane).
+  __device__ bool apply(const Tile& t, op o, unsigned k, unsigned v, unsigned& out, unsigned long long* read = nullptr) const {
     for (unsigned i = k * 2654435761u % capacity;;) {
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> cell(slots[(i + t.thread_rank()) % capacity]);
       unsigned long long e = cell.load(cuda::std::memory_order_acquire);
@@ -27,7 +28,11 @@ struct map_ref {
         ok = o == op::find || cell.compare_exchange_strong(e, want, cuda::std::memory_order_acq_rel);
         done = ok;  // a lost race: read the window again
       }
-      if (t.shfl(done, lane)) { out = t.shfl(val, lane); return t.shfl(ok, lane); }
+      if (t.shfl(done, lane)) {
+        for (unsigned r = 0; read && r < t.size(); ++r) read[r] = t.shfl(e, r);
+        out = t.shfl(val, lane);
+        return t.shfl(ok, lane);
+      }
     }
   }
 };

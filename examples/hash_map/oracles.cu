@@ -17,7 +17,8 @@ __global__ void oracles(map_ref m, o::launch l) {
   o::run(tile, m, l,
          [](auto& t, map_ref& m, unsigned k, unsigned v) { unsigned out; return m.apply(t, op::insert, k, v, out); },
          [](auto& t, map_ref& m, unsigned k) { unsigned out; return m.apply(t, op::erase, k, 0, out); },
-         [](auto& t, map_ref& m, unsigned k, unsigned& v) { return m.apply(t, op::find, k, 0, v); });
+         // find, and the window it read: a violation report prints it
+         [](auto& t, map_ref& m, unsigned k, unsigned& v, o::seen& s) { s.count = 8; return m.apply(t, op::find, k, 0, v, s.words); });
 }
 
 int main(int argc, char** argv) {

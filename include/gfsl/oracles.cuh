@@ -52,6 +52,8 @@
 //   bool insert(const Tile&, Handle&, unsigned key, unsigned value)  insert if absent: true iff it inserted
 //   bool erase(const Tile&, Handle&, unsigned key)                   true iff the key was there
 //   bool find(const Tile&, Handle&, unsigned key, unsigned& value)   true iff found; value: the one found
+//   or find(const Tile&, Handle&, unsigned key, unsigned& value, seen& read): the same, and the words it
+//     read (up to 8) in `read`, which a violation report prints as the words the failing read saw
 // Values are value_of(key) (never ~0u), so that every reader knows them.
 // Keys are base .. base + span() - 1; choose `base` clear of the keys your
 // structure reserves (an empty slot's key, a tombstone's).
@@ -59,6 +61,7 @@
 
 #include <cooperative_groups.h>
 #include <cuda/atomic>
+#include <cuda/std/type_traits>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -107,7 +110,17 @@ struct config {
   std::uint64_t seed = 1;
 };
 
-// One violation: who, what, the answer expected and given, when.
+// What a find read, where your find callable says (its optional fifth
+// parameter, `seen&`): up to 8 words of the node or bucket it answered from,
+// as it read them. The oracle keeps lane 0's copy; fill it in every lane, or
+// at least in lane 0.
+struct seen {
+  unsigned long long words[8];
+  std::uint32_t count = 0;  // words filled (at most 8)
+};
+
+// One violation: who, what, the answer expected and given, when, and what
+// the failing find read (when its callable reports it).
 struct violation {
   std::uint32_t tile = 0;  // ~0u: the host's final-state accounting
   std::uint32_t key = 0;
@@ -119,6 +132,7 @@ struct violation {
   std::uint32_t value_given = 0;     // final_state: successful erases
   std::uint32_t sm = 0;
   std::uint64_t time_ns = 0;  // since the first run phase began
+  seen read;                  // find: the words the failing read saw (count 0: not reported)
 };
 
 // Device counters, one word each (the host sums them).
@@ -187,6 +201,7 @@ struct tile_run {
   std::uint32_t id;
   std::uint64_t rng;
   unsigned long long n[c_count] = {};
+  seen last;  // what the latest find read, when its callable reports it
 
   __device__ tile_run(const Tile& t, const launch& la, std::uint32_t i)
       : tile(t), l(la), id(i), rng(mix(la.cfg.seed ^ (0x9E3779B97F4A7C15ull * (i + 1)) ^ (std::uint64_t(la.round) << 40))) {}
@@ -226,6 +241,8 @@ struct tile_run {
       r.value_given = v_given;
       r.sm = sm_id();
       r.time_ns = at;
+      r.read.count = o == op::find && last.count <= 8 ? last.count : 0;
+      for (std::uint32_t i = 0; i < r.read.count; ++i) r.read.words[i] = last.words[i];
     }
   }
   __device__ void flush() {
@@ -301,7 +318,14 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
   };
   auto do_find = [&](unsigned k, unsigned& v) {
     unsigned got = 0;
-    const bool ok = t.bcast(find(tile, h, k, got) ? 1 : 0) != 0;
+    bool found;
+    if constexpr (cuda::std::is_invocable_v<Find&, const Tile&, Handle&, unsigned, unsigned&, seen&>) {
+      t.last.count = 0;
+      found = find(tile, h, k, got, t.last);
+    } else {
+      found = find(tile, h, k, got);
+    }
+    const bool ok = t.bcast(found ? 1 : 0) != 0;
     v = t.bcast(got);
     ++t.n[c_finds];
     return ok;
@@ -602,7 +626,16 @@ class harness {
     if (v.given && v.expected && static_cast<op>(v.operation) == op::find) s += " value " + std::to_string(v.value_given);
     s += " (expected " + std::string(v.expected ? "true" : "false");
     if (v.expected && static_cast<op>(v.operation) == op::find) s += ", value " + std::to_string(v.value_expected);
-    return s + ")";
+    s += ")";
+    if (v.read.count > 0 && v.read.count <= 8) {
+      s += "; the read saw";
+      char w[24];
+      for (std::uint32_t i = 0; i < v.read.count; ++i) {
+        std::snprintf(w, sizeof w, " %016llx", v.read.words[i]);
+        s += w;
+      }
+    }
+    return s;
   }
 
  private:

@@ -65,7 +65,7 @@ struct alignas(8) entry {
   std::uint8_t pad0[3];
   std::uint32_t key;
   std::uint32_t arg;    // insert, upsert: the value given
-  std::uint8_t status;  // 0: returned normally
+  std::uint8_t status;  // 0: returned normally; else it ended in an error, and may or may not have taken effect
   std::uint8_t ok;
   std::uint8_t known;   // bit 0: ok was recorded; bit 1: value was recorded
   std::uint8_t pad1;
@@ -77,145 +77,366 @@ static_assert(sizeof(entry) == 40, "a record is five 8-byte words");
 
 inline constexpr std::uint64_t never = ~0ull;
 
+// How an operation that ended in an error ended (ret_error): it may or may
+// not have taken effect, and gfsl check treats it as pending. The names are
+// those of the trace format's `status` (traces/FORMAT.md).
+enum class error : std::uint8_t { key_out_of_range = 1, pool_exhausted = 2, stopped = 3, corrupt = 4 };
+
+// What the stamps read. counter: one 64-bit word of device memory, advanced
+// by an acq_rel fetch_add (the order argument above; the default).
+// globaltimer: the %globaltimer register between two fences, no shared word
+// at all, sound only where the timer is one clock for every SM (the project's
+// `gfsl run --clock globaltimer` documents when): equal readings count as
+// concurrent.
+enum class clock_kind : std::uint8_t { counter = 0, globaltimer = 1 };
+
+// What a recorder writes, for measuring what recording costs part by part
+// (the project's `gfsl bench --suite recording`). all: everything; a trace
+// is only ever made of these. records_only: the records, stamped from their
+// slot numbers with no ordering at all; stamps_only: every stamp, and no
+// record (finish() stores their sum, so that none is optimized away).
+enum class parts : std::uint8_t { all = 0, records_only = 1, stamps_only = 2 };
+
 // The device side of a log: trivially copyable, passed to kernels by value.
-// Tile t owns records [t * per_tile, (t + 1) * per_tile).
+// Tile t owns records [t * per_tile, (t + 1) * per_tile) (call() takes them
+// in order; call_at() names its record itself).
 struct log_ref {
   entry* records = nullptr;
   std::uint32_t per_tile = 0;
   std::uint32_t tiles = 0;
   std::uint64_t* clock = nullptr;          // the stamp counter
   unsigned int* overflow = nullptr;        // calls that found their tile's records full
+  clock_kind clock_source = clock_kind::counter;
 };
 
-// What call() hands back, for ret(): the record's index (never: the call was
-// not recorded, its tile's records were full).
+// What call() hands back, for ret(): the record's index (no_slot: the call
+// was not recorded, its tile's records were full).
 struct handle {
-  std::uint32_t slot;
+  std::uint64_t slot;
 };
-inline constexpr std::uint32_t no_slot = 0xFFFFFFFFu;
+inline constexpr std::uint64_t no_slot = ~0ull;
 
 namespace detail {
 __device__ inline void store_word(entry* e, int word, std::uint64_t w) {
   __stcs(reinterpret_cast<unsigned long long*>(e) + word, static_cast<unsigned long long>(w));
 }
-__device__ inline std::uint64_t word0(std::uint32_t who, op o) { return static_cast<std::uint64_t>(static_cast<std::uint8_t>(o)) << 32 | who; }
+__device__ inline std::uint64_t word0(std::uint32_t who, std::uint8_t o) { return static_cast<std::uint64_t>(o) << 32 | who; }
 __device__ inline std::uint64_t word1(std::uint32_t key, std::uint32_t arg) { return static_cast<std::uint64_t>(arg) << 32 | key; }
-__device__ inline std::uint64_t word2(bool ok, std::uint32_t value, std::uint8_t known) {
-  return static_cast<std::uint64_t>(value) << 32 | static_cast<std::uint64_t>(known) << 16 | (ok ? 1u << 8 : 0u);
+__device__ inline std::uint64_t word2(std::uint8_t status, bool ok, std::uint32_t value, std::uint8_t known) {
+  return static_cast<std::uint64_t>(value) << 32 | static_cast<std::uint64_t>(known) << 16 | (ok ? 1u << 8 : 0u) | status;
+}
+__device__ inline std::uint64_t global_timer() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
 }  // namespace detail
+
+// Where a recorder keeps what it carries from one call to the next: the last
+// return's RMW value, its next record, and the open stamp group (its call
+// stamp, its size, and lane i: the key and record of its i-th operation).
+// Each thread keeps its own copy of the tile's values, so no slot is written
+// by one lane and read by another.
+//
+// in_registers (the default) keeps them in the recorder object.
+struct in_registers {
+  static constexpr bool ranges = true;  // call() and call_lanes() may take records from the tile's range
+  std::uint64_t stamp_ = never, seen_ = 0;
+  std::uint32_t in_group_ = 0, key_ = 0, record_ = 0, next_ = 0;
+  __device__ std::uint64_t& stamp() { return stamp_; }
+  __device__ std::uint64_t& seen() { return seen_; }
+  __device__ std::uint32_t& in_group() { return in_group_; }
+  __device__ std::uint32_t& key() { return key_; }
+  __device__ std::uint32_t& record() { return record_; }
+  __device__ std::uint32_t& next() { return next_; }
+};
+// in_shared<Threads> keeps them in shared memory, one slot per thread of a
+// one-dimensional block of at most Threads threads: for a kernel held to few
+// registers, where the recorder's values would be live across the whole
+// operation and push the structure's own into local memory (the project's
+// kernels are held to 32; docs/BENCHMARKS.md, "Stamp groups").
+// Ranges = false: the kernel names every record itself (call_at only), and
+// the slots of the tile's next record are not kept: 4 bytes a thread of
+// shared memory less, which is L1 cache more (docs/BENCHMARKS.md, "One
+// recorder").
+template <int Threads, bool Ranges = true>
+struct in_shared {
+  static constexpr bool ranges = Ranges;
+  struct slots {
+    std::uint64_t stamp[Threads], seen[Threads];
+    std::uint32_t in_group[Threads], key[Threads], record[Threads], next[Ranges ? Threads : 1];
+  };
+  __device__ static slots& s() {
+    __shared__ slots all;
+    return all;
+  }
+  __device__ std::uint64_t& stamp() { return s().stamp[threadIdx.x]; }
+  __device__ std::uint64_t& seen() { return s().seen[threadIdx.x]; }
+  __device__ std::uint32_t& in_group() { return s().in_group[threadIdx.x]; }
+  __device__ std::uint32_t& key() { return s().key[threadIdx.x]; }
+  __device__ std::uint32_t& record() { return s().record[threadIdx.x]; }
+  __device__ std::uint32_t& next() {
+    static_assert(Ranges, "call() and call_lanes() take records from the tile's range: in_shared<Threads, true>");
+    return s().next[threadIdx.x];
+  }
+};
 
 // A recorder for one tile of N threads (N = 1 to 32). Every call and ret is
 // made by all of the tile's threads together (they sync the tile); keep one
 // recorder per tile for the whole kernel, so that its records stay in the
 // order the tile ran them.
-template <int N>
+//
+// Stamp groups (`stamp_group` > 1, tile operations): one stamp opens a group
+// of up to stamp_group consecutive operations of the tile and the next one
+// closes it; every operation of the group is called at the opening stamp and
+// returns at the closing one. Each operation's interval then contains its
+// true one, so a linearizable history stays linearizable: the checker judges
+// a weaker real-time order, never a false one. What the widening could hide
+// is the tile's own order on a key (two operations of a group on one key
+// would overlap, and the checker could swap them), so a group never holds two
+// operations on one key: an operation whose key the open group holds closes
+// it first. gfsl check decides key by key, and on one key every tile's
+// operations keep their program order in the stamps. It divides the RMWs on
+// the log's one contended word by up to stamp_group. The closing stamp is
+// written into the group's records at the close, by the lanes that hold them,
+// so N must be at least stamp_group; call finish() after the tile's last
+// operation to close the last group (a group never closed stays pending,
+// which says less than the tile knew, never something false). Group records
+// are numbered in 32 bits.
+//
+// Tile: cooperative_groups::thread_block_tile<N>, or any type with the same
+// thread_rank(), sync(), shfl(value, lane) and ballot(predicate).
+template <int N, class State = in_registers, class Tile = cooperative_groups::thread_block_tile<N>>
 class recorder {
   static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "a tile of 1, 2, 4, 8, 16 or 32 threads");
 
  public:
-  using tile_type = cooperative_groups::thread_block_tile<N>;
+  using tile_type = Tile;
 
-  __device__ recorder(const tile_type& tile, const log_ref& log, std::uint32_t tile_id)
-      : tile_(tile), log_(log), id_(tile_id), next_(0), boundary_(never) {}
+  __device__ recorder(const tile_type& tile, const log_ref& log, std::uint32_t tile_id, std::uint32_t stamp_group = 1,
+                      parts what = parts::all)
+      : tile_(tile), log_(log), id_(tile_id), group_(stamp_group > static_cast<std::uint32_t>(N) ? N : stamp_group), parts_(what) {
+    state_.stamp() = never;
+    state_.seen() = 0;
+    state_.in_group() = 0;
+    if constexpr (State::ranges) state_.next() = 0;
+  }
 
-  // Before the tile's own operation (every lane, the same arguments).
+  // Before the tile's own operation (every lane, the same arguments): the
+  // tile's next record.
   __device__ handle call(op o, std::uint32_t key, std::uint32_t arg = 0) {
-    const std::uint64_t s = call_stamp();
-    const std::uint32_t slot = claim(1);
-    if (slot != no_slot && tile_.thread_rank() == 0) {
-      entry* e = log_.records + slot;
-      detail::store_word(e, 0, detail::word0(id_, o));
-      detail::store_word(e, 1, detail::word1(key, arg));
-      detail::store_word(e, 3, s);
-    }
-    return {slot};
+    return call_record(claim(1), static_cast<std::uint8_t>(o), key, arg);
+  }
+  // The same, into record `slot` of the log, which the caller owns (a kernel
+  // whose operation j is record j). `kind` is an op, or the caller's own
+  // operation code in a log it reads itself.
+  __device__ handle call_at(std::uint64_t slot, std::uint8_t kind, std::uint32_t key, std::uint32_t arg = 0) {
+    return call_record(slot, kind, key, arg);
+  }
+  __device__ handle call_at(std::uint64_t slot, op o, std::uint32_t key, std::uint32_t arg = 0) {
+    return call_record(slot, static_cast<std::uint8_t>(o), key, arg);
   }
 
   // After it: ret(h) when nothing of the answer is known (an upsert that
   // returns nothing), ret(h, ok), or ret(h, ok, value) (erase's value removed,
-  // find's value found, count's count).
-  __device__ void ret(handle h) { finish(h, false, 0, 0); }
-  __device__ void ret(handle h, bool ok) { finish(h, ok, 0, 1); }
-  __device__ void ret(handle h, bool ok, std::uint32_t value) { finish(h, ok, value, 3); }
+  // find's value found, count's count). ret_error(h, e): the operation
+  // ended in an error and may or may not have taken effect; the checker
+  // treats it as pending.
+  __device__ void ret(handle h) { finish_op(h, detail::word2(0, false, 0, 0)); }
+  __device__ void ret(handle h, bool ok) { finish_op(h, detail::word2(0, ok, 0, 1)); }
+  __device__ void ret(handle h, bool ok, std::uint32_t value) { finish_op(h, detail::word2(0, ok, value, 3)); }
+  __device__ void ret_error(handle h, error e) { finish_op(h, detail::word2(static_cast<std::uint8_t>(e), false, 0, 0)); }
+  // The answer word as the caller composes it (status, ok, known, value:
+  // the layout of entry's third word), for a log the caller reads itself.
+  __device__ void ret_word(handle h, std::uint8_t status, bool ok, std::uint32_t value, std::uint8_t known) {
+    finish_op(h, detail::word2(status, ok, value, known));
+  }
+
+  // After the tile's last operation (or its early stop): closes an open
+  // stamp group. `sink`: under parts::stamps_only, the record that receives
+  // the stamps' sum.
+  __device__ void finish(std::uint64_t sink = no_slot) {
+    const std::uint32_t n = state_.in_group();
+    if (group_ > 1 && parts_ != parts::records_only && n > 0) close_group(take(), n);
+    if (parts_ == parts::stamps_only && sink != no_slot && tile_.thread_rank() == 0) log_.records[sink].ret = state_.seen();
+  }
 
   // The per-lane form, for APIs that take one operation per lane and serve
   // them with the whole tile (SlabHash-style): every lane calls, `active`
   // says whether it has an operation. One stamp opens all of them and one
   // closes them: each lane's interval contains its operation's true one,
-  // which can only make more orders valid, never fewer.
+  // which can only make more orders valid, never fewer. An open stamp group
+  // is closed first. Every lane reaches call_lanes and ret_lanes at the same
+  // place of your code, not in a branch on its own operation (they shuffle
+  // the stamp across the tile): pass a value of 0 where a lane's operation
+  // answers none, as in ret_lanes(h, ok, o == op::insert ? 0 : value).
   __device__ handle call_lanes(bool active, op o, std::uint32_t key, std::uint32_t arg = 0) {
-    const std::uint64_t s = call_stamp();
+    if (group_ > 1 && state_.in_group() > 0) close_group(take(), state_.in_group());
+    const std::uint64_t s = ungrouped_call_stamp();
     const unsigned mask = tile_.ballot(active);
     const unsigned rank = static_cast<unsigned>(tile_.thread_rank());
-    const std::uint32_t first = claim(static_cast<std::uint32_t>(__popc(mask)));
+    const std::uint64_t first = claim(static_cast<std::uint32_t>(__popc(mask)));
     if (!active || first == no_slot) return {no_slot};
-    const std::uint32_t slot = first + static_cast<std::uint32_t>(__popc(mask & ((1u << rank) - 1u)));
+    const std::uint64_t slot = first + static_cast<std::uint64_t>(__popc(mask & ((1u << rank) - 1u)));
     entry* e = log_.records + slot;
-    detail::store_word(e, 0, detail::word0(id_ * 32u + rank, o));
+    detail::store_word(e, 0, detail::word0(id_ * 32u + rank, static_cast<std::uint8_t>(o)));
     detail::store_word(e, 1, detail::word1(key, arg));
     detail::store_word(e, 3, s);
     return {slot};
   }
-  __device__ void ret_lanes(handle h) { finish_lanes(h, false, 0, 0); }
-  __device__ void ret_lanes(handle h, bool ok) { finish_lanes(h, ok, 0, 1); }
-  __device__ void ret_lanes(handle h, bool ok, std::uint32_t value) { finish_lanes(h, ok, value, 3); }
+  __device__ void ret_lanes(handle h) { finish_lanes(h, detail::word2(0, false, 0, 0)); }
+  __device__ void ret_lanes(handle h, bool ok) { finish_lanes(h, detail::word2(0, ok, 0, 1)); }
+  __device__ void ret_lanes(handle h, bool ok, std::uint32_t value) { finish_lanes(h, detail::word2(0, ok, value, 3)); }
 
  private:
-  // The leader's acq_rel fetch_add between two tile barriers, shared.
+  // A stamp, read by the leader between two tile barriers and shared: the
+  // barriers order it after every lane's earlier accesses and before every
+  // lane's later ones. On the counter, an acq_rel RMW (seq_cst would add a
+  // full fence per stamp and no guarantee the checker uses); on the timer,
+  // fences keep the reading from moving across the operation's accesses.
   __device__ std::uint64_t take() {
     tile_.sync();
     std::uint64_t v = 0;
     if (tile_.thread_rank() == 0) {
-      v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*log_.clock).fetch_add(1, cuda::std::memory_order_acq_rel);
+      if (log_.clock_source == clock_kind::counter) {
+        v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*log_.clock).fetch_add(1, cuda::std::memory_order_acq_rel);
+      } else {
+        __threadfence();
+        v = detail::global_timer();
+        __threadfence();
+      }
     }
     v = tile_.shfl(v, 0);
     tile_.sync();
     return v;
   }
-  // The last return's RMW serves as this call's (2s + 1 follows its 2s).
-  __device__ std::uint64_t call_stamp() {
-    const std::uint64_t s = boundary_ != never ? boundary_ : take();
-    boundary_ = never;
-    return 2 * s + 1;
+  // On the counter, the last return's RMW serves as this call's: RMW value s
+  // gives the return stamp 2s and the next call's 2s + 1. The order argument
+  // holds for every pair of stamps of different RMWs (2s + 1 < 2t whenever
+  // s < t), and the two stamps of one RMW order one tile's consecutive
+  // operations, which its program order orders anyway. It halves the RMWs on
+  // the contended word. Timer readings are not distinct, so there each call
+  // and return reads its own.
+  __device__ std::uint64_t ungrouped_call_stamp() {
+    if (log_.clock_source != clock_kind::counter) return take();
+    const std::uint64_t boundary = state_.stamp();
+    state_.stamp() = never;
+    return 2 * (boundary != never ? boundary : take()) + 1;
   }
   __device__ std::uint64_t ret_stamp() {
-    boundary_ = take();
-    return 2 * boundary_;
+    const std::uint64_t v = take();
+    if (log_.clock_source != clock_kind::counter) return v;
+    state_.stamp() = v;
+    return 2 * v;
   }
   // n records of the tile's range, or no_slot (counted once per call; a
   // tile id beyond the log's tiles has no range).
-  __device__ std::uint32_t claim(std::uint32_t n) {
-    if (id_ >= log_.tiles || next_ + n > log_.per_tile) {
+  __device__ std::uint64_t claim(std::uint32_t n) {
+    const std::uint32_t next = state_.next();
+    if (id_ >= log_.tiles || next + n > log_.per_tile) {
       if (tile_.thread_rank() == 0 && n > 0) atomicAdd(log_.overflow, 1u);
       return no_slot;
     }
-    const std::uint32_t slot = id_ * log_.per_tile + next_;
-    next_ += n;
-    return slot;
+    state_.next() = next + n;
+    return static_cast<std::uint64_t>(id_) * log_.per_tile + next;
   }
-  __device__ void finish(handle h, bool ok, std::uint32_t value, std::uint8_t known) {
+  __device__ handle call_record(std::uint64_t slot, std::uint8_t kind, std::uint32_t key, std::uint32_t arg) {
+    std::uint64_t s;
+    if (parts_ == parts::records_only) {
+      s = 2 * slot + 1;
+    } else if (group_ > 1) {
+      s = group_call(slot, key);
+    } else {
+      s = ungrouped_call_stamp();
+    }
+    if (parts_ == parts::stamps_only) {
+      state_.seen() += s;
+      return {no_slot};
+    }
+    if (slot != no_slot && tile_.thread_rank() == 0) {
+      entry* e = log_.records + slot;
+      detail::store_word(e, 0, detail::word0(id_, kind));
+      detail::store_word(e, 1, detail::word1(key, arg));
+      detail::store_word(e, 3, s);
+    }
+    return {slot};
+  }
+  __device__ void finish_op(handle h, std::uint64_t answer) {
+    if (parts_ == parts::records_only) {
+      if (h.slot != no_slot && tile_.thread_rank() == 0) {
+        entry* e = log_.records + h.slot;
+        detail::store_word(e, 2, answer);
+        detail::store_word(e, 4, 2 * h.slot + 2);
+      }
+      return;
+    }
+    if (group_ > 1) {  // the return stamp comes at the group's close
+      if (parts_ == parts::all && h.slot != no_slot && tile_.thread_rank() == 0) detail::store_word(log_.records + h.slot, 2, answer);
+      return;
+    }
     const std::uint64_t s = ret_stamp();
+    if (parts_ == parts::stamps_only) {
+      state_.seen() += s;
+      return;
+    }
     if (h.slot != no_slot && tile_.thread_rank() == 0) {
       entry* e = log_.records + h.slot;
-      detail::store_word(e, 2, detail::word2(ok, value, known));
+      detail::store_word(e, 2, answer);
       detail::store_word(e, 4, s);
     }
   }
-  __device__ void finish_lanes(handle h, bool ok, std::uint32_t value, std::uint8_t known) {
+  __device__ void finish_lanes(handle h, std::uint64_t answer) {
     const std::uint64_t s = ret_stamp();
     if (h.slot != no_slot) {
       entry* e = log_.records + h.slot;
-      detail::store_word(e, 2, detail::word2(ok, value, known));
+      detail::store_word(e, 2, answer);
       detail::store_word(e, 4, s);
     }
+  }
+  // The call stamp of an operation on `key` into record `slot`, in a group:
+  // the open group's, or a new group's after closing the open one (full, or
+  // holding `key`).
+  __device__ std::uint64_t group_call(std::uint64_t slot, std::uint32_t key) {
+    const std::uint32_t n = state_.in_group();
+    const std::uint32_t held = state_.key();
+    const bool holds = tile_.ballot(static_cast<std::uint32_t>(tile_.thread_rank()) < n && held == key) != 0;
+    std::uint32_t at = n;
+    if (n == 0 || n >= group_ || holds) {
+      std::uint64_t v = take();
+      if (n > 0) {
+        close_group(v, n);
+        // A timer reading may equal the one before it: the next group opens
+        // on a reading of its own, never before the close.
+        if (log_.clock_source != clock_kind::counter) v = take();
+      }
+      state_.stamp() = log_.clock_source == clock_kind::counter ? 2 * v + 1 : v;
+      at = 0;
+    }
+    if (static_cast<std::uint32_t>(tile_.thread_rank()) == at) {
+      state_.key() = key;
+      state_.record() = static_cast<std::uint32_t>(slot);
+    }
+    state_.in_group() = at + 1;
+    return state_.stamp();
+  }
+  // Writes the closing stamp (RMW value or reading v) into the records of the
+  // open group's n operations.
+  __device__ void close_group(std::uint64_t v, std::uint32_t n) {
+    const std::uint64_t s = log_.clock_source == clock_kind::counter ? 2 * v : v;
+    if (parts_ == parts::stamps_only) {
+      state_.seen() += s;
+    } else if (static_cast<std::uint32_t>(tile_.thread_rank()) < n && state_.record() != static_cast<std::uint32_t>(no_slot)) {
+      detail::store_word(log_.records + state_.record(), 4, s);
+    }
+    state_.in_group() = 0;
   }
 
   tile_type tile_;
   log_ref log_;
   std::uint32_t id_;
-  std::uint32_t next_;      // the tile's records used so far
-  std::uint64_t boundary_;  // the last return's RMW value, for the next call
+  std::uint32_t group_;
+  parts parts_;
+  State state_;
 };
 
 // The host side: the log's device memory, and the trace it becomes.
@@ -223,10 +444,14 @@ class device_log {
  public:
   // Room for `per_tile` operations of each of `tiles` tiles (lane ops count
   // one per active lane). Throws std::runtime_error when CUDA refuses.
-  device_log(std::uint32_t tiles, std::uint32_t per_tile) {
+  // `source`: what the stamps read (clock_kind; the counter unless you know
+  // the timer is one clock for every SM).
+  device_log(std::uint32_t tiles, std::uint32_t per_tile, clock_kind source = clock_kind::counter) {
     ref_.tiles = tiles;
     ref_.per_tile = per_tile;
+    ref_.clock_source = source;
     const std::size_t n = static_cast<std::size_t>(tiles) * per_tile;
+    if (n >= 0xFFFFFFFFull) throw std::runtime_error("gfsl::record::device_log: at most 2^32 - 1 records (stamp groups number them in 32 bits)");
     check(cudaMalloc(&ref_.records, n * sizeof(entry) + 16), "cudaMalloc");
     ref_.clock = reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(ref_.records) + n * sizeof(entry));
     ref_.overflow = reinterpret_cast<unsigned int*>(ref_.clock + 1);
@@ -283,7 +508,12 @@ class device_log {
     static const char* const names[] = {"insert", "delete", "contains", "upsert", "count"};
     char buf[256];
     for (const entry& e : recs) {
-      const bool ok_known = e.known & 1, value_known = e.known & 2, pending = e.ret == never;
+      // Pending: never returned, or called in a stamp group that finish()
+      // closed before its ret() wrote an answer (the answer word is still
+      // the 0xFF fill).
+      const bool ok_known = e.known & 1, value_known = e.known & 2, pending = e.ret == never || e.status == 0xFF;
+      static const char* const errors[] = {"", "key_out_of_range", "pool_exhausted", "stopped", "corrupt"};
+      const bool errored = !pending && e.status != 0;
       const char* name = e.kind < 5 ? names[e.kind] : "unknown";
       int n = std::snprintf(buf, sizeof buf, "{\"team\":%u,\"op\":\"%s\",\"key\":%u", e.who, name, e.key);
       if (e.kind == static_cast<std::uint8_t>(op::insert) || e.kind == static_cast<std::uint8_t>(op::upsert)) {
@@ -291,7 +521,9 @@ class device_log {
       } else if (!pending && value_known) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"value\":%u", e.value);
       }
-      if (pending || !ok_known) {
+      if (errored) {
+        n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":false,\"status\":\"%s\"", errors[e.status <= 4 ? e.status : 4]);
+      } else if (pending || !ok_known) {
         n += std::snprintf(buf + n, sizeof buf - n, pending ? ",\"ok\":false" : ",\"ok\":null");
       } else {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":%s", e.ok ? "true" : "false");

@@ -1,0 +1,313 @@
+// The public headers on the GPU: gfsl/record.cuh records a history that the
+// checker decides (tile and lane forms, stamp groups, pending and errored
+// operations), and gfsl/oracles.cuh reports what a failing read saw. Skipped
+// where no GPU can run them; compiled everywhere nvcc is.
+#include <gtest/gtest.h>
+
+#include <gfsl/oracles.cuh>
+#include <gfsl/record.cuh>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../examples/hash_map/map.cuh"
+#include "linearizability/checker.hpp"
+
+namespace {
+
+namespace rec = gfsl::record;
+namespace orc = gfsl::oracles;
+
+std::string no_gpu() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return "no CUDA device";
+  return "";
+}
+
+// Every tile runs `ops` operations of the example's map on `keys` keys, as
+// the example does; `unreturned`: the tiles whose last operation is called and
+// never returned (a kernel stopped mid-operation); `errored`: the tiles whose
+// last operation ends in an error.
+__global__ void map_ops(map_ref m, rec::log_ref log, unsigned ops, unsigned keys, std::uint32_t group, unsigned unreturned,
+                        unsigned errored) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  const unsigned id = (blockIdx.x * blockDim.x + threadIdx.x) / 8;
+  if (id >= log.tiles) return;
+  rec::recorder<8> r(tile, log, id, group);
+  for (unsigned j = 0; j < ops; ++j) {
+    const unsigned x = (id * 7919u + j * 104729u) * 2654435761u;
+    const op o = op(x % 3);
+    const unsigned k = 1 + (x >> 8) % keys;
+    unsigned out = 0;
+    const rec::handle h = r.call(o, k, j);
+    const bool ok = m.apply(tile, o, k, j, out);
+    if (j + 1 == ops && id < unreturned) break;
+    if (j + 1 == ops && id >= unreturned && id < unreturned + errored) {
+      r.ret_error(h, rec::error::pool_exhausted);
+      break;
+    }
+    o == op::insert ? r.ret(h, ok) : r.ret(h, ok, out);
+  }
+  r.finish();
+}
+
+// The lane form: every lane of a tile of 32 brings its own operation.
+__global__ void map_lane_ops(map_ref m, rec::log_ref log, unsigned rounds, unsigned keys) {
+  const auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  const auto part = cg::tiled_partition<8>(cg::this_thread_block());
+  const unsigned id = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (id >= log.tiles) return;
+  rec::recorder<32> r(tile, log, id);
+  for (unsigned j = 0; j < rounds; ++j) {
+    const unsigned x = (id * 31u + tile.thread_rank() * 7919u + j * 104729u) * 2654435761u;
+    const op o = op(x % 3);
+    const unsigned k = 1 + (x >> 8) % keys;
+    const rec::handle h = r.call_lanes(true, o, k, j);
+    // The tile serves its 32 lanes' operations 8 lanes at a time: each part
+    // of 8 runs its own 8, one after another.
+    bool my_ok = false;
+    unsigned my_out = 0;
+    for (unsigned i = 0; i < 8; ++i) {
+      const unsigned src = tile.thread_rank() / 8 * 8 + i;  // lane i of this part
+      const unsigned kk = tile.shfl(k, src), oo = tile.shfl(static_cast<unsigned>(o), src);
+      unsigned out = 0;
+      const bool ok = m.apply(part, static_cast<op>(oo), kk, j, out);
+      if (tile.thread_rank() == src) my_ok = ok, my_out = out;
+    }
+    r.ret_lanes(h, my_ok, o == op::insert ? 0 : my_out);  // one place for every lane: it shuffles the stamp
+  }
+}
+
+struct map_on_device {
+  map_ref m{nullptr, 0};
+  explicit map_on_device(unsigned capacity) {
+    m.capacity = capacity;
+    EXPECT_EQ(cudaMalloc(&m.slots, capacity * sizeof(unsigned long long)), cudaSuccess);
+    EXPECT_EQ(cudaMemset(m.slots, 0xFF, capacity * sizeof(unsigned long long)), cudaSuccess);
+  }
+  ~map_on_device() { cudaFree(m.slots); }
+};
+
+std::vector<gfsl::model::op_record> as_history(const std::vector<rec::entry>& entries) {
+  std::vector<gfsl::model::op_record> h(entries.size());
+  static_assert(sizeof(rec::entry) == sizeof(gfsl::model::op_record));
+  std::memcpy(h.data(), entries.data(), entries.size() * sizeof(rec::entry));
+  for (auto& r : h) r.ok = r.ok != 0;  // the header writes 0 or 1; normalised for bool
+  return h;
+}
+
+gfsl::lin::verdict verdict_of(const std::vector<rec::entry>& entries) {
+  return gfsl::lin::check_history(as_history(entries)).v;
+}
+
+TEST(RecordHeader, TileOperationsOfACorrectMapAreLinearizableWithAndWithoutStampGroups) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  for (std::uint32_t group : {1u, 4u, 8u}) {
+    SCOPED_TRACE("stamp group " + std::to_string(group));
+    const unsigned tiles = 256, ops = 48, keys = 24;
+    map_on_device d(4 * keys + 64);
+    rec::device_log log(tiles, ops);
+    map_ops<<<(tiles * 8 + 255) / 256, 256>>>(d.m, log.ref(), ops, keys, group, 0, 0);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<rec::entry> e = log.records();
+    ASSERT_EQ(e.size(), std::size_t{tiles} * ops);
+    // Each tile's records in its program order: intervals never go back, and
+    // on one key a tile's operations never overlap (a group closes first).
+    std::map<std::uint32_t, std::vector<const rec::entry*>> by_tile;
+    std::uint64_t shared_calls = 0;
+    for (const rec::entry& r : e) {
+      ASSERT_NE(r.ret, rec::never);
+      ASSERT_LT(r.call, r.ret);
+      by_tile[r.who].push_back(&r);
+    }
+    for (const auto& [tile, rs] : by_tile) {
+      for (std::size_t i = 1; i < rs.size(); ++i) {
+        ASSERT_LE(rs[i - 1]->call, rs[i]->call);
+        if (rs[i - 1]->call == rs[i]->call) ++shared_calls;
+        else ASSERT_LT(rs[i - 1]->ret, rs[i]->call);
+        for (std::size_t j = i; j-- > 0 && rs[j]->call == rs[i]->call;) ASSERT_NE(rs[j]->key, rs[i]->key) << "a group holds one key twice";
+      }
+    }
+    if (group == 1) EXPECT_EQ(shared_calls, 0u);
+    else EXPECT_GT(shared_calls, 0u) << "no two operations ever shared a group";
+    EXPECT_EQ(verdict_of(e), gfsl::lin::verdict::linearizable);
+  }
+}
+
+TEST(RecordHeader, AWrongAnswerInARecordedHistoryIsRejected) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned tiles = 64, ops = 32, keys = 8;
+  map_on_device d(4 * keys + 64);
+  rec::device_log log(tiles, ops);
+  map_ops<<<(tiles * 8 + 255) / 256, 256>>>(d.m, log.ref(), ops, keys, 8, 0, 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<rec::entry> e = log.records();
+  ASSERT_EQ(verdict_of(e), gfsl::lin::verdict::linearizable);
+  // The first find that answered "absent" after the key's first successful
+  // insert had returned now claims to have found it with a value no one
+  // inserted.
+  std::map<std::uint32_t, std::uint64_t> first_insert_ret;
+  for (const rec::entry& r : e)
+    if (r.kind == 0 && r.ok && (!first_insert_ret.count(r.key) || r.ret < first_insert_ret[r.key])) first_insert_ret[r.key] = r.ret;
+  bool flipped = false;
+  for (rec::entry& r : e) {
+    if (r.kind == 2 && r.ok && first_insert_ret.count(r.key) && r.call > first_insert_ret[r.key]) {
+      r.value = 0xABCDEF;
+      flipped = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(flipped);
+  EXPECT_EQ(verdict_of(e), gfsl::lin::verdict::not_linearizable);
+}
+
+TEST(RecordHeader, UnreturnedCallsStayPendingAndErrorsAreMarked) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned tiles = 64, ops = 16, keys = 16;
+  for (std::uint32_t group : {1u, 8u}) {
+    map_on_device d(4 * keys + 64);
+    rec::device_log log(tiles, ops);
+    map_ops<<<(tiles * 8 + 255) / 256, 256>>>(d.m, log.ref(), ops, keys, group, 5, 3);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<rec::entry> e = log.records();
+    ASSERT_EQ(e.size(), std::size_t{tiles} * ops);
+    unsigned pending = 0, errored = 0;
+    for (const rec::entry& r : e) {
+      if (r.ret == rec::never || r.status == 0xFF) {  // never returned (in a group: its answer never written)
+        ++pending;
+        EXPECT_LT(r.who, 5u);
+      }
+      if (r.ret != rec::never && r.status != 0 && r.status != 0xFF) {
+        ++errored;
+        EXPECT_GE(r.who, 5u);
+        EXPECT_LT(r.who, 8u);
+      }
+    }
+    // In groups the tile's last group closes at finish(), the unreturned
+    // operation included: it keeps the 0xFF fill as its answer, which the
+    // checker and the JSON writer read as pending.
+    EXPECT_EQ(pending, 5u);
+    EXPECT_EQ(errored, 3u);
+    EXPECT_EQ(verdict_of(e), gfsl::lin::verdict::linearizable);
+    const std::string path = ::testing::TempDir() + "/pending.jsonl";
+    rec::device_log::write_json_lines_of(e, path);
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    std::string text(1 << 20, '\0');
+    text.resize(std::fread(text.data(), 1, text.size(), f));
+    std::fclose(f);
+    EXPECT_NE(text.find("\"ret\":null"), std::string::npos);
+    EXPECT_NE(text.find("\"status\":\"pool_exhausted\""), std::string::npos);
+  }
+}
+
+TEST(RecordHeader, LaneOperationsOfACorrectMapAreLinearizable) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned tiles = 64, rounds = 8, keys = 32;
+  map_on_device d(4 * keys + 64);
+  rec::device_log log(tiles, rounds * 32);
+  map_lane_ops<<<(tiles * 32 + 255) / 256, 256>>>(d.m, log.ref(), rounds, keys);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<rec::entry> e = log.records();
+  ASSERT_EQ(e.size(), std::size_t{tiles} * rounds * 32);
+  const gfsl::lin::verdict v = verdict_of(e);
+  if (v != gfsl::lin::verdict::linearizable) {
+    const std::string path = ::testing::TempDir() + "/lane-operations.jsonl";
+    rec::device_log::write_json_lines_of(e, path);
+    ADD_FAILURE() << "the history, for gfsl check: " << path;
+  }
+}
+
+TEST(RecordHeader, AFullTileCountsItsOverflowAndTheLogRefusesToHandItOver) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  map_on_device d(128);
+  rec::device_log log(8, 4);  // room for 4 a tile; the tiles run 6
+  map_ops<<<1, 64>>>(d.m, log.ref(), 6, 16, 1, 0, 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_THROW(log.records(), std::runtime_error);
+}
+
+// A map whose find misses its key once in a while: the oracle's report must
+// carry the window the failing find read.
+struct lying_map {
+  map_ref m;
+  unsigned* lies;
+};
+
+__global__ void lying_oracles(lying_map lm, orc::launch l, bool report_words) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  auto insert = [](auto& t, lying_map& h, unsigned k, unsigned v) {
+    unsigned out;
+    return h.m.apply(t, op::insert, k, v, out);
+  };
+  auto erase = [](auto& t, lying_map& h, unsigned k) {
+    unsigned out;
+    return h.m.apply(t, op::erase, k, 0, out);
+  };
+  // Lies on the first 4 finds of a stable key that found it, in the run
+  // phase (where readers judge them).
+  auto lie = [](auto& t, lying_map& h, unsigned k, bool found, const orc::launch& la) {
+    const bool judged = found && la.ph == orc::phase::run && (k - la.cfg.base) % la.cfg.stride == 0;
+    unsigned n = ~0u;
+    if (t.thread_rank() == 0 && judged) n = atomicAdd(h.lies, 1u);
+    return judged && t.shfl(n, 0) < 4;
+  };
+  if (report_words) {
+    orc::run(tile, lm, l, insert, erase, [&](auto& t, lying_map& h, unsigned k, unsigned& v, orc::seen& s) {
+      s.count = 8;
+      const bool found = h.m.apply(t, op::find, k, 0, v, s.words);
+      return found && !lie(t, h, k, found, l);
+    });
+  } else {
+    orc::run(tile, lm, l, insert, erase, [&](auto& t, lying_map& h, unsigned k, unsigned& v) {
+      const bool found = h.m.apply(t, op::find, k, 0, v);
+      return found && !lie(t, h, k, found, l);
+    });
+  }
+}
+
+TEST(Oracles, AViolationCarriesTheWordsTheFailingReadSawWhenTheFindReportsThem) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  for (bool report_words : {true, false}) {
+    SCOPED_TRACE(report_words ? "find reports its words" : "find reports nothing");
+    orc::config c;
+    c.oracle = orc::kind::stable_keys;
+    c.tiles = 256;
+    c.ops_per_tile = 64;
+    orc::harness h(c);
+    lying_map lm{{nullptr, 4 * h.span() + 64}, nullptr};
+    ASSERT_EQ(cudaMalloc(&lm.m.slots, lm.m.capacity * sizeof(unsigned long long)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&lm.lies, sizeof(unsigned)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(lm.m.slots, 0xFF, lm.m.capacity * sizeof(unsigned long long)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(lm.lies, 0, sizeof(unsigned)), cudaSuccess);
+    h.round([&](const orc::launch& l) { lying_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(lm, l, report_words); });
+    const orc::summary s = h.result();
+    ASSERT_EQ(s.n[orc::c_missing], 4u);
+    ASSERT_FALSE(s.records.empty());
+    for (const orc::violation& v : s.records) {
+      if (v.operation != static_cast<std::uint8_t>(orc::op::find)) continue;
+      const std::string d = orc::harness::describe(v);
+      if (!report_words) {
+        EXPECT_EQ(v.read.count, 0u);
+        EXPECT_EQ(d.find("the read saw"), std::string::npos) << d;
+        continue;
+      }
+      ASSERT_EQ(v.read.count, 8u) << d;
+      // The window the find answered from holds the key, with its value.
+      const unsigned long long want = static_cast<unsigned long long>(orc::value_of(v.key)) << 32 | v.key;
+      bool holds = false;
+      for (unsigned i = 0; i < 8; ++i) holds |= v.read.words[i] == want;
+      EXPECT_TRUE(holds) << d;
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "%016llx", want);
+      EXPECT_NE(d.find(std::string("the read saw")), std::string::npos) << d;
+      EXPECT_NE(d.find(hex), std::string::npos) << d;
+    }
+    cudaFree(lm.m.slots);
+    cudaFree(lm.lies);
+  }
+}
+
+}  // namespace
