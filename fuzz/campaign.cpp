@@ -1088,6 +1088,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     // here only leaves the page without the checker's explanation.
     co.timeout_seconds = 2;
     co.explain_seconds = 2;
+    co.all_keys = true;  // the shrunk history is small: the page names every violating key
     const lin::check_result checked = lin::check_history(history, co);
     lin::report_context ctx;
     ctx.file = "history.jsonl";
