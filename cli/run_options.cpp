@@ -84,6 +84,8 @@ std::string encode_replay(const run_options& o) {
         s << ":park-at=" << sched::name(o.so.park_at) << ":park-ops=" << o.so.park_ops << ":park-every=" << o.so.park_every;
         if (o.so.park_teams) s << ":park-teams=" << o.so.park_teams;
       }
+      // Written only when set: lines from before directed tears held nothing.
+      if (o.so.tear != sched::tear_target::none) s << ":tear=" << sched::name(o.so.tear);
     }
   }
   return s.str();
@@ -213,6 +215,10 @@ std::string decode_replay(const std::string& text, run_options& o) {
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
       if (const auto it = fields.find("memory"); it != fields.end()) {
         if (!sched::parse(it->second, r.so.mem)) return "replay string: field 'memory' has a bad value '" + it->second + "' (sc or ptx)";
+        fields.erase(it);
+      }
+      if (const auto it = fields.find("tear"); it != fields.end()) {
+        if (!sched::parse(it->second, r.so.tear)) return "replay string: field 'tear' has a bad value '" + it->second + "' (none or validation)";
         fields.erase(it);
       }
       if (r.so.strat == sched::strategy::park) {

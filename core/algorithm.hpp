@@ -734,7 +734,8 @@ class algorithm {
       return false;
     }
     const lanes again = read(c);
-    if (lock_version(load_lock(c)) != lock_version(first)) return false;
+    const std::uint64_t closing = bug(mutant::validation_lock_from_reread) ? lock_of(again) : load_lock(c);
+    if (lock_version(closing) != lock_version(first)) return false;
     kv = again;
     return true;
   }

@@ -44,6 +44,7 @@ enum class mutant : std::uint8_t {
   version_not_bumped,
   head_fallback_wrong,
   removed_key_not_sought_above,
+  validation_lock_from_reread,
   count_
 };
 
@@ -186,6 +187,11 @@ inline constexpr mutant_info mutant_catalog[] = {
      "robust: a delete that removes its key from an upper level does not look for it again one level up; a split of "
      "that level which made the key its fresh chunk's minimum raised it there after the delete's first look, and the "
      "key stays in level i+1 without being in level i", {}, "robust"},
+    {mutant::validation_lock_from_reread, "validation-lock-from-reread", "host,cuda",
+     "robust: a validation closes on the LOCK lane of its own second read instead of loading the LOCK word after "
+     "that read (one load saved): lane by lane the LOCK lane may be loaded before the data lanes it vouches for, so a "
+     "burst that lands in the second read after its LOCK lane goes unseen and a torn read answers \"not here\"",
+     "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

@@ -25,6 +25,7 @@
 
 #include "core/layout.hpp"
 #include "fuzz/scenarios.hpp"
+#include "fuzz/shrink.hpp"
 #include "linearizability/report.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
@@ -131,6 +132,8 @@ constexpr std::uint64_t generated_schedules_per_candidate = 4;
 // signature and is smaller: fewer operations, or as many on fewer teams, or
 // on half-size chunks.
 bool try_smaller(failure& f, const run_config& candidate, const campaign_options& o) {
+  if (o.shrink_runs && f.shrink_runs >= o.shrink_runs) return false;
+  ++f.shrink_runs;
   judgement j = execute_and_judge(candidate, o.judge);
   if (!j.failed() || signature(j.found) != f.signature) return false;
   if (std::make_tuple(size_of(j), j.config.w.teams, j.config.w.chunk) >=
@@ -152,7 +155,7 @@ bool try_smaller_any_schedule(failure& f, const run_config& candidate, const cam
   if (try_smaller(f, candidate, o)) return true;
   // A signal (SIGINT, SIGTERM) ends the search at once: the smallest failure
   // so far is kept, and the campaign must stop within about a run.
-  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()); ++k) {
+  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()) && !(o.shrink_runs && f.shrink_runs >= o.shrink_runs); ++k) {
     run_config again = candidate;
     again.so.seed = 1 + model::mix64(candidate.so.seed + k) % 1000000000;
     if (try_smaller(f, again, o)) return true;
@@ -180,6 +183,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     model::fit_workload(*listed.script, listed.w);
     // The listed form renumbers the inserts' values; it must fail as the
     // generated one did (the algorithm does not branch on values).
+    ++f.shrink_runs;
     judgement j = execute_and_judge(listed, o.judge);
     if (!j.failed() || signature(j.found) != f.signature) return;
     f.shrunk = j.config;
@@ -225,8 +229,21 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     }
     return false;
   };
+  // The run cut short in time (fuzz/shrink.hpp): the same schedule seed
+  // makes the same choices up to the cut, so one run decides a candidate.
+  const auto cut_in_time = [&] {
+    if (!o.shrink_cuts) return false;
+    for (const std::uint64_t at : cut_points(f.verdict)) {
+      if (s.elapsed() >= until || s.cancelled()) return false;
+      const std::optional<run_config> n = cut_at(f.shrunk, f.verdict, at);
+      if (n && try_smaller(f, *n, o)) return true;
+    }
+    return false;
+  };
   bool progress = true;
   while (progress && s.elapsed() < until && !s.cancelled()) {
+    while (cut_in_time()) {
+    }
     progress = halve_chunks();
     for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until &&
                             !s.cancelled();) {
@@ -491,6 +508,7 @@ void worker(const campaign_options& o, shared_state& s) {
     params.maxSize = 100;
     batch_log log;
     bool in_shrink = false, cut_short = false;
+    std::uint64_t rapidcheck_shrink_runs = 0;
     std::uint64_t case_index = 0;
     const std::uint64_t replayed_runs = b == o.first_batch ? o.replay_runs : 0;
     // The coverage corpus is the batch's own, so that a batch is a function
@@ -514,7 +532,11 @@ void worker(const campaign_options& o, shared_state& s) {
       }
       // Past the shrinking budget (or once cancelled) every further candidate
       // passes, so RapidCheck settles on the smallest failure found so far.
-      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled())) return;
+      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled() ||
+                        (o.shrink_runs && rapidcheck_shrink_runs >= o.shrink_runs))) {
+        return;
+      }
+      if (in_shrink) ++rapidcheck_shrink_runs;
       judgement j = execute_and_judge(c, o.judge);
       if (!in_shrink && !replayed && o.on_run) o.on_run(b, case_index, j.config, j);
       if (!in_shrink) ++case_index;
@@ -566,6 +588,7 @@ void worker(const campaign_options& o, shared_state& s) {
       f.seconds_to_first = log.first_at;
       f.signature = log.signature;
       f.verdict = std::move(*log.last_judgement);
+      f.shrink_runs = rapidcheck_shrink_runs;
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
       record(o, s, std::move(f));
       // A batch that failed is not complete until its failure is written
@@ -578,7 +601,7 @@ void worker(const campaign_options& o, shared_state& s) {
     // (fuzz/scenarios.hpp) come first, for the paths and interleavings
     // random workloads do not reach, in place of one of the fifth.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits) : std::vector<scenario>{};
+    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.var) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
     for (int i = 0; i < directed_runs + feedback_runs && !cut_short; ++i) {
@@ -873,6 +896,12 @@ campaign_result run_campaign(const campaign_options& o) {
   return s.result;
 }
 
+void shrink_failure(failure& f, const campaign_options& o) {
+  shared_state s;
+  s.cancel = o.cancel;
+  shrink_further(f, o, o.shrink_seconds, s);
+}
+
 std::string disabled_by(const campaign_options& o, std::string_view name) {
   // Only a delete under the re-raise rule re-raises (core/algorithm.hpp).
   if (name == "re-raise" && o.limits.upper == upper_choice::thesis) return "--upper thesis";
@@ -956,6 +985,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     rep << "operations: " << f.shrunk.w.ops << " concurrent + " << j.run.prefill.size() << " prefill, " << f.shrunk.w.teams
         << " teams\n";
     rep << "signature: " << f.signature << "\n";
+    rep << "shrinking: " << f.shrink_runs << " candidate runs\n";
     if (f.shrunk.so.mem != sched::memory::sc) {
       rep << "memory: " << sched::name(f.shrunk.so.mem) << ", " << j.outcome.stale_reads
           << " loads returned a store older than the latest (interleaving.txt marks them STALE)\n";

@@ -46,6 +46,25 @@
 // until m is above (bottom-unlocked-early). One insert at the end of a
 // structure whose last chunks of levels 0 and 1 are full, against one
 // delete of the key it raises from level 0 or from level 1.
+//
+// validation_tear (robust's validated reads, docs/ALGORITHM.md): a "not
+// here" is taken only from a second read of the chunk that the chunk's
+// write version vouches for. A fault in that check shows only when both
+// reads are torn: the first misses a key a burst moved, and the second
+// misses it again without the check noticing. The run holds every
+// validation's second read open after a random number of its lanes
+// (sched::tear_target::validation, `tear=validation` in the replay line,
+// kept by shrinking) until another team has written the chunk and
+// completed an operation, and parks the victims inside their other reads
+// (mid-read) so that first reads tear too. Two shapes on keys 1..202
+// (robust: level-0 chunks of seven keys from each multiple of 7, level 1
+// the multiples of 7, its last chunk 98..189 full): at level 0, victims
+// look up and delete keys of a chunk while writers delete and re-insert
+// smaller keys of the same chunk, each a shift of the victims' keys
+// (contains' and delete's searches); above, victims delete level-1 keys
+// while writers delete smaller level-1 keys of the same level-1 chunk and
+// insert past the full last chunk, splitting levels 0 and 1 (delete's
+// look at the levels above, and the split's down-pointer updates).
 #pragma once
 
 #include <span>
@@ -56,7 +75,7 @@
 
 namespace gfsl::fuzz {
 
-enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key, raise_race };
+enum class scenario : std::uint8_t { restart, zombie_next, stale_upper_key, raise_race, validation_tear };
 const char* name(scenario s);
 
 // A directed run of kind `s` for the campaign (host backend: the park
@@ -70,7 +89,9 @@ run_config directed_run(scenario s, const generator_limits& lim, mutant m, varia
 // each (a few milliseconds a run), where the campaign reads lane by lane
 // (lane granularity, or varied): at chunk or line granularity no read of a
 // 16-entry chunk is torn, and they would only be costly random runs.
-std::vector<scenario> directed_runs_of(const generator_limits& lim);
+// validation_tear twice, on the variant that validates (robust) and while
+// lim.validation_tears is on.
+std::vector<scenario> directed_runs_of(const generator_limits& lim, variant v = default_variant);
 
 // The level-2 keys of the restart run's structure, which its deletes aim at
 // (they differ by variant: the raised-key rules differ).
