@@ -733,6 +733,7 @@ class algorithm {
       t_.lock_wait(c, first);
       return false;
     }
+    t_.validating();
     const lanes again = read(c);
     const std::uint64_t closing = bug(mutant::validation_lock_from_reread) ? lock_of(again) : load_lock(c);
     if (lock_version(closing) != lock_version(first)) return false;

@@ -89,8 +89,8 @@ run_config directed_run(scenario s, const generator_limits& lim, mutant m, varia
 // each (a few milliseconds a run), where the campaign reads lane by lane
 // (lane granularity, or varied): at chunk or line granularity no read of a
 // 16-entry chunk is torn, and they would only be costly random runs.
-// validation_tear twice, on the variant that validates (robust) and while
-// lim.validation_tears is on.
+// validation_tear four times, on the variant that validates (robust) and
+// while lim.validation_tears is on.
 std::vector<scenario> directed_runs_of(const generator_limits& lim, variant v = default_variant);
 
 // The level-2 keys of the restart run's structure, which its deletes aim at

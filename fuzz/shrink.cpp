@@ -27,6 +27,18 @@ std::optional<run_config> cut_at(const run_config& listed, const judgement& fail
   return n;
 }
 
+std::optional<run_config> without_tail(const run_config& listed, std::size_t team, std::size_t count) {
+  if (!listed.script || team >= listed.script->team_ops.size() || count == 0 || count > listed.script->team_ops[team].size()) {
+    return std::nullopt;
+  }
+  run_config n = listed;
+  auto& ops = n.script->team_ops[team];
+  ops.resize(ops.size() - count);
+  n.script->number_values();
+  model::fit_workload(*n.script, n.w);
+  return n;
+}
+
 std::vector<std::uint64_t> cut_points(const judgement& failing) {
   std::uint64_t first = model::no_stamp, last = 0;
   for (const model::op_record& r : failing.run.records) {

@@ -28,4 +28,10 @@ std::optional<run_config> cut_at(const run_config& listed, const judgement& fail
 // fractions of the concurrent phase's call stamps.
 std::vector<std::uint64_t> cut_points(const judgement& failing);
 
+// `listed` with the last `count` operations of team `team` taken out (the
+// same schedule seed): the run is the same until that team would have
+// begun the first of them, where a cut in time must keep every team's
+// operations called before that moment. nullopt when the team has fewer.
+std::optional<run_config> without_tail(const run_config& listed, std::size_t team, std::size_t count);
+
 }  // namespace gfsl::fuzz

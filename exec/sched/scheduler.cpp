@@ -98,7 +98,6 @@ namespace {
 constexpr team_id no_team = std::numeric_limits<team_id>::max();
 constexpr std::uint64_t fnv_prime = 0x100000001B3ull;
 constexpr std::uint64_t pool_offset = header_offsets::pool;
-constexpr std::uint64_t no_row = std::numeric_limits<std::uint64_t>::max();
 // A held read whose row no other team writes goes on after this many
 // operations of others: the teams left may never touch it.
 constexpr std::uint64_t tear_patience = 8;
@@ -153,11 +152,12 @@ struct scheduler::impl {
   std::unique_ptr<ptx_memory> memory;
   std::vector<char> stale_in_read;
   stale_read last_stale;
-  // tear: per team, the first word of the row its latest access completed a
-  // team-wide read of (no_row: its latest access was anything else), the
-  // row of the read in progress, where in that read it will be held (0:
-  // nowhere), and, while held, whether another team wrote the row.
-  std::vector<std::uint64_t> whole_row, reading_row;
+  // tear: per team, whether its next team-wide read is a validation's
+  // second (Team::validating), the row of the read in progress, where in
+  // that read it will be held (0: nowhere), and, while held, whether
+  // another team wrote the row.
+  std::vector<char> validation_next;
+  std::vector<std::uint64_t> reading_row;
   std::vector<std::uint8_t> tear_index, tear_size;
   std::vector<char> tear_held, tear_written;
   std::vector<std::uint64_t> tear_extensions;
@@ -265,15 +265,14 @@ struct scheduler::impl {
   bool tear_here(const access& a) {
     const team_id t = a.team;
     if (a.kind != access_kind::load || a.group_size < 2) {
-      whole_row[t] = no_row;
       tear_index[t] = 0;
       return false;
     }
     if (a.group_index == 0) {
       // The row is named by its first word (lane i loads row + i).
       const std::uint64_t row = a.word - a.lane;
-      const bool second = whole_row[t] == row;
-      whole_row[t] = no_row;
+      const bool second = validation_next[t] != 0;
+      validation_next[t] = 0;
       reading_row[t] = row;
       tear_index[t] = 0;
       if (!second) return false;
@@ -391,10 +390,6 @@ struct scheduler::impl {
       for (team_id t : unfinished) {
         if (tear_held[t] && t != a.team && a.word >= reading_row[t] && a.word < reading_row[t] + tear_size[t]) tear_written[t] = 1;
       }
-    }
-    if (opt.tear != tear_target::none && a.team < n && a.kind == access_kind::load && a.group_size > 1 &&
-        a.group_index + 1 == a.group_size) {
-      whole_row[a.team] = reading_row[a.team];
     }
   }
 
@@ -519,8 +514,6 @@ std::uint64_t scheduler::load_value(const access& a, std::uint64_t latest) {
 
 void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) {
   impl& s = *p_;
-  // A read after a wait is a fresh look, not a validation's re-read.
-  if (team < s.n) s.whole_row[team] = no_row;
   // ptx: a read that returned a stale store may have seen a lock taken that
   // is free already; its re-read may see the release without any new
   // write, so it is not put to sleep (its re-reads reach the latest store:
@@ -535,6 +528,11 @@ void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_wo
   s.wait_epoch[team] = s.read_epoch[team];
   s.latest_wait_epoch = std::max(s.latest_wait_epoch, s.read_epoch[team]);
   s.wait[team] = {team, chunk, lock_word};
+}
+
+void scheduler::validating(team_id team) {
+  impl& s = *p_;
+  if (team < s.n) s.validation_next[team] = 1;
 }
 
 void scheduler::lane_order(team_id team, int lanes, std::uint8_t* order) {
@@ -581,7 +579,7 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.parks = 0;
   s.hold_sequence = 0;
   s.latest_park_until = 0;
-  s.whole_row.assign(s.n, no_row);
+  s.validation_next.assign(s.n, 0);
   s.reading_row.assign(s.n, 0);
   s.tear_index.assign(s.n, 0);
   s.tear_size.assign(s.n, 0);

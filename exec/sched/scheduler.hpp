@@ -44,15 +44,13 @@ enum class park_point : std::uint8_t {
 // purpose, whatever the strategy.
 enum class tear_target : std::uint8_t {
   none,
-  // The second read of a validation: a team-wide read of the row of words
-  // the same team has just read whole, with no other access and no lock
-  // wait between. That is how a seqlock's re-read looks from memory (GFSL
-  // robust's validated_read: the chunk read again, then its LOCK word);
-  // tests/test_scheduler.cpp checks that nothing else in either variant
-  // reads so. The read is held after a random number of its lanes (one of
-  // its scheduling points: lane granularity, or line with rows of more
-  // than 16 words) until another team has written the row and completed
-  // an operation, so that a whole burst of writes lands between its lanes.
+  // The second read of a validation, the read a team makes after it says
+  // so (Team::validating: GFSL robust's validated_read, the chunk read
+  // again before its LOCK word). The read is held after a random number of
+  // its lanes (one of its scheduling points: lane granularity, or line with
+  // rows of more than 16 words) until another team has written the row
+  // and completed an operation, so that a whole burst of writes lands
+  // between its lanes.
   // With park_teams, only those teams' reads are held (the victims').
   validation,
 };
@@ -181,6 +179,7 @@ class scheduler final : public access_hook {
   std::uint64_t load_value(const access& a, std::uint64_t latest) override;
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
+  void validating(team_id team) override;
 
  private:
   struct impl;
