@@ -331,6 +331,21 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     }
     if (o.shrink_cuts) drop_idle(schedules_per_candidate);
     progress = halve_chunks();
+    // Teams by halves, quarters and eighths before one at a time: of a
+    // generated run's dozens of teams most take no part in the failure,
+    // and each candidate costs a schedule search.
+    for (std::size_t parts = 2; o.shrink_cuts && parts <= 8 && s.elapsed() < until && !s.cancelled(); parts *= 2) {
+      for (std::size_t part = 0; part < parts && s.elapsed() < until && !s.cancelled(); ++part) {
+        const std::size_t n = f.shrunk.script->team_ops.size();
+        const std::size_t lo = n * part / parts, hi = n * (part + 1) / parts;
+        if (n < 3 || hi <= lo || hi - lo >= n) continue;
+        if (try_smaller_any_schedule(f, without(f.shrunk, [lo, hi](run_config& c) {
+              for (std::size_t t = hi; t-- > lo;) remove_team(c, t);
+            }), o)) {
+          progress = true;
+        }
+      }
+    }
     for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until &&
                             !s.cancelled();) {
       if (try_smaller_any_schedule(f, without(f.shrunk, [t](run_config& n) { remove_team(n, t); }), o)) {
@@ -357,8 +372,25 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
       }
     }
   }
-  // At the end, with more schedules tried, since the run is tiny by now.
+  // At the end, with more schedules tried, since the run is tiny by now:
+  // idle teams, then, for a run of a couple of dozen operations, each
+  // operation once more (its team with it when it was the team's last),
+  // where a failure that needs two torn reads may take hundreds of seeds.
   drop_idle(8 * schedules_per_candidate);
+  if (o.shrink_cuts && f.shrunk.w.ops <= 24) {
+    for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled();) {
+      bool taken = false;
+      for (std::size_t i = 0; i < f.shrunk.script->team_ops[t].size() && !taken && s.elapsed() < until && !s.cancelled(); ++i) {
+        const run_config n = without(f.shrunk, [t, i](run_config& c) {
+          auto& ops = c.script->team_ops[t];
+          ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i));
+          if (ops.empty() && c.script->team_ops.size() > 1) remove_team(c, t);
+        });
+        taken = try_smaller_any_schedule(f, n, o, 8 * schedules_per_candidate);
+      }
+      if (!taken) ++t;
+    }
+  }
 }
 
 // RapidCheck shrinks the generated values, but a smaller key range or team
@@ -423,8 +455,9 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
   if (f.shrunk.check_every != check_every) {
     run_config checked = f.shrunk;
     checked.check_every = check_every;
+    // Not a candidate (the budget does not count it): the shrunk run itself,
+    // judged again with its checks.
     judgement j = execute_and_judge(checked, o.judge);
-    ++f.shrink_runs;
     if (j.failed() && signature(j.found) == signature(f.verdict.found)) {
       f.shrunk = j.config;
       f.verdict = std::move(j);

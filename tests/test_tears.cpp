@@ -121,7 +121,7 @@ TEST(ValidationTears, AHeldRunRepeatsBitForBit) {
 // The directed runs on the layouts they assume (keys 1..12 in the head chunk
 // of level 0; keys 1..202, whose level-1 chunk 98..189 is full): the
 // correct core passes all of them, and the mutant whose validation closes
-// on its own second read's LOCK lane fails some (at seed 5, 13 of 200: the
+// on its own second read's LOCK lane fails some (at seed 5, 8 of 200: the
 // seeds are fixed, so the count is exact).
 TEST(ValidationTears, TheDirectedRunsBreakOnlyAFaultyValidation) {
   gfsl::team_rng layout_rng(1);
@@ -195,7 +195,8 @@ TEST(ValidationTears, TheCampaignKillsWhatItMissedWithoutThem) {
 
 // The failure the campaign finds (a directed run: 60 operations, a prefill
 // of 12 keys, the tear directive on) shrinks to at most 12 operations
-// within a budget of candidate runs, whatever the machine's speed; the tear
+// within a budget of candidate runs, whatever the machine's speed (6 and 6
+// prefill keys on 2 teams, the whole budget used); the tear
 // is kept, the shrunk run fails again bit for bit, and its replay line,
 // through gfsl replay, fails (exit 1).
 TEST(ValidationTears, AFailureShrinksToATornValidationThatReplays) {
@@ -246,6 +247,46 @@ TEST(ValidationTears, AFailureShrinksToATornValidationThatReplays) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   std::filesystem::remove_all(dir + "-cli", ec);
+}
+
+// A long lane-granular failure shrinks to at most 12 operations within a
+// budget of candidate runs: version-not-bumped, found by the campaign
+// without the directed tears at seed 1 in batch 6 (its run 227: 461
+// operations on 31 teams). Shrunk by the shrinker before the cuts in time,
+// key windows, team groups and tearing schedules, it kept 431 operations
+// after 60 s; now 6 and 2 prefill keys in 8,921 candidate runs (9 s).
+TEST(Shrinking, ALongLaneGranularFailureShrinksToAtMost12Operations) {
+  gfsl::fuzz::campaign_options o;
+  o.seed = 1;
+  o.first_batch = 6;
+  o.seconds = 3600;
+  o.max_runs = 100;
+  o.mut = gfsl::mutant::version_not_bumped;
+  o.limits.validation_tears = false;
+  o.progress = false;
+  o.shrink_seconds = 3600;
+  o.shrink_runs = 1;
+  const gfsl::fuzz::campaign_result r = gfsl::fuzz::run_campaign(o);
+  ASSERT_TRUE(r.found.has_value());
+  gfsl::fuzz::failure f;
+  f.first = f.shrunk = r.found->first;
+  f.verdict = gfsl::fuzz::execute_and_judge(f.first);
+  ASSERT_TRUE(f.verdict.failed());
+  f.signature = gfsl::fuzz::signature(f.verdict.found);
+  EXPECT_GE(f.first.w.ops, 400u);
+  EXPECT_EQ(f.first.so.gran, gfsl::sched::granularity::lane);
+  gfsl::fuzz::campaign_options shrink;
+  shrink.shrink_seconds = 3600;
+  shrink.shrink_runs = 12000;
+  gfsl::fuzz::shrink_failure(f, shrink);
+  std::printf("shrunk from %llu to %llu operations + %zu prefill on %u teams in %llu candidate runs\n",
+              (unsigned long long)f.first.w.ops, (unsigned long long)f.shrunk.w.ops, f.verdict.run.prefill.size(), f.shrunk.w.teams,
+              (unsigned long long)f.shrink_runs);
+  EXPECT_LE(f.shrunk.w.ops, 12u) << f.shrunk.describe();
+  EXPECT_LE(f.shrink_runs, 12000u);
+  const auto again = gfsl::fuzz::execute_and_judge(f.shrunk);
+  ASSERT_TRUE(again.failed());
+  EXPECT_EQ(gfsl::fuzz::signature(again.found), gfsl::fuzz::signature(f.verdict.found));
 }
 
 }  // namespace
