@@ -132,10 +132,11 @@ constexpr std::uint64_t listed_at_once = 64;  // operations (shrink_further)
 // Takes `candidate` as the counterexample when it fails with the same
 // signature as the counterexample so far and is smaller: fewer operations,
 // or as many on fewer teams, or on half-size chunks. `same_detector`: the
-// first detector alone must match (a cut in time, fuzz/shrink.hpp, repeats
-// the failing execution up to the cut, and the checker may then get stuck
-// at an earlier operation of the same violation: another site of
-// linearizability's signature, the same bug in the same interleaving).
+// first detector alone must match (a cut in time of a long run,
+// fuzz/shrink.hpp, repeats the failing execution up to the cut, and the
+// checker may then get stuck at an earlier operation of the same
+// violation: another site of linearizability's signature, the same bug in
+// the same interleaving; a short run keeps its signature exactly).
 bool try_smaller(failure& f, const run_config& candidate, const campaign_options& o, bool same_detector = false) {
   if (o.shrink_runs && f.shrink_runs >= o.shrink_runs) return false;
   ++f.shrink_runs;
@@ -259,7 +260,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     for (const std::uint64_t at : cut_points(f.verdict)) {
       if (s.elapsed() >= until || s.cancelled()) return false;
       const std::optional<run_config> n = cut_at(f.shrunk, f.verdict, at);
-      if (n && try_smaller(f, *n, o, true)) return true;
+      if (n && try_smaller(f, *n, o, f.shrunk.w.ops > listed_at_once)) return true;
     }
     return false;
   };
@@ -271,7 +272,7 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled(); ++t) {
       for (std::size_t width = std::max<std::size_t>(1, f.shrunk.script->team_ops[t].size() / 2); width >= 1;) {
         const std::optional<run_config> n = without_tail(f.shrunk, t, width);
-        if (n && try_smaller(f, *n, o, true)) {
+        if (n && try_smaller(f, *n, o, f.shrunk.w.ops > listed_at_once)) {
           trimmed = true;
           continue;
         }
