@@ -254,7 +254,7 @@ TEST(ValidationTears, AFailureShrinksToATornValidationThatReplays) {
 // without the directed tears at seed 1 in batch 6 (its run 227: 461
 // operations on 31 teams). Shrunk by the shrinker before the cuts in time,
 // key windows, team groups and tearing schedules, it kept 431 operations
-// after 60 s; now 6 and 2 prefill keys in 8,921 candidate runs (9 s).
+// after 60 s; now 6 and 2 prefill keys in 8,920 candidate runs.
 TEST(Shrinking, ALongLaneGranularFailureShrinksToAtMost12Operations) {
   gfsl::fuzz::campaign_options o;
   o.seed = 1;
