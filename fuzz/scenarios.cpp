@@ -260,19 +260,20 @@ run_config validation_tear_run(const generator_limits& lim, mutant m, variant v,
   } else {
     // Above: level 1's last chunk holds the multiples of 7 from 98 to 189.
     // Two victims delete upper ones (each delete looks for its key in level
-    // 1, a validated read when the first read misses it); a writer deletes
-    // lower ones, each a shift of that chunk; another inserts past 202,
-    // which splits the full level-0 chunk 189..202, raises its fresh
-    // minimum into the full level-1 chunk, splits that too and repoints
-    // the down pointers of the keys it moved (validated reads of level 2).
+    // 1, a validated read when the first read misses it, and in level 2, a
+    // validated "not here"); a third inserts past 202, which splits the
+    // full level-0 chunk 189..202, raises its fresh minimum into the full
+    // level-1 chunk, splits that too and repoints the down pointers of the
+    // keys it moved (validated reads of levels 1 and 2); a writer deletes
+    // lower ones, each a shift of the level-1 chunk the others read.
     for (key_type k = 1; k <= tear_prefill_keys; ++k) s.prefill.push_back(op(op_kind::insert, k));
     std::vector<key_type> upper, lower;
     for (key_type k = tear_level1_first + 7; k < tear_level1_last; k += 7) (k >= 147 ? upper : lower).push_back(k);
     shuffle(upper, rng);
     shuffle(lower, rng);
     for (int i = 0; i < 2; ++i) victims.push_back({op(op_kind::remove, upper[static_cast<std::size_t>(i)])});
+    victims.push_back({op(op_kind::insert, tear_prefill_keys + 1), op(op_kind::insert, tear_prefill_keys + 2)});
     writers.push_back({op(op_kind::remove, lower[0]), op(op_kind::remove, lower[1]), op(op_kind::remove, lower[2])});
-    writers.push_back({op(op_kind::insert, tear_prefill_keys + 1), op(op_kind::insert, tear_prefill_keys + 2)});
   }
   s.team_ops = victims;
   s.team_ops.insert(s.team_ops.end(), writers.begin(), writers.end());

@@ -56,15 +56,17 @@
 // (sched::tear_target::validation, `tear=validation` in the replay line,
 // kept by shrinking) until another team has written the chunk and
 // completed an operation, and parks the victims inside their other reads
-// (mid-read) so that first reads tear too. Two shapes on keys 1..202
-// (robust: level-0 chunks of seven keys from each multiple of 7, level 1
-// the multiples of 7, its last chunk 98..189 full): at level 0, victims
-// look up and delete keys of a chunk while writers delete and re-insert
-// smaller keys of the same chunk, each a shift of the victims' keys
-// (contains' and delete's searches); above, victims delete level-1 keys
-// while writers delete smaller level-1 keys of the same level-1 chunk and
-// insert past the full last chunk, splitting levels 0 and 1 (delete's
-// look at the levels above, and the split's down-pointer updates).
+// (mid-read) so that first reads tear too; only the victims' reads are
+// held (park_teams). Two shapes. At level 0, two thirds of the runs: keys
+// 1..12 in the head chunk (a search reads the header, then that chunk); a
+// victim looks up the keys above 2 and may delete one (contains' and
+// delete's "not here"), while a writer deletes and re-inserts 1 and 2,
+// each operation a shift of them all. Above: keys 1..202 (robust: level 1
+// the multiples of 7, its last chunk 98..189 full, as the raise_race
+// layout); two victims delete level-1 keys of that chunk (delete's look at
+// levels 1 and 2), a third inserts past 202 and splits levels 0 and 1
+// (the split's down-pointer updates, validated "not in level i+1"), while
+// a writer deletes smaller level-1 keys of the chunk, each a shift.
 #pragma once
 
 #include <span>

@@ -17,6 +17,7 @@
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"
 #include "fuzz/shrink.hpp"
+#include "model/script.hpp"
 #include "tests/files.hpp"
 #include "tests/gfsl_binary.hpp"
 
@@ -101,6 +102,29 @@ TEST(ValidationTears, OnlyTheSecondReadsOfValidationsAreHeld) {
     }
     EXPECT_EQ(none_held, 0u) << gfsl::variant_name(v) << " " << gfsl::mutant_name(m);
     EXPECT_GT(none_waits, 0u) << gfsl::variant_name(v) << " " << gfsl::mutant_name(m);
+  }
+}
+
+// A read held open while no other team can run goes on, under every
+// strategy: one team deleting from an empty structure validates its "not
+// here" at level 1 (a campaign's feedback run once rescheduled a directed
+// run under PCT and, with the release missing there, reported a deadlock).
+TEST(ValidationTears, AHeldReadGoesOnWhenNoOtherTeamCanRun) {
+  for (const auto strat : {gfsl::sched::strategy::random, gfsl::sched::strategy::pct, gfsl::sched::strategy::fair_pct,
+                           gfsl::sched::strategy::park}) {
+    run_config c = torn_validations(gfsl::variant::robust, gfsl::mutant::none, 1);
+    c.script = gfsl::model::script{};
+    c.script->team_ops = {{gfsl::model::operation{gfsl::op_kind::remove, 161, 0}}};
+    c.script->number_values();
+    gfsl::model::fit_workload(*c.script, c.w);
+    c.so.strat = strat;
+    c.so.depth = 4;
+    c.so.pct_steps = 100;
+    c.so.park_at = gfsl::sched::park_point::mid_read;
+    const auto j = gfsl::fuzz::execute_and_judge(c);
+    EXPECT_FALSE(j.failed()) << gfsl::sched::name(strat) << ": " << j.found.front().detail;
+    EXPECT_EQ(j.outcome.tears, 1u) << gfsl::sched::name(strat);
+    EXPECT_EQ(j.outcome.torn, 0u) << gfsl::sched::name(strat);
   }
 }
 

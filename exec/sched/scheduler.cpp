@@ -224,7 +224,7 @@ struct scheduler::impl {
           if (enabled(t) && (best == no_team || priority[t] > priority[best])) best = t;
         }
         // A read held open (tear) while every other team waits: it goes on.
-        if (best != no_team || opt.tear == tear_target::none || !release_last_held()) return best;
+        if (best != no_team || opt.tear == tear_target::none || release_last_held() == no_team) return best;
       }
     }
     enabled_scratch.clear();
