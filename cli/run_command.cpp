@@ -273,7 +273,12 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                     : o.so.park_teams == 1 ? ", team 0 only"
                                            : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
                     (unsigned long long)schedule->parks);
-      } else if (o.so.strat != gfsl::sched::strategy::random) {
+      }
+      if (o.so.tear != gfsl::sched::tear_target::none) {
+        std::printf("tear:     %s reads held open: %llu, %llu of them with a write landed while held\n", gfsl::sched::name(o.so.tear),
+                    (unsigned long long)schedule->tears, (unsigned long long)schedule->torn);
+      }
+      if (o.so.strat == gfsl::sched::strategy::pct || o.so.strat == gfsl::sched::strategy::fair_pct) {
         std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
                     (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
       }
@@ -642,6 +647,7 @@ command add_run_command(CLI::App& root) {
     subject_text subject;
     std::string park_at = "lock-cas";
     std::string hold;
+    std::string tear = "none";
     std::string prefill_keys, team_ops;
     std::string keys = "uniform";
     std::string upper = "thesis";
@@ -706,6 +712,12 @@ command add_run_command(CLI::App& root) {
                   "opens coverage window WINDOW on a chunk it is held there until another team completes an operation "
                   "that made EFFECT on that chunk, e.g. unlink,split,2 (docs/FUZZING.md lists each subject's windows "
                   "and effects)");
+  run->add_option("--tear", st->tear,
+                  "host, any --sched: reads held open on purpose: none, or validation (the second read of every "
+                  "validation is held after a random number of its lanes until another team has written its chunk and "
+                  "completed an operation; lane granularity)")
+      ->check(CLI::IsMember({"none", "validation"}))
+      ->capture_default_str();
   CLI::Option* team_ops = run->add_option("--team-ops", st->team_ops,
                   "host: each team's operations listed, teams separated by '/', e.g. i5,c7/d5 (team 0 inserts 5 then "
                   "looks up 7; team 1 deletes 5); replaces --teams, --ops and the seed's operations");
@@ -765,6 +777,7 @@ command add_run_command(CLI::App& root) {
             }
             gfsl::sched::parse(st->granularity, o.so.gran);
             gfsl::sched::parse(st->park_at, o.so.park_at);
+            gfsl::sched::parse(st->tear, o.so.tear);
             gfsl::sched::parse(st->memory, o.so.mem);
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;

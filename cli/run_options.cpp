@@ -87,6 +87,8 @@ std::string encode_replay(const run_options& o) {
         s << ":park-at=" << sched::name(o.so.park_at) << ":park-ops=" << o.so.park_ops << ":park-every=" << o.so.park_every;
         if (o.so.park_teams) s << ":park-teams=" << o.so.park_teams;
       }
+      // Written only when set: lines from before directed tears held nothing.
+      if (o.so.tear != sched::tear_target::none) s << ":tear=" << sched::name(o.so.tear);
     }
   }
   return s.str();
@@ -223,6 +225,10 @@ std::string decode_replay(const std::string& text, run_options& o) {
         if (r.so.hold.team != sched::hold_directive::any_team && r.so.hold.team >= r.w.teams) {
           return "replay string: field 'hold' names team " + std::to_string(r.so.hold.team) + " in a run of " + std::to_string(r.w.teams) + " teams";
         }
+        fields.erase(it);
+      }
+      if (const auto it = fields.find("tear"); it != fields.end()) {
+        if (!sched::parse(it->second, r.so.tear)) return "replay string: field 'tear' has a bad value '" + it->second + "' (none or validation)";
         fields.erase(it);
       }
       if (r.so.strat == sched::strategy::park) {

@@ -746,8 +746,10 @@ class algorithm {
       return false;
     }
     t_.mark(open_mark(gfsl_window::validate), c);
+    t_.validating();
     const lanes again = read(c);
-    const bool same = lock_version(load_lock(c)) == lock_version(first);
+    const std::uint64_t closing = bug(mutant::validation_lock_from_reread) ? lock_of(again) : load_lock(c);
+    const bool same = lock_version(closing) == lock_version(first);
     t_.mark(mark_close, c);
     if (!same) return false;
     kv = again;

@@ -50,6 +50,9 @@ class access_hook {
   // store (exec/sched/memory_model.hpp). Called between before and after.
   virtual std::uint64_t load_value(const access& /*a*/, std::uint64_t latest) { return latest; }
   virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
+  // The team's next team-wide read is the second read of a validation
+  // (Team::validating).
+  virtual void validating(team_id /*team*/) {}
   // The order in which the lanes of a team-wide read load their words: the
   // identity when left alone. A warp's lanes have no order among themselves,
   // so a scheduler may pick any.
@@ -260,6 +263,9 @@ class host_team {
     if (yield_) std::this_thread::yield();
   }
   std::uint32_t random_u32() { return static_cast<std::uint32_t>(rng_.next() >> 32); }
+  void validating() {
+    if (hook_) hook_->validating(id_);
+  }
 
  private:
   static std::atomic_ref<std::uint64_t> ref(const std::uint64_t* p) {

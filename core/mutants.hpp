@@ -46,6 +46,7 @@ enum class mutant : std::uint8_t {
   removed_key_not_sought_above,
   unlink_without_recheck,
   restart_steps_down,
+  validation_lock_from_reread,
   count_
 };
 
@@ -201,6 +202,11 @@ inline constexpr mutant_info mutant_catalog[] = {
      "through the chunk's lowest key instead of restarting (or, robust, walking from the level's head): the key it "
      "stepped down at was deleted after its upper read (pair step-down x remove), and the chunk below holds only larger "
      "keys, so a present key is reported absent (4.2.1, Lock-Freedom)"},
+    {mutant::validation_lock_from_reread, "validation-lock-from-reread", "host,cuda",
+     "robust: a validation closes on the LOCK lane of its own second read instead of loading the LOCK word after "
+     "that read (one load saved): lane by lane the LOCK lane may be loaded before the data lanes it vouches for, so a "
+     "burst that lands in the second read after its LOCK lane goes unseen and a torn read answers \"not here\"",
+     "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

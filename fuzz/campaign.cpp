@@ -27,6 +27,7 @@
 #include "core/layout.hpp"
 #include "fuzz/coverage.hpp"
 #include "fuzz/scenarios.hpp"
+#include "fuzz/shrink.hpp"
 #include "linearizability/report.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
@@ -128,13 +129,25 @@ std::uint64_t size_of(const judgement& j) { return j.run.records.size() + j.run.
 
 constexpr std::uint64_t schedules_per_candidate = 32;
 constexpr std::uint64_t generated_schedules_per_candidate = 4;
+constexpr std::uint64_t listed_at_once = 64;  // operations (shrink_further)
 
 // Takes `candidate` as the counterexample when it fails with the same
-// signature and is smaller: fewer operations, or as many on fewer teams, or
-// on half-size chunks.
-bool try_smaller(failure& f, const run_config& candidate, const campaign_options& o) {
+// signature as the counterexample so far and is smaller: fewer operations,
+// or as many on fewer teams, or on half-size chunks. `same_detector`: the
+// first detector alone must match (a cut in time of a long run,
+// fuzz/shrink.hpp, repeats the failing execution up to the cut, and the
+// checker may then get stuck at an earlier operation of the same
+// violation: another site of linearizability's signature, the same bug in
+// the same interleaving; a short run keeps its signature exactly).
+bool try_smaller(failure& f, const run_config& candidate, const campaign_options& o, bool same_detector = false) {
+  if (o.shrink_runs && f.shrink_runs >= o.shrink_runs) return false;
+  ++f.shrink_runs;
   judgement j = execute_and_judge(candidate, o.judge);
-  if (!j.failed() || signature(j.found) != f.signature) return false;
+  if (!j.failed() || f.verdict.found.empty()) return false;
+  if (signature(j.found) != signature(f.verdict.found) &&
+      !(same_detector && j.found.front().detector == f.verdict.found.front().detector)) {
+    return false;
+  }
   if (std::make_tuple(size_of(j), j.config.w.teams, j.config.w.chunk) >=
       std::make_tuple(size_of(f.verdict), f.shrunk.w.teams, f.shrunk.w.chunk)) {
     return false;
@@ -154,9 +167,23 @@ bool try_smaller_any_schedule(failure& f, const run_config& candidate, const cam
   if (try_smaller(f, candidate, o)) return true;
   // A signal (SIGINT, SIGTERM) ends the search at once: the smallest failure
   // so far is kept, and the campaign must stop within about a run.
-  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()); ++k) {
+  // Every other seed, a lane-granular run of the robust variant also tears
+  // on purpose (fuzz/scenarios.hpp, validation_tear): reads parked in the
+  // middle, validations' second reads held open. The interleavings a torn
+  // validation needs are then common, not one schedule in hundreds.
+  const bool tearable = o.shrink_cuts && candidate.backend == "host" && candidate.w.subject == subject_kind::gfsl &&
+                        candidate.var == variant::robust && candidate.so.gran == sched::granularity::lane;
+  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()) && !(o.shrink_runs && f.shrink_runs >= o.shrink_runs); ++k) {
     run_config again = candidate;
     again.so.seed = 1 + model::mix64(candidate.so.seed + k) % 1000000000;
+    if (tearable && k % 2 == 1) {
+      again.so.tear = sched::tear_target::validation;
+      again.so.strat = sched::strategy::park;
+      again.so.park_at = sched::park_point::mid_read;
+      again.so.park_ops = 1;
+      again.so.park_every = 16;
+      again.so.park_teams = 0;
+    }
     if (try_smaller(f, again, o)) return true;
   }
   return false;
@@ -182,8 +209,9 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     model::fit_workload(*listed.script, listed.w);
     // The listed form renumbers the inserts' values; it must fail as the
     // generated one did (the algorithm does not branch on values).
+    ++f.shrink_runs;
     judgement j = execute_and_judge(listed, o.judge);
-    if (!j.failed() || signature(j.found) != f.signature) return;
+    if (!j.failed() || signature(j.found) != signature(f.verdict.found)) return;
     f.shrunk = j.config;
     f.verdict = std::move(j);
   }
@@ -227,9 +255,100 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     }
     return false;
   };
+  // The run cut short in time (fuzz/shrink.hpp): the same schedule seed
+  // makes the same choices up to the cut, so one run decides a candidate.
+  const auto cut_in_time = [&] {
+    if (!o.shrink_cuts) return false;
+    for (const std::uint64_t at : cut_points(f.verdict)) {
+      if (s.elapsed() >= until || s.cancelled()) return false;
+      const std::optional<run_config> n = cut_at(f.shrunk, f.verdict, at);
+      if (n && try_smaller(f, *n, o, f.shrunk.w.ops > listed_at_once)) return true;
+    }
+    return false;
+  };
+  // Each team's last operations, by halves, under the same seed: the run is
+  // the same until the team would have begun them.
+  const auto trim_tails = [&] {
+    if (!o.shrink_cuts) return false;
+    bool trimmed = false;
+    for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled(); ++t) {
+      for (std::size_t width = std::max<std::size_t>(1, f.shrunk.script->team_ops[t].size() / 2); width >= 1;) {
+        const std::optional<run_config> n = without_tail(f.shrunk, t, width);
+        if (n && try_smaller(f, *n, o, f.shrunk.w.ops > listed_at_once)) {
+          trimmed = true;
+          continue;
+        }
+        if (width == 1) break;
+        width /= 2;
+      }
+    }
+    return trimmed;
+  };
+  // Teams left with nothing to do still take part in the schedule's draws:
+  // taken out together as soon as there are any, under a few schedules.
+  const auto drop_idle = [&](std::uint64_t schedules) {
+    const auto idle = [](const model::operation_list& ops) { return ops.empty(); };
+    const auto& teams = f.shrunk.script->team_ops;
+    if (s.cancelled() || teams.size() < 2 || !std::any_of(teams.begin(), teams.end(), idle) || std::all_of(teams.begin(), teams.end(), idle)) {
+      return false;
+    }
+    return try_smaller_any_schedule(f,
+                                    without(f.shrunk,
+                                            [&](run_config& n) {
+                                              for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
+                                                if (idle(n.script->team_ops[t])) remove_team(n, t);
+                                              }
+                                            }),
+                                    o, schedules);
+  };
+  // The operations on keys near the one a detector names, every team's and
+  // the prefill's (a window of 1, 2, 4, .. 16 keys either side), the
+  // smallest that fails: the keys far from it take part in the failure
+  // only through the splits and merges they cause, which smaller chunks
+  // make again with fewer keys.
+  const auto key_window = [&] {
+    if (!o.shrink_cuts) return false;
+    const auto named = std::find_if(f.verdict.found.begin(), f.verdict.found.end(), [](const detection& d) { return d.has_key; });
+    if (named == f.verdict.found.end()) return false;
+    const key_type k = named->key;
+    for (key_type w : {1u, 2u, 4u, 8u, 16u}) {
+      if (s.elapsed() >= until || s.cancelled()) return false;
+      const auto far = [&](const model::operation& op) { return op.key + w < k || op.key > k + w; };
+      run_config n = without(f.shrunk, [&](run_config& c) {
+        std::erase_if(c.script->prefill, far);
+        for (auto& ops : c.script->team_ops) std::erase_if(ops, far);
+        for (std::size_t t = c.script->team_ops.size(); t-- > 0;) {
+          if (c.script->team_ops[t].empty() && c.script->team_ops.size() > 1) remove_team(c, t);
+        }
+      });
+      if (n.w.ops + n.script->prefill.size() >= f.shrunk.w.ops + f.shrunk.script->prefill.size()) continue;
+      if (try_smaller_any_schedule(f, n, o)) return true;
+    }
+    return false;
+  };
   bool progress = true;
   while (progress && s.elapsed() < until && !s.cancelled()) {
+    while (cut_in_time() || trim_tails()) {
+    }
+    while (key_window()) {
+    }
+    if (o.shrink_cuts) drop_idle(schedules_per_candidate);
     progress = halve_chunks();
+    // Teams by halves, quarters and eighths before one at a time: of a
+    // generated run's dozens of teams most take no part in the failure,
+    // and each candidate costs a schedule search.
+    for (std::size_t parts = 2; o.shrink_cuts && parts <= 8 && s.elapsed() < until && !s.cancelled(); parts *= 2) {
+      for (std::size_t part = 0; part < parts && s.elapsed() < until && !s.cancelled(); ++part) {
+        const std::size_t n = f.shrunk.script->team_ops.size();
+        const std::size_t lo = n * part / parts, hi = n * (part + 1) / parts;
+        if (n < 3 || hi <= lo || hi - lo >= n) continue;
+        if (try_smaller_any_schedule(f, without(f.shrunk, [lo, hi](run_config& c) {
+              for (std::size_t t = hi; t-- > lo;) remove_team(c, t);
+            }), o)) {
+          progress = true;
+        }
+      }
+    }
     for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until &&
                             !s.cancelled();) {
       if (try_smaller_any_schedule(f, without(f.shrunk, [t](run_config& n) { remove_team(n, t); }), o)) {
@@ -256,19 +375,24 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
       }
     }
   }
-  // Teams left with nothing to do still take part in the schedule's draws;
-  // they go together, with more schedules tried, since the run is tiny by now.
-  const auto idle = [](const model::operation_list& ops) { return ops.empty(); };
-  const auto& teams = f.shrunk.script->team_ops;
-  if (!s.cancelled() && teams.size() > 1 && std::any_of(teams.begin(), teams.end(), idle) && !std::all_of(teams.begin(), teams.end(), idle)) {
-    try_smaller_any_schedule(f,
-                             without(f.shrunk,
-                                     [&](run_config& n) {
-                                       for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
-                                         if (idle(n.script->team_ops[t])) remove_team(n, t);
-                                       }
-                                     }),
-                             o, 8 * schedules_per_candidate);
+  // At the end, with more schedules tried, since the run is tiny by now:
+  // idle teams, then, for a run of a couple of dozen operations, each
+  // operation once more (its team with it when it was the team's last),
+  // where a failure that needs two torn reads may take hundreds of seeds.
+  drop_idle(8 * schedules_per_candidate);
+  if (o.shrink_cuts && f.shrunk.w.ops <= 24) {
+    for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled();) {
+      bool taken = false;
+      for (std::size_t i = 0; i < f.shrunk.script->team_ops[t].size() && !taken && s.elapsed() < until && !s.cancelled(); ++i) {
+        const run_config n = without(f.shrunk, [t, i](run_config& c) {
+          auto& ops = c.script->team_ops[t];
+          ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i));
+          if (ops.empty() && c.script->team_ops.size() > 1) remove_team(c, t);
+        });
+        taken = try_smaller_any_schedule(f, n, o, 8 * schedules_per_candidate);
+      }
+      if (!taken) ++t;
+    }
   }
 }
 
@@ -280,8 +404,19 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
 // each step kept only when the run still fails with the same signature,
 // until no step helps or the time is up.
 void shrink_further(failure& f, const campaign_options& o, double until, const shared_state& s) {
-  if (f.shrunk.backend != "host") return;
-  bool progress = !f.shrunk.script;
+  if (f.shrunk.backend != "host" || f.verdict.found.empty()) return;
+  // Mid-run checks are most of a long lane-granular run's cost (4/5 of a
+  // 1,090-operation one: 0.44 s, 0.09 s without) and decide only the
+  // invariant detectors; they make no scheduling choice, so a failure
+  // another detector found shrinks without them, and the shrunk run gets
+  // them back when it fails as well with them.
+  const std::uint64_t check_every = f.shrunk.check_every;
+  const bool checks_decide = f.verdict.found.front().detector.rfind("invariant:", 0) == 0;
+  if (o.shrink_cuts && check_every && !checks_decide) f.shrunk.check_every = 0;
+  // A long run goes to its listed form at once: each generated candidate
+  // regenerates and reschedules all of it (a few schedules each), where a
+  // cut in time takes most of it in one run.
+  bool progress = !f.shrunk.script && !(o.shrink_cuts && f.shrunk.w.ops > listed_at_once);
   while (progress && s.elapsed() < until && !s.cancelled()) {
     progress = false;
     std::vector<run_config> candidates;
@@ -320,6 +455,17 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     }
   }
   if (!s.cancelled()) shrink_script(f, o, until, s);
+  if (f.shrunk.check_every != check_every) {
+    run_config checked = f.shrunk;
+    checked.check_every = check_every;
+    // Not a candidate (the budget does not count it): the shrunk run itself,
+    // judged again with its checks.
+    judgement j = execute_and_judge(checked, o.judge);
+    if (j.failed() && signature(j.found) == signature(f.verdict.found)) {
+      f.shrunk = j.config;
+      f.verdict = std::move(j);
+    }
+  }
 }
 
 std::uint32_t path_mask(const path_stats& p) {
@@ -554,6 +700,7 @@ void worker(const campaign_options& o, shared_state& s) {
     params.maxSize = 100;
     batch_log log;
     bool in_shrink = false, cut_short = false;
+    std::uint64_t rapidcheck_shrink_runs = 0;
     std::uint64_t case_index = 0;
     const std::uint64_t replayed_runs = b == o.first_batch ? o.replay_runs : 0;
     // The coverage corpus is the batch's own, so that a batch is a function
@@ -588,7 +735,11 @@ void worker(const campaign_options& o, shared_state& s) {
       }
       // Past the shrinking budget (or once cancelled) every further candidate
       // passes, so RapidCheck settles on the smallest failure found so far.
-      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled())) return;
+      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled() ||
+                        (o.shrink_runs && rapidcheck_shrink_runs >= o.shrink_runs))) {
+        return;
+      }
+      if (in_shrink) ++rapidcheck_shrink_runs;
       judgement j = execute_and_judge(c, o.judge);
       if (!in_shrink && !replayed && o.on_run) o.on_run(b, case_index, j.config, j);
       if (!in_shrink) ++case_index;
@@ -640,6 +791,7 @@ void worker(const campaign_options& o, shared_state& s) {
       f.seconds_to_first = log.first_at;
       f.signature = log.signature;
       f.verdict = std::move(*log.last_judgement);
+      f.shrink_runs = rapidcheck_shrink_runs;
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
       record(o, s, std::move(f));
       // A batch that failed is not complete until its failure is written
@@ -652,7 +804,7 @@ void worker(const campaign_options& o, shared_state& s) {
     // (fuzz/scenarios.hpp) come first, for the paths and interleavings
     // random workloads do not reach, in place of one of the fifth.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits) : std::vector<scenario>{};
+    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.var) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
     // Interleaving coverage as feedback: up to this many runs a batch, each a
@@ -957,6 +1109,12 @@ campaign_result run_campaign(const campaign_options& o) {
   return s.result;
 }
 
+void shrink_failure(failure& f, const campaign_options& o) {
+  shared_state s;
+  s.cancel = o.cancel;
+  shrink_further(f, o, o.shrink_seconds, s);
+}
+
 std::string disabled_by(const campaign_options& o, std::string_view name) {
   // Only a delete under the re-raise rule re-raises (core/algorithm.hpp).
   if (name == "re-raise" && o.limits.upper == upper_choice::thesis) return "--upper thesis";
@@ -1040,6 +1198,11 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     rep << "operations: " << f.shrunk.w.ops << " concurrent + " << j.run.prefill.size() << " prefill, " << f.shrunk.w.teams
         << " teams\n";
     rep << "signature: " << f.signature << "\n";
+    if (const std::string now = signature(j.found); !now.empty() && now != f.signature) {
+      rep << "signature of the shrunk run: " << now << " (cut in time, the same execution up to the cut: the checker stops at "
+          << "an earlier operation of the violation)\n";
+    }
+    rep << "shrinking: " << f.shrink_runs << " candidate runs\n";
     if (f.shrunk.so.mem != sched::memory::sc) {
       rep << "memory: " << sched::name(f.shrunk.so.mem) << ", " << j.outcome.stale_reads
           << " loads returned a store older than the latest (interleaving.txt marks them STALE)\n";

@@ -18,6 +18,7 @@ std::string run_config::describe() const {
     if (so.park_teams) s << " park-teams=" << so.park_teams;
   }
   if (so.hold.active) s << " hold=" << hold_text(w.subject, so.hold);
+  if (so.tear != sched::tear_target::none) s << " tear=" << sched::name(so.tear);
   if (w.subject == subject_kind::slabhash) {
     if (slab_mut != slabhash::slab_mutant::none) s << " mutant=" << slabhash::info(slab_mut).name;
     s << " variant=" << slabhash::variant_name(slab_var);

@@ -37,6 +37,10 @@ struct generator_limits {
   // The structure the runs test; SlabHash's runs draw a bucket count that
   // shrinks towards one bucket, where every key collides.
   subject_kind subject = subject_kind::gfsl;
+  // The directed runs that tear validations' second reads
+  // (fuzz/scenarios.hpp, validation_tear): off only to measure a campaign
+  // without them (tests/test_fuzz.cpp).
+  bool validation_tears = true;
 };
 
 rc::Gen<model::workload> gen_workload(const generator_limits& lim);

@@ -460,6 +460,8 @@ class device_team {
   // A short back-off keeps spinning teams from flooding the lock's line while
   // its holder, maybe on the same SM, works. Every 64th wait checks the abort
   // flag and the deadline (see run_controls).
+  // A scheduler's hint (Team::validating): the device has none.
+  __host__ __device__ void validating() {}
   __host__ __device__ void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
 #if defined(__CUDA_ARCH__)
     __nanosleep(64);

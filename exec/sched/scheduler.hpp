@@ -41,6 +41,20 @@ enum class park_point : std::uint8_t {
   before_write,  // between a read and the write it decided
   mid_read,      // inside a team-wide read, some lanes loaded and the rest not (a torn read held open)
 };
+// Directed tears (fuzz/scenarios.hpp): which reads the scheduler holds open on
+// purpose, whatever the strategy.
+enum class tear_target : std::uint8_t {
+  none,
+  // The second read of a validation, the read a team makes after it says
+  // so (Team::validating: GFSL robust's validated_read, the chunk read
+  // again before its LOCK word). The read is held after a random number of
+  // its lanes (one of its scheduling points: lane granularity, or line with
+  // rows of more than 16 words) until another team has written the row
+  // and completed an operation, so that a whole burst of writes lands
+  // between its lanes.
+  // With park_teams, only those teams' reads are held (the victims').
+  validation,
+};
 enum class granularity : std::uint8_t {
   chunk,  // a team-wide read is one step (the thesis' idealised view)
   line,   // one step per 128-byte line of the read, lines in random order
@@ -50,7 +64,9 @@ enum class granularity : std::uint8_t {
 const char* name(strategy s);
 const char* name(granularity g);
 const char* name(park_point p);
+const char* name(tear_target t);
 bool parse(const std::string& text, park_point& out);
+bool parse(const std::string& text, tear_target& out);
 bool parse(const std::string& text, strategy& out);
 bool parse(const std::string& text, granularity& out);
 
@@ -86,6 +102,8 @@ struct options {
   // sleep through the other teams' operations without those teams' own
   // parks handing the turn back to them.
   std::uint32_t park_teams = 0;
+  // Reads held open on purpose (tear_target), with any strategy.
+  tear_target tear = tear_target::none;
   bool record_accesses = false;       // keep every access (tests)
   // Called every `check_every` scheduling points, between two accesses (no
   // team is inside one): where mid-run checks of shared memory go.
@@ -134,6 +152,8 @@ struct outcome {
   std::uint64_t switches = 0;     // times the running team changed
   std::uint64_t priority_changes = 0;  // PCT: change points the run reached while PCT ruled (at most depth - 1)
   std::uint64_t parks = 0;        // park: times a team was parked
+  std::uint64_t tears = 0;        // tear: reads held open on purpose
+  std::uint64_t torn = 0;         // tear: of those, reads that a write landed in while held
   std::uint64_t fingerprint = 0;  // hash of every access (team, kind, lane, word, value, result) in order
   std::vector<wait_edge> waits;   // deadlock / livelock: what each unfinished team waits on
   std::vector<team_id> unfinished;
@@ -188,6 +208,7 @@ class scheduler final : public access_hook {
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
   void mark(team_id team, std::uint8_t what, std::uint32_t where) override;
+  void validating(team_id team) override;
 
  private:
   struct impl;
