@@ -39,7 +39,9 @@ struct check_options {
   unsigned threads = 0;
   std::string html;
   std::string json;  // "-": standard output, in the text report's place
-  double explain = 20;
+  double key_seconds = 10;
+  bool all_keys = false;
+  double explain = 5;
   std::string progress = "auto";
   std::string model = "set";
   std::string subject;  // "": whichever the trace names
@@ -154,7 +156,7 @@ class progress_line {
                     std::to_string(keys ? 100 * decided / keys : 100) + "%, " + shown(seconds(checking_from_, now) - grouping) + ")";
             break;
           }
-          default: text += "explaining the violation (the smallest failing key)";
+          default: text += "explaining the violation (the failing key found first; --explain-seconds bounds it)";
         }
       } else {
         text += "grouped and decided in " + shown(check_seconds_) + "; checking the invariants of the final structure and the event log";
@@ -323,12 +325,12 @@ int run_check(const check_options& o) {
   co.timeout_seconds = o.timeout;
   co.max_memory_bytes = o.max_memory;
   co.explain_seconds = o.explain;
+  co.key_seconds = o.key_seconds;
+  co.all_keys = o.all_keys;
   // A successful delete's value is compared only where the trace declares
   // that its recorder wrote the removed value (traces/FORMAT.md, "Delete
   // values"); the reports say which convention applied.
   const std::vector<std::uint32_t> unchecked = traces::unchecked_delete_values(t);
-  const lin::check_result r = lin::check_history(t.history, co, unchecked);
-
   lin::report_context ctx;
   ctx.file = o.file;
   ctx.form = form_name(t);
@@ -339,14 +341,28 @@ int run_check(const check_options& o) {
   ctx.unrecorded_values = unchecked;
   ctx.delete_values = traces::delete_value_convention(t);
   ctx.delete_values_compared = traces::delete_values_compared(t);
+  const bool json_out = is_stdout(o.json);
+  // A violation is printed the moment it is decided; explaining it comes
+  // after (and may take up to --explain-seconds).
+  bool verdict_printed = false;
+  if (!json_out) {
+    co.on_verdict = [&](const lin::check_result& r) {
+      if (r.v != lin::verdict::not_linearizable) return;
+      progress.finish();
+      std::fputs(lin::text_report_verdict(r, ctx).c_str(), stdout);
+      std::fflush(stdout);
+      verdict_printed = true;
+    };
+  }
+  const lin::check_result r = lin::check_history(t.history, co, unchecked);
+
   progress.enter(progress_line::invariants);
   ctx.invariants = invariant_checks(t);
   progress.finish();
-  const bool json_out = is_stdout(o.json);
   if (json_out) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
   } else {
-    std::fputs(lin::text_report(t.history, r, ctx).c_str(), stdout);
+    std::fputs((verdict_printed ? lin::text_report_rest(t.history, r, ctx) : lin::text_report(t.history, r, ctx)).c_str(), stdout);
     print_ignored(t);
   }
   if (!o.json.empty() && !json_out) {
@@ -496,9 +512,18 @@ command add_check_command(CLI::App& root) {
                                         "default: whichever it names)")
       ->check(CLI::IsMember({"gfsl", "slabhash"}));
   add_progress_option(c, o->progress);
-  c->add_option("--explain-seconds", o->explain, "at most this long to shrink a violation and find the longest linearizable prefix")
+  c->add_option("--explain-seconds", o->explain,
+                "after the verdict, at most this long to shrink a violation and find the longest linearizable prefix (the smallest "
+                "failing window found by then is shown). 0: no explanation")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  c->add_option("--key-seconds", o->key_seconds,
+                "seconds to decide each key, from when a thread takes it up; a key not decided by then is undecided (exit 3) and the "
+                "others go on. 0: no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  c->add_flag("--all-keys", o->all_keys,
+              "decide every key and count every violating one (default: stop at the first violation found, exit 1)");
   return {c, [o] {
             try {
               return run_check(*o);

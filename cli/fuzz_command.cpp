@@ -111,7 +111,7 @@ command add_fuzz_command(CLI::App& root) {
     unsigned shard_count = 0;
     subject_text subject;
     std::string granularity = "any";
-    std::string upper = "thesis";
+    std::string upper;  // "": mixed for gfsl, thesis (no upper levels) for the others
     std::string memory = "sc";
     scale_options scale;
     std::string resume;
@@ -144,9 +144,8 @@ command add_fuzz_command(CLI::App& root) {
                  "(the default) or published");
   fz->add_option("--upper", st->upper,
                  "the upper levels' rule of the generated runs: thesis, reraise (a delete re-raises the next key of its "
-                 "chunk), or mixed (each run's own)")
-      ->check(CLI::IsMember({"thesis", "reraise", "mixed"}))
-      ->capture_default_str();
+                 "chunk), or mixed (each run's own; the default for gfsl, so that both rules are exercised)")
+      ->check(CLI::IsMember({"thesis", "reraise", "mixed"}));
   fz->add_option("--jobs", st->scale.jobs, "worker processes, each a shard of this campaign (folders worker-<j>/, one merged report)")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
@@ -278,6 +277,7 @@ command add_fuzz_command(CLI::App& root) {
               }
               o.limits.subject = subject_of.subject;
             }
+            if (st->upper.empty()) st->upper = o.limits.subject == subject_kind::gfsl ? "mixed" : "thesis";
             if (!fuzz::parse_upper_choice(st->upper, o.limits.upper)) {
               std::fprintf(stderr, "gfsl fuzz: --resume: upper rule %s is not known (thesis, reraise, mixed)\n",
                            gfsl::lin::printable(st->upper).c_str());
@@ -412,6 +412,8 @@ command add_mutants_command(CLI::App& root) {
               o.var = chosen.var;
               o.slab_var = chosen.slab_var;
               o.limits.subject = subject;
+              // Both upper-level rules for gfsl (swarm testing: a fault in either is within reach).
+              o.limits.upper = subject == subject_kind::gfsl ? fuzz::upper_choice::mixed : fuzz::upper_choice::thesis;
               set_mutant(subject, m, o);
               o.seed = st->seed;
               o.progress = false;

@@ -1,5 +1,7 @@
 #include "cli/fuzz_scale.hpp"
 
+#include "fuzz/coverage.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <csignal>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,21 +61,51 @@ void print_failure(const fuzz::failure& f, const fuzz::campaign_options& o) {
 // Which rare paths the campaign reached, and what PCT made of its change points.
 // A path the configuration rules out is named as such, not as never reached.
 void print_coverage(const fuzz::campaign_result& r, const fuzz::campaign_options& o) {
-  std::string never, disabled;
+  // "; not reachable with --upper thesis: re-raise": grouped by the option
+  // that rules them out.
+  const auto unreachable_text = [](const std::map<std::string, std::string>& by_option) {
+    std::string out;
+    for (const auto& [why, names] : by_option) out += "; not reachable with " + why + ": " + names;
+    return out;
+  };
+  std::string never;
+  std::map<std::string, std::string> disabled;
   std::size_t reached = 0, possible = 0;
   for (const gfsl::rare_path& p : gfsl::rare_paths) {
     const std::string why = fuzz::disabled_by(o, p.name);
     if (!why.empty() && !(r.paths.*p.count)) {
-      disabled += std::string(disabled.empty() ? "" : ", ") + p.name + " (" + why + ")";
+      std::string& names = disabled[why];
+      names += (names.empty() ? "" : ", ") + std::string(p.name);
       continue;
     }
     ++possible;
     if (r.paths.*p.count) ++reached;
     else never += std::string(never.empty() ? "" : ", ") + p.name;
   }
-  if (o.limits.subject == subject_kind::gfsl) std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s%s\n", reached, possible,
-              (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str(),
-              disabled.empty() ? "" : "; disabled by the configuration: ", disabled.c_str());
+  if (o.limits.subject == subject_kind::gfsl) std::printf("rare paths: %zu of %zu reached, in %llu combinations; never reached: %s%s\n", reached, possible,
+              (unsigned long long)r.path_combinations, never.empty() ? "none" : never.c_str(), unreachable_text(disabled).c_str());
+  // Interleaving coverage (fuzz/coverage.hpp): scheduled host runs only.
+  if (o.backend == "host") {
+    std::string pairs_never;
+    std::map<std::string, std::string> pairs_disabled;
+    std::size_t pairs_reached = 0, pairs_possible = 0;
+    for (int bit : fuzz::pair_bits(o.limits.subject)) {
+      const bool hit = (r.pairs >> bit & 1u) != 0;
+      const std::string why = fuzz::pair_disabled_by(o, bit);
+      if (!why.empty() && !hit) {
+        std::string& names = pairs_disabled[why];
+        names += (names.empty() ? "" : ", ") + fuzz::pair_name(o.limits.subject, bit);
+        continue;
+      }
+      ++pairs_possible;
+      if (hit) ++pairs_reached;
+      else pairs_never += (pairs_never.empty() ? "" : ", ") + fuzz::pair_name(o.limits.subject, bit);
+    }
+    std::printf("coverage pairs: %zu of %zu reached (%llu runs with a targeted park, %llu of them held until the effect); "
+                "never reached: %s%s\n",
+                pairs_reached, pairs_possible, (unsigned long long)r.hold_runs, (unsigned long long)r.hold_met,
+                pairs_never.empty() ? "none" : pairs_never.c_str(), unreachable_text(pairs_disabled).c_str());
+  }
   if (r.pct_runs) {
     std::printf("pct: %llu runs made %llu of the %llu priority changes they drew (k measured by a dry run)\n",
                 (unsigned long long)r.pct_runs, (unsigned long long)r.pct_changes, (unsigned long long)r.pct_change_points);
@@ -153,7 +186,8 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   o.cancel = &stop_requested;
   o.on_run = [&](std::uint64_t batch, std::uint64_t index, const fuzz::run_config& c, const fuzz::judgement& j) {
     if (!journal_error.empty()) return;
-    journal_error = journal.append(fuzz::run_line(batch, index, c.w.ops + j.run.prefill.size(), j.undecided, j.failed(), j.run.report.paths));
+    journal_error = journal.append(fuzz::run_line(batch, index, c.w.ops + j.run.prefill.size(), j.undecided, j.failed(), j.run.report.paths,
+                                                 j.outcome.pairs));
     if (!journal_error.empty()) stop_requested = true;
   };
   o.on_batch = [&](std::uint64_t batch, std::uint64_t runs) {
@@ -193,6 +227,7 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   r.ops += before.ops;
   r.undecided += before.undecided;
   r.paths += before.paths;
+  r.pairs |= before.pairs;
   r.seconds = campaign_time();
   std::vector<const fuzz::failure*> failures;
   if (r.found) failures.push_back(&*r.found);
@@ -253,6 +288,8 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
                              std::to_string(o.limits.max_range), "--out", dir, "--progress", "off"};
   if (const std::string bug = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut); bug != "none") a.insert(a.end(), {"--mutant", bug});
   if (o.limits.memory != sched::memory::sc) a.insert(a.end(), {"--memory", sched::name(o.limits.memory)});
+  // The upper-level rule is the campaign's (workers would otherwise take the default).
+  a.insert(a.end(), {"--upper", fuzz::upper_choice_name(o.limits.upper)});
   if (o.keep_going) a.push_back("--keep-going");
   if (!device.empty()) a.insert(a.end(), {"--worker-device", device});
   return a;

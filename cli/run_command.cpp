@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "cli/subject_options.hpp"
+#include "fuzz/coverage.hpp"
 #include "fuzz/detectors.hpp"
 #include "exec/host_runner.hpp"
 #include "model/final_state.hpp"
@@ -272,9 +273,27 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                     : o.so.park_teams == 1 ? ", team 0 only"
                                            : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
                     (unsigned long long)schedule->parks);
-      } else if (o.so.strat != gfsl::sched::strategy::random) {
+      }
+      if (o.so.tear != gfsl::sched::tear_target::none) {
+        std::printf("tear:     %s reads held open: %llu, %llu of them with a write landed while held\n", gfsl::sched::name(o.so.tear),
+                    (unsigned long long)schedule->tears, (unsigned long long)schedule->torn);
+      }
+      if (o.so.strat == gfsl::sched::strategy::pct || o.so.strat == gfsl::sched::strategy::fair_pct) {
         std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
                     (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
+      }
+      if (o.so.hold.active) {
+        std::printf("hold:     %s: %s\n", fuzz::hold_text(o.w.subject, o.so.hold).c_str(),
+                    !schedule->hold_taken ? "the window was not opened that often; nobody was held"
+                    : schedule->hold_met  ? "held until another team's operation made the effect on its chunk"
+                                          : "held, and let go without the effect (nothing else could run, or nothing completed)");
+      }
+      {
+        std::string reached;
+        for (int bit : fuzz::pair_bits(o.w.subject)) {
+          if (schedule->pairs >> bit & 1u) reached += (reached.empty() ? "" : ", ") + fuzz::pair_name(o.w.subject, bit);
+        }
+        std::printf("pairs:    %s\n", reached.empty() ? "no coverage pair reached" : reached.c_str());
       }
     } else {
       std::printf("schedule: turns: teams take turns, one whole operation each\n");
@@ -627,6 +646,8 @@ command add_run_command(CLI::App& root) {
     std::string hot;
     subject_text subject;
     std::string park_at = "lock-cas";
+    std::string hold;
+    std::string tear = "none";
     std::string prefill_keys, team_ops;
     std::string keys = "uniform";
     std::string upper = "thesis";
@@ -685,6 +706,17 @@ command add_run_command(CLI::App& root) {
       ->check(CLI::Range(1u, 1000000000u))
       ->capture_default_str();
   run->add_option("--park-teams", o.so.park_teams, "park: only teams 0 to this number - 1 park (0: every team)")
+      ->capture_default_str();
+  run->add_option("--hold", st->hold,
+                  "host, any strategy: a targeted park, WINDOW,EFFECT,NTH[,TEAM]: the NTH time a team (or team TEAM) "
+                  "opens coverage window WINDOW on a chunk it is held there until another team completes an operation "
+                  "that made EFFECT on that chunk, e.g. unlink,split,2 (docs/FUZZING.md lists each subject's windows "
+                  "and effects)");
+  run->add_option("--tear", st->tear,
+                  "host, any --sched: reads held open on purpose: none, or validation (the second read of every "
+                  "validation is held after a random number of its lanes until another team has written its chunk and "
+                  "completed an operation; lane granularity)")
+      ->check(CLI::IsMember({"none", "validation"}))
       ->capture_default_str();
   CLI::Option* team_ops = run->add_option("--team-ops", st->team_ops,
                   "host: each team's operations listed, teams separated by '/', e.g. i5,c7/d5 (team 0 inserts 5 then "
@@ -745,6 +777,7 @@ command add_run_command(CLI::App& root) {
             }
             gfsl::sched::parse(st->granularity, o.so.gran);
             gfsl::sched::parse(st->park_at, o.so.park_at);
+            gfsl::sched::parse(st->tear, o.so.tear);
             gfsl::sched::parse(st->memory, o.so.mem);
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
@@ -769,6 +802,21 @@ command add_run_command(CLI::App& root) {
                 return exit_usage;
               }
               gfsl::model::fit_workload(*o.script, o.w);
+            }
+            if (!st->hold.empty()) {
+              if (o.backend != "host" || o.sched == "turns") {
+                std::fprintf(stderr, "gfsl run: --hold needs --backend host and a scheduling strategy (not --sched turns)\n");
+                return exit_usage;
+              }
+              if (std::string bad = fuzz::parse_hold(o.w.subject, st->hold, o.so.hold); !bad.empty()) {
+                std::fprintf(stderr, "gfsl run: --%s\n", gfsl::lin::printable(bad).c_str());
+                return exit_usage;
+              }
+              if (o.so.hold.team != gfsl::sched::hold_directive::any_team && o.so.hold.team >= o.w.teams) {
+                std::fprintf(stderr, "gfsl run: --hold names team %u: the run has %u teams\n", o.so.hold.team,
+                             static_cast<unsigned>(o.w.teams));
+                return exit_usage;
+              }
             }
             if (o.so.park_teams > o.w.teams) {
               std::fprintf(stderr, "gfsl run: --park-teams %u: the run has %u teams\n", o.so.park_teams, static_cast<unsigned>(o.w.teams));

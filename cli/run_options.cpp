@@ -1,6 +1,7 @@
 #include "cli/run_options.hpp"
 
 #include "cli/subject_options.hpp"
+#include "fuzz/coverage.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -80,10 +81,14 @@ std::string encode_replay(const run_options& o) {
         << ":max-steps=" << o.so.max_steps;
       // Written only when not sc: lines from before the memory models ran sc.
       if (o.so.mem != sched::memory::sc) s << ":memory=" << sched::name(o.so.mem);
+      // Written only for a run with a targeted park (lines from before it had none).
+      if (o.so.hold.active) s << ":hold=" << fuzz::hold_text(o.w.subject, o.so.hold);
       if (o.so.strat == sched::strategy::park) {
         s << ":park-at=" << sched::name(o.so.park_at) << ":park-ops=" << o.so.park_ops << ":park-every=" << o.so.park_every;
         if (o.so.park_teams) s << ":park-teams=" << o.so.park_teams;
       }
+      // Written only when set: lines from before directed tears held nothing.
+      if (o.so.tear != sched::tear_target::none) s << ":tear=" << sched::name(o.so.tear);
     }
   }
   return s.str();
@@ -213,6 +218,17 @@ std::string decode_replay(const std::string& text, run_options& o) {
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
       if (const auto it = fields.find("memory"); it != fields.end()) {
         if (!sched::parse(it->second, r.so.mem)) return "replay string: field 'memory' has a bad value '" + it->second + "' (sc or ptx)";
+        fields.erase(it);
+      }
+      if (const auto it = fields.find("hold"); it != fields.end()) {
+        if (std::string e = fuzz::parse_hold(r.w.subject, it->second, r.so.hold); !e.empty()) return "replay string: field " + e;
+        if (r.so.hold.team != sched::hold_directive::any_team && r.so.hold.team >= r.w.teams) {
+          return "replay string: field 'hold' names team " + std::to_string(r.so.hold.team) + " in a run of " + std::to_string(r.w.teams) + " teams";
+        }
+        fields.erase(it);
+      }
+      if (const auto it = fields.find("tear"); it != fields.end()) {
+        if (!sched::parse(it->second, r.so.tear)) return "replay string: field 'tear' has a bad value '" + it->second + "' (none or validation)";
         fields.erase(it);
       }
       if (r.so.strat == sched::strategy::park) {

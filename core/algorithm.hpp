@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "coverage.hpp"
 #include "layout.hpp"
 #include "mutants.hpp"
 #include "platform.hpp"
@@ -130,7 +131,9 @@ class algorithm {
     if ((hit.tid != none) == insert) return {status::ok, false, 0};  // present / absent
     // robust: the spin starts from the search's read of the chunk (thesis:
     // a read of its own, the access sequence its reproductions replay).
+    t_.mark(open_mark(gfsl_window::lock_enclosing), hit.chunk);
     const locked_chunk bottom = lock_enclosing_from(hit.chunk, hit.kv, robust, k);
+    t_.mark(mark_close, bottom.chunk);
     if (insert) return insert_locked(bottom, path, k, v);
     return remove_locked(bottom, path, k);
   }
@@ -632,6 +635,7 @@ class algorithm {
       const row pool = pool_row();
       while (height > target) {
         const stepped_read r = read_step(pool, curr, k, false);
+        t_.mark(mark_close, curr);
         const lanes& kv = r.kv;
         if (r.zombie()) [[unlikely]] {
           const chunk_index next = zombie_next(curr, kv);
@@ -651,12 +655,19 @@ class algorithm {
             if (with_path) t_.set_lane(path, height, curr);
             --height;
             prev = no_chunk;
+            t_.mark(open_mark(gfsl_window::step_down), to);
           }
           curr = to;
         } else {  // every key here is above k: backtrack through the previous chunk
           const int back = prev != no_chunk ? down_step_tid(k, prev_kv) : none;
           if (back == none) {  // no previous chunk in this level (4.2.1): restart
             t_.count(path_stat::restarts);
+            if (bug(mutant::restart_steps_down)) {
+              if (with_path) t_.set_lane(path, height, curr);
+              --height;
+              curr = t_.shfl_high(kv, 0);
+              continue;
+            }
             if constexpr (robust) {
               // A stale key above (a torn read of delete's upper-level check,
               // or a down pointer read mid-split) can send every attempt to
@@ -691,6 +702,7 @@ class algorithm {
     const row pool = pool_row();
     for (;;) {
       const stepped_read r = read_step(pool, curr, k, true);
+      t_.mark(mark_close, curr);
       lanes kv = r.kv;
       if (r.zombie() && !bug(mutant::zombies_not_skipped)) [[unlikely]] {
         const chunk_index next = zombie_next(curr, kv);
@@ -733,8 +745,13 @@ class algorithm {
       t_.lock_wait(c, first);
       return false;
     }
+    t_.mark(open_mark(gfsl_window::validate), c);
+    t_.validating();
     const lanes again = read(c);
-    if (lock_version(load_lock(c)) != lock_version(first)) return false;
+    const std::uint64_t closing = bug(mutant::validation_lock_from_reread) ? lock_of(again) : load_lock(c);
+    const bool same = lock_version(closing) == lock_version(first);
+    t_.mark(mark_close, c);
+    if (!same) return false;
     kv = again;
     return true;
   }
@@ -745,6 +762,7 @@ class algorithm {
   // entry if the zombie headed the level. Never waits.
   GFSL_FN chunk_index unlink_zombie(int level, bool have_prev, chunk_index prev, chunk_index zombie,
                                     chunk_index zombie_successor) {
+    if (have_prev) t_.mark(open_mark(gfsl_window::unlink), prev);
     chunk_index target = zombie_successor;
     for (;;) {  // a zombie is never written again, so its NEXT is final
       const marked_read r = read_marked(target);
@@ -755,11 +773,13 @@ class algorithm {
       const lanes pkv = read(prev);
       if (next_of(pkv) == zombie) store_entry(prev, next_lane, make_entry(max_of(pkv), target));
     } else if (have_prev) {
-      if (try_lock(prev, robust ? load_lock(prev) : lock_free_word)) {
+      const bool locked = try_lock(prev, robust ? load_lock(prev) : lock_free_word);
+      t_.mark(mark_close, prev);
+      if (locked) {
         const lanes pkv = read(prev);
         // Under the lock prev cannot change; redirect only if it still points
         // at the zombie. max stays, next moves: one 8-byte store.
-        if (next_of(pkv) == zombie) {
+        if (next_of(pkv) == zombie || bug(mutant::unlink_without_recheck)) {
           store_entry(prev, next_lane, make_entry(max_of(pkv), target));
           t_.count(path_stat::zombie_unlinks);
         }
@@ -1072,6 +1092,7 @@ class algorithm {
       store_entry(c, idx, make_entry(k, v));
     }
     if (end) end_burst(c);
+    t_.mark(effect_mark(gfsl_effect::insert), c);
   }
 
   // preSplit + splitCopy (Alg. 4.9 lines 16-34) for the locked chunk c: lock
@@ -1141,6 +1162,7 @@ class algorithm {
     }
     end_burst(c);
     t_.count(path_stat::splits);
+    t_.mark(effect_mark(gfsl_effect::split), c);
     return r;
   }
 
@@ -1315,9 +1337,12 @@ class algorithm {
     const int threshold = bug(mutant::merge_threshold_too_low) ? shape::merge_threshold - 2 : shape::merge_threshold;
     if (n > threshold) {
       execute_remove_no_merge(c, kv, k, true);
+      t_.mark(effect_mark(gfsl_effect::remove), c);
       return status::ok;
     }
-    return apart<&algorithm::remove_merging>(level, c, kv, n, k);
+    const status st = apart<&algorithm::remove_merging>(level, c, kv, n, k);
+    if (st == status::ok) t_.mark(effect_mark(gfsl_effect::remove), c);
+    return st;
   }
   // The rest of removeFromChunk (Alg. 4.12 lines 5-21): c, read as `kv`
   // with n keys, is at the merge threshold.
@@ -1362,6 +1387,7 @@ class algorithm {
     unlock(next);
     if (bug(mutant::zombie_unlocked_after_merge)) unlock(c);
     t_.count(path_stat::merges);
+    t_.mark(effect_mark(gfsl_effect::merge), c);
     apart<&algorithm::update_down_ptrs>(level, kv, 0, n, k, next);
     return status::ok;
   }

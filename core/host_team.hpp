@@ -50,10 +50,16 @@ class access_hook {
   // store (exec/sched/memory_model.hpp). Called between before and after.
   virtual std::uint64_t load_value(const access& /*a*/, std::uint64_t latest) { return latest; }
   virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
+  // The team's next team-wide read is the second read of a validation
+  // (Team::validating).
+  virtual void validating(team_id /*team*/) {}
   // The order in which the lanes of a team-wide read load their words: the
   // identity when left alone. A warp's lanes have no order among themselves,
   // so a scheduler may pick any.
   virtual void lane_order(team_id /*team*/, int /*lanes*/, std::uint8_t* /*order*/) {}
+  // A coverage mark of the team's operation (core/coverage.hpp) on chunk or
+  // slab `where`: not an access, and not a scheduling point.
+  virtual void mark(team_id /*team*/, std::uint8_t /*what*/, std::uint32_t /*where*/) {}
 };
 
 // Thrown by a host team that is about to access a word outside its
@@ -101,6 +107,9 @@ class host_team {
   path_stats& stats() { return stats_; }
   const path_stats& stats() const { return stats_; }
   void count(path_stat s) { ++counter_of(stats_, s); }
+  void mark(std::uint8_t what, std::uint32_t where) {
+    if (hook_) hook_->mark(id_, what, where);
+  }
   void set_hook(access_hook* hook) { hook_ = hook; }
   // The threads backend's watchdog: once `flag` is true the team stops where
   // it is (run_stopped), checked at every lock wait and every 256th access,
@@ -254,6 +263,9 @@ class host_team {
     if (yield_) std::this_thread::yield();
   }
   std::uint32_t random_u32() { return static_cast<std::uint32_t>(rng_.next() >> 32); }
+  void validating() {
+    if (hook_) hook_->validating(id_);
+  }
 
  private:
   static std::atomic_ref<std::uint64_t> ref(const std::uint64_t* p) {

@@ -44,6 +44,9 @@ enum class mutant : std::uint8_t {
   version_not_bumped,
   head_fallback_wrong,
   removed_key_not_sought_above,
+  unlink_without_recheck,
+  restart_steps_down,
+  validation_lock_from_reread,
   count_
 };
 
@@ -186,6 +189,24 @@ inline constexpr mutant_info mutant_catalog[] = {
      "robust: a delete that removes its key from an upper level does not look for it again one level up; a split of "
      "that level which made the key its fresh chunk's minimum raised it there after the delete's first look, and the "
      "key stays in level i+1 without being in level i", {}, "robust"},
+    // Faults whose interleaving is a coverage pair (core/coverage.hpp): a
+    // team inside a window of its operation while another team's operation
+    // makes one effect on the same chunk. The campaign's targeted parks
+    // reach them (docs/FUZZING.md, "Interleaving coverage").
+    {mutant::unlink_without_recheck, "unlink-without-recheck", "host,cuda",
+     "lazy zombie unlinking takes the predecessor's lock but does not check that its NEXT still names the zombie: a "
+     "split of the predecessor between the search's read and the lock (pair unlink x split) has moved its NEXT to the "
+     "fresh chunk, which the redirect unlinks with its keys (Alg. 4.6 lines 14-17: the re-check under the lock)"},
+    {mutant::restart_steps_down, "restart-steps-down", "host,cuda",
+     "a search that finds every key of an upper-level chunk above k and has no previous chunk in the level steps down "
+     "through the chunk's lowest key instead of restarting (or, robust, walking from the level's head): the key it "
+     "stepped down at was deleted after its upper read (pair step-down x remove), and the chunk below holds only larger "
+     "keys, so a present key is reported absent (4.2.1, Lock-Freedom)"},
+    {mutant::validation_lock_from_reread, "validation-lock-from-reread", "host,cuda",
+     "robust: a validation closes on the LOCK lane of its own second read instead of loading the LOCK word after "
+     "that read (one load saved): lane by lane the LOCK lane may be loaded before the data lanes it vouches for, so a "
+     "burst that lands in the second read after its LOCK lane goes unseen and a torn read answers \"not here\"",
+     "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

@@ -14,10 +14,17 @@
 // `store_lanes` (the named lanes store at once, in no order), `load`, `store`,
 // `cas` (acq_rel unless told acquire), `fetch_add` and `exchange` (performed
 // by the named lane, result broadcast).
+// `validating` says that the team's next read is the second read of a
+// validation (the robust variant's seqlock): a scheduler may hold it open
+// (sched::tear_target::validation); nothing else changes, on any backend.
 // `shfl_high` and `shfl_low` broadcast one half of a lane's word (an
 // entry's value, a down or NEXT pointer; its key; a chunk index), one 32-bit
 // shuffle where `shfl` makes two. On the CPU each per-lane access passes one
 // hook (core/host_team.hpp), the point where a scheduler interleaves teams.
+// Besides its accesses a structure tells the testbed two things: `count`, a
+// rare path taken (core/stats.hpp), and `mark`, a step of its operation or an
+// effect it completed on a chunk (core/coverage.hpp); the device team keeps
+// the counts and ignores the marks.
 #pragma once
 
 #include <concepts>
@@ -60,8 +67,10 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { ct.splat(std::uint64_t{}) } -> std::same_as<typename T::lanes>;
   { t.store_lanes(p, cl, std::uint32_t{}, mem_order::release) };
   { t.lock_wait(chunk_index{}, std::uint64_t{}) };
+  { t.validating() };
   { t.random_u32() } -> std::same_as<std::uint32_t>;
   { t.count(path_stat::splits) };
+  { t.mark(std::uint8_t{}, std::uint32_t{}) };
 };
 #endif
 

@@ -49,8 +49,14 @@ class event_recorder final : public access_hook {
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override {
     if (inner_) inner_->lock_wait(team, chunk, lock_word);
   }
+  void validating(team_id team) override {
+    if (inner_) inner_->validating(team);
+  }
   void lane_order(team_id team, int lanes, std::uint8_t* order) override {
     if (inner_) inner_->lane_order(team, lanes, order);
+  }
+  void mark(team_id team, std::uint8_t what, std::uint32_t where) override {
+    if (inner_) inner_->mark(team, what, where);
   }
 
   // All events in their global order (call after the teams are done).

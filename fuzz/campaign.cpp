@@ -3,6 +3,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -24,7 +25,9 @@
 #include <unistd.h>
 
 #include "core/layout.hpp"
+#include "fuzz/coverage.hpp"
 #include "fuzz/scenarios.hpp"
+#include "fuzz/shrink.hpp"
 #include "linearizability/report.hpp"
 #include "model/workload.hpp"
 #include "traces/trace.hpp"
@@ -126,13 +129,25 @@ std::uint64_t size_of(const judgement& j) { return j.run.records.size() + j.run.
 
 constexpr std::uint64_t schedules_per_candidate = 32;
 constexpr std::uint64_t generated_schedules_per_candidate = 4;
+constexpr std::uint64_t listed_at_once = 64;  // operations (shrink_further)
 
 // Takes `candidate` as the counterexample when it fails with the same
-// signature and is smaller: fewer operations, or as many on fewer teams, or
-// on half-size chunks.
-bool try_smaller(failure& f, const run_config& candidate, const campaign_options& o) {
+// signature as the counterexample so far and is smaller: fewer operations,
+// or as many on fewer teams, or on half-size chunks. `same_detector`: the
+// first detector alone must match (a cut in time of a long run,
+// fuzz/shrink.hpp, repeats the failing execution up to the cut, and the
+// checker may then get stuck at an earlier operation of the same
+// violation: another site of linearizability's signature, the same bug in
+// the same interleaving; a short run keeps its signature exactly).
+bool try_smaller(failure& f, const run_config& candidate, const campaign_options& o, bool same_detector = false) {
+  if (o.shrink_runs && f.shrink_runs >= o.shrink_runs) return false;
+  ++f.shrink_runs;
   judgement j = execute_and_judge(candidate, o.judge);
-  if (!j.failed() || signature(j.found) != f.signature) return false;
+  if (!j.failed() || f.verdict.found.empty()) return false;
+  if (signature(j.found) != signature(f.verdict.found) &&
+      !(same_detector && j.found.front().detector == f.verdict.found.front().detector)) {
+    return false;
+  }
   if (std::make_tuple(size_of(j), j.config.w.teams, j.config.w.chunk) >=
       std::make_tuple(size_of(f.verdict), f.shrunk.w.teams, f.shrunk.w.chunk)) {
     return false;
@@ -152,9 +167,23 @@ bool try_smaller_any_schedule(failure& f, const run_config& candidate, const cam
   if (try_smaller(f, candidate, o)) return true;
   // A signal (SIGINT, SIGTERM) ends the search at once: the smallest failure
   // so far is kept, and the campaign must stop within about a run.
-  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()); ++k) {
+  // Every other seed, a lane-granular run of the robust variant also tears
+  // on purpose (fuzz/scenarios.hpp, validation_tear): reads parked in the
+  // middle, validations' second reads held open. The interleavings a torn
+  // validation needs are then common, not one schedule in hundreds.
+  const bool tearable = o.shrink_cuts && candidate.backend == "host" && candidate.w.subject == subject_kind::gfsl &&
+                        candidate.var == variant::robust && candidate.so.gran == sched::granularity::lane;
+  for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()) && !(o.shrink_runs && f.shrink_runs >= o.shrink_runs); ++k) {
     run_config again = candidate;
     again.so.seed = 1 + model::mix64(candidate.so.seed + k) % 1000000000;
+    if (tearable && k % 2 == 1) {
+      again.so.tear = sched::tear_target::validation;
+      again.so.strat = sched::strategy::park;
+      again.so.park_at = sched::park_point::mid_read;
+      again.so.park_ops = 1;
+      again.so.park_every = 16;
+      again.so.park_teams = 0;
+    }
     if (try_smaller(f, again, o)) return true;
   }
   return false;
@@ -180,8 +209,9 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     model::fit_workload(*listed.script, listed.w);
     // The listed form renumbers the inserts' values; it must fail as the
     // generated one did (the algorithm does not branch on values).
+    ++f.shrink_runs;
     judgement j = execute_and_judge(listed, o.judge);
-    if (!j.failed() || signature(j.found) != f.signature) return;
+    if (!j.failed() || signature(j.found) != signature(f.verdict.found)) return;
     f.shrunk = j.config;
     f.verdict = std::move(j);
   }
@@ -225,9 +255,100 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     }
     return false;
   };
+  // The run cut short in time (fuzz/shrink.hpp): the same schedule seed
+  // makes the same choices up to the cut, so one run decides a candidate.
+  const auto cut_in_time = [&] {
+    if (!o.shrink_cuts) return false;
+    for (const std::uint64_t at : cut_points(f.verdict)) {
+      if (s.elapsed() >= until || s.cancelled()) return false;
+      const std::optional<run_config> n = cut_at(f.shrunk, f.verdict, at);
+      if (n && try_smaller(f, *n, o, f.shrunk.w.ops > listed_at_once)) return true;
+    }
+    return false;
+  };
+  // Each team's last operations, by halves, under the same seed: the run is
+  // the same until the team would have begun them.
+  const auto trim_tails = [&] {
+    if (!o.shrink_cuts) return false;
+    bool trimmed = false;
+    for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled(); ++t) {
+      for (std::size_t width = std::max<std::size_t>(1, f.shrunk.script->team_ops[t].size() / 2); width >= 1;) {
+        const std::optional<run_config> n = without_tail(f.shrunk, t, width);
+        if (n && try_smaller(f, *n, o, f.shrunk.w.ops > listed_at_once)) {
+          trimmed = true;
+          continue;
+        }
+        if (width == 1) break;
+        width /= 2;
+      }
+    }
+    return trimmed;
+  };
+  // Teams left with nothing to do still take part in the schedule's draws:
+  // taken out together as soon as there are any, under a few schedules.
+  const auto drop_idle = [&](std::uint64_t schedules) {
+    const auto idle = [](const model::operation_list& ops) { return ops.empty(); };
+    const auto& teams = f.shrunk.script->team_ops;
+    if (s.cancelled() || teams.size() < 2 || !std::any_of(teams.begin(), teams.end(), idle) || std::all_of(teams.begin(), teams.end(), idle)) {
+      return false;
+    }
+    return try_smaller_any_schedule(f,
+                                    without(f.shrunk,
+                                            [&](run_config& n) {
+                                              for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
+                                                if (idle(n.script->team_ops[t])) remove_team(n, t);
+                                              }
+                                            }),
+                                    o, schedules);
+  };
+  // The operations on keys near the one a detector names, every team's and
+  // the prefill's (a window of 1, 2, 4, .. 16 keys either side), the
+  // smallest that fails: the keys far from it take part in the failure
+  // only through the splits and merges they cause, which smaller chunks
+  // make again with fewer keys.
+  const auto key_window = [&] {
+    if (!o.shrink_cuts) return false;
+    const auto named = std::find_if(f.verdict.found.begin(), f.verdict.found.end(), [](const detection& d) { return d.has_key; });
+    if (named == f.verdict.found.end()) return false;
+    const key_type k = named->key;
+    for (key_type w : {1u, 2u, 4u, 8u, 16u}) {
+      if (s.elapsed() >= until || s.cancelled()) return false;
+      const auto far = [&](const model::operation& op) { return op.key + w < k || op.key > k + w; };
+      run_config n = without(f.shrunk, [&](run_config& c) {
+        std::erase_if(c.script->prefill, far);
+        for (auto& ops : c.script->team_ops) std::erase_if(ops, far);
+        for (std::size_t t = c.script->team_ops.size(); t-- > 0;) {
+          if (c.script->team_ops[t].empty() && c.script->team_ops.size() > 1) remove_team(c, t);
+        }
+      });
+      if (n.w.ops + n.script->prefill.size() >= f.shrunk.w.ops + f.shrunk.script->prefill.size()) continue;
+      if (try_smaller_any_schedule(f, n, o)) return true;
+    }
+    return false;
+  };
   bool progress = true;
   while (progress && s.elapsed() < until && !s.cancelled()) {
+    while (cut_in_time() || trim_tails()) {
+    }
+    while (key_window()) {
+    }
+    if (o.shrink_cuts) drop_idle(schedules_per_candidate);
     progress = halve_chunks();
+    // Teams by halves, quarters and eighths before one at a time: of a
+    // generated run's dozens of teams most take no part in the failure,
+    // and each candidate costs a schedule search.
+    for (std::size_t parts = 2; o.shrink_cuts && parts <= 8 && s.elapsed() < until && !s.cancelled(); parts *= 2) {
+      for (std::size_t part = 0; part < parts && s.elapsed() < until && !s.cancelled(); ++part) {
+        const std::size_t n = f.shrunk.script->team_ops.size();
+        const std::size_t lo = n * part / parts, hi = n * (part + 1) / parts;
+        if (n < 3 || hi <= lo || hi - lo >= n) continue;
+        if (try_smaller_any_schedule(f, without(f.shrunk, [lo, hi](run_config& c) {
+              for (std::size_t t = hi; t-- > lo;) remove_team(c, t);
+            }), o)) {
+          progress = true;
+        }
+      }
+    }
     for (std::size_t t = 0; f.shrunk.script->team_ops.size() > 1 && t < f.shrunk.script->team_ops.size() && s.elapsed() < until &&
                             !s.cancelled();) {
       if (try_smaller_any_schedule(f, without(f.shrunk, [t](run_config& n) { remove_team(n, t); }), o)) {
@@ -254,19 +375,24 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
       }
     }
   }
-  // Teams left with nothing to do still take part in the schedule's draws;
-  // they go together, with more schedules tried, since the run is tiny by now.
-  const auto idle = [](const model::operation_list& ops) { return ops.empty(); };
-  const auto& teams = f.shrunk.script->team_ops;
-  if (!s.cancelled() && teams.size() > 1 && std::any_of(teams.begin(), teams.end(), idle) && !std::all_of(teams.begin(), teams.end(), idle)) {
-    try_smaller_any_schedule(f,
-                             without(f.shrunk,
-                                     [&](run_config& n) {
-                                       for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
-                                         if (idle(n.script->team_ops[t])) remove_team(n, t);
-                                       }
-                                     }),
-                             o, 8 * schedules_per_candidate);
+  // At the end, with more schedules tried, since the run is tiny by now:
+  // idle teams, then, for a run of a couple of dozen operations, each
+  // operation once more (its team with it when it was the team's last),
+  // where a failure that needs two torn reads may take hundreds of seeds.
+  drop_idle(8 * schedules_per_candidate);
+  if (o.shrink_cuts && f.shrunk.w.ops <= 24) {
+    for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled();) {
+      bool taken = false;
+      for (std::size_t i = 0; i < f.shrunk.script->team_ops[t].size() && !taken && s.elapsed() < until && !s.cancelled(); ++i) {
+        const run_config n = without(f.shrunk, [t, i](run_config& c) {
+          auto& ops = c.script->team_ops[t];
+          ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i));
+          if (ops.empty() && c.script->team_ops.size() > 1) remove_team(c, t);
+        });
+        taken = try_smaller_any_schedule(f, n, o, 8 * schedules_per_candidate);
+      }
+      if (!taken) ++t;
+    }
   }
 }
 
@@ -278,8 +404,19 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
 // each step kept only when the run still fails with the same signature,
 // until no step helps or the time is up.
 void shrink_further(failure& f, const campaign_options& o, double until, const shared_state& s) {
-  if (f.shrunk.backend != "host") return;
-  bool progress = !f.shrunk.script;
+  if (f.shrunk.backend != "host" || f.verdict.found.empty()) return;
+  // Mid-run checks are most of a long lane-granular run's cost (4/5 of a
+  // 1,090-operation one: 0.44 s, 0.09 s without) and decide only the
+  // invariant detectors; they make no scheduling choice, so a failure
+  // another detector found shrinks without them, and the shrunk run gets
+  // them back when it fails as well with them.
+  const std::uint64_t check_every = f.shrunk.check_every;
+  const bool checks_decide = f.verdict.found.front().detector.rfind("invariant:", 0) == 0;
+  if (o.shrink_cuts && check_every && !checks_decide) f.shrunk.check_every = 0;
+  // A long run goes to its listed form at once: each generated candidate
+  // regenerates and reschedules all of it (a few schedules each), where a
+  // cut in time takes most of it in one run.
+  bool progress = !f.shrunk.script && !(o.shrink_cuts && f.shrunk.w.ops > listed_at_once);
   while (progress && s.elapsed() < until && !s.cancelled()) {
     progress = false;
     std::vector<run_config> candidates;
@@ -318,6 +455,17 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
     }
   }
   if (!s.cancelled()) shrink_script(f, o, until, s);
+  if (f.shrunk.check_every != check_every) {
+    run_config checked = f.shrunk;
+    checked.check_every = check_every;
+    // Not a candidate (the budget does not count it): the shrunk run itself,
+    // judged again with its checks.
+    judgement j = execute_and_judge(checked, o.judge);
+    if (j.failed() && signature(j.found) == signature(f.verdict.found)) {
+      f.shrunk = j.config;
+      f.verdict = std::move(j);
+    }
+  }
 }
 
 std::uint32_t path_mask(const path_stats& p) {
@@ -340,6 +488,13 @@ bool count_run(shared_state& s, const judgement& j, bool replayed = false) {
     r.paths += j.run.report.paths;
     r.undecided += j.undecided;
   }
+  if (j.config.backend == "host") {
+    r.pairs |= j.outcome.pairs;
+    if (j.config.so.hold.active) {
+      ++r.hold_runs;
+      r.hold_met += j.outcome.hold_met ? 1 : 0;
+    }
+  }
   if (j.config.backend == "host" && (j.config.so.strat == sched::strategy::pct || j.config.so.strat == sched::strategy::fair_pct)) {
     ++r.pct_runs;
     r.pct_changes += j.outcome.priority_changes;
@@ -354,17 +509,71 @@ bool count_run(shared_state& s, const judgement& j, bool replayed = false) {
 // kept, and between RapidCheck's batches the kept runs that reached the paths
 // the campaign has hit least are run again under another schedule (seed,
 // strategy, granularity), as coverage-guided fuzzers mutate their corpus.
+// A kept run also carries its interleaving coverage (fuzz/coverage.hpp):
+// the pairs it reached, and the windows it opened (how often each) and the
+// effects it made, which tell whether a targeted park on it can aim at a
+// pair it missed.
 struct corpus_entry {
   run_config config;
   std::uint32_t mask = 0;
+  std::uint64_t pairs = 0;
+  std::uint32_t windows = 0, effects = 0;
+  std::array<std::uint32_t, 8> window_opens{};
 };
 
-double rarity(std::uint32_t mask, const path_stats& totals) {
+// Paths, and pairs, that the batch reached least weigh most.
+double rarity(const corpus_entry& e, const path_stats& totals, const std::array<std::uint64_t, 64>& pair_counts) {
   double score = 0;
   for (std::size_t i = 0; i < std::size(rare_paths); ++i) {
-    if (mask & (1u << i)) score += 1.0 / (1.0 + static_cast<double>(totals.*rare_paths[i].count));
+    if (e.mask & (1u << i)) score += 1.0 / (1.0 + static_cast<double>(totals.*rare_paths[i].count));
+  }
+  for (std::size_t b = 0; b < 64; ++b) {
+    if (e.pairs >> b & 1u) score += 1.0 / (1.0 + static_cast<double>(pair_counts[b]));
   }
   return score;
+}
+
+// A targeted park aimed at a pair the batch has reached least (never, first
+// of all): a kept run that opened the pair's window and made its effect,
+// made again with its `nth` opening of the window held until another team's
+// operation makes the effect on the held chunk. The schedule is the kept
+// run's until the hold: the same seed makes the same choices up to it.
+// Among the kept runs that can aim at the pair, those that open the window
+// least are preferred: a directed run's few openings are each likely to be
+// the one its scenario is about, a long run's are mostly elsewhere.
+std::optional<run_config> targeted_run(const std::vector<corpus_entry>& corpus, const std::array<std::uint64_t, 64>& pair_counts,
+                                       subject_kind subject, team_rng& rng) {
+  const auto can_aim = [](const corpus_entry& c, int bit) {
+    const int w = pair_window(bit), e = pair_effect(bit);
+    return c.config.backend == "host" && (c.windows >> w & 1u) && (c.effects >> e & 1u) && c.window_opens[static_cast<std::size_t>(w)];
+  };
+  std::vector<int> aimable;
+  for (int bit : pair_bits(subject)) {
+    if (std::any_of(corpus.begin(), corpus.end(), [&](const corpus_entry& c) { return can_aim(c, bit); })) aimable.push_back(bit);
+  }
+  if (aimable.empty()) return std::nullopt;
+  int bit = -1;
+  for (int k = 0; k < 4; ++k) {  // tournament: the pair the batch reached least
+    const int b = aimable[rng.next() % aimable.size()];
+    if (bit < 0 || pair_counts[static_cast<std::size_t>(b)] < pair_counts[static_cast<std::size_t>(bit)]) bit = b;
+  }
+  const std::size_t w = static_cast<std::size_t>(pair_window(bit));
+  std::vector<const corpus_entry*> bases;
+  for (const corpus_entry& c : corpus) {
+    if (can_aim(c, bit)) bases.push_back(&c);
+  }
+  const corpus_entry* base = nullptr;
+  for (int k = 0; k < 4; ++k) {  // tournament: the base that opens the window least
+    const corpus_entry* b = bases[rng.next() % bases.size()];
+    if (!base || b->window_opens[w] < base->window_opens[w]) base = b;
+  }
+  run_config c = base->config;
+  c.so.hold.active = true;
+  c.so.hold.window = static_cast<std::uint8_t>(w);
+  c.so.hold.effect = static_cast<std::uint8_t>(pair_effect(bit));
+  c.so.hold.nth = 1 + static_cast<std::uint32_t>(rng.next() % base->window_opens[w]);
+  c.so.hold.team = sched::hold_directive::any_team;
+  return c;
 }
 
 run_config reschedule(const corpus_entry& e, const campaign_options& o, team_rng& rng) {
@@ -491,6 +700,7 @@ void worker(const campaign_options& o, shared_state& s) {
     params.maxSize = 100;
     batch_log log;
     bool in_shrink = false, cut_short = false;
+    std::uint64_t rapidcheck_shrink_runs = 0;
     std::uint64_t case_index = 0;
     const std::uint64_t replayed_runs = b == o.first_batch ? o.replay_runs : 0;
     // The coverage corpus is the batch's own, so that a batch is a function
@@ -498,10 +708,21 @@ void worker(const campaign_options& o, shared_state& s) {
     // uninterrupted one would have.
     std::vector<corpus_entry> corpus;
     std::set<std::uint32_t> batch_combinations;
+    std::set<std::uint64_t> batch_pair_sets;
     path_stats batch_paths;
+    std::array<std::uint64_t, 64> batch_pair_counts{};
     const auto keep = [&](const judgement& j) {
       batch_paths += j.run.report.paths;
-      if (batch_combinations.insert(path_mask(j.run.report.paths)).second) corpus.push_back({j.config, path_mask(j.run.report.paths)});
+      const std::uint64_t pairs = j.outcome.pairs;
+      for (std::size_t b = 0; b < 64; ++b) batch_pair_counts[b] += pairs >> b & 1u;
+      const bool new_paths = batch_combinations.insert(path_mask(j.run.report.paths)).second;
+      const bool new_pairs = batch_pair_sets.insert(pairs).second;
+      // A run with a hold is kept for its paths only: aimed again, it would
+      // carry two holds' worth of luck, and its base is in the corpus already.
+      if (new_paths || (new_pairs && !j.config.so.hold.active)) {
+        corpus.push_back({j.config, path_mask(j.run.report.paths), pairs, j.outcome.windows_opened, j.outcome.effects_made,
+                          j.outcome.window_opens});
+      }
     };
     const auto property = [&]() {
       const run_config c = *gen;
@@ -514,7 +735,11 @@ void worker(const campaign_options& o, shared_state& s) {
       }
       // Past the shrinking budget (or once cancelled) every further candidate
       // passes, so RapidCheck settles on the smallest failure found so far.
-      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled())) return;
+      if (in_shrink && (s.elapsed() > log.first_at + o.shrink_seconds || s.cancelled() ||
+                        (o.shrink_runs && rapidcheck_shrink_runs >= o.shrink_runs))) {
+        return;
+      }
+      if (in_shrink) ++rapidcheck_shrink_runs;
       judgement j = execute_and_judge(c, o.judge);
       if (!in_shrink && !replayed && o.on_run) o.on_run(b, case_index, j.config, j);
       if (!in_shrink) ++case_index;
@@ -566,6 +791,7 @@ void worker(const campaign_options& o, shared_state& s) {
       f.seconds_to_first = log.first_at;
       f.signature = log.signature;
       f.verdict = std::move(*log.last_judgement);
+      f.shrink_runs = rapidcheck_shrink_runs;
       shrink_further(f, o, log.first_at + o.shrink_seconds, s);
       record(o, s, std::move(f));
       // A batch that failed is not complete until its failure is written
@@ -578,11 +804,20 @@ void worker(const campaign_options& o, shared_state& s) {
     // (fuzz/scenarios.hpp) come first, for the paths and interleavings
     // random workloads do not reach, in place of one of the fifth.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits) : std::vector<scenario>{};
+    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.var) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
-    for (int i = 0; i < directed_runs + feedback_runs && !cut_short; ++i) {
+    // Interleaving coverage as feedback: up to this many runs a batch, each a
+    // kept run made again with a targeted park (targeted_run).
+    const int targeted_runs = o.backend == "host" && o.limits.targeted_parks ? 4 : 0;
+    for (int i = 0; i < directed_runs + targeted_runs + feedback_runs && !cut_short; ++i) {
       const bool directed = i < directed_runs;
+      const bool targeted = !directed && i < directed_runs + targeted_runs;
+      std::optional<run_config> aimed;
+      if (targeted) {
+        aimed = targeted_run(corpus, batch_pair_counts, o.limits.subject, rng);
+        if (!aimed) continue;  // no kept run opens a window and makes an effect
+      }
       if (!directed && corpus.empty()) break;
       // A replayed run ran before the campaign was stopped: neither the
       // time nor the run budget cuts it (runs_before counts it already).
@@ -596,12 +831,13 @@ void worker(const campaign_options& o, shared_state& s) {
         if (o.max_runs && s.result.runs + o.runs_before >= o.max_runs) break;
       }
       const corpus_entry* best = nullptr;
-      for (int k = 0; !directed && k < 4; ++k) {
+      for (int k = 0; !directed && !targeted && k < 4; ++k) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
-        if (!best || rarity(e.mask, batch_paths) > rarity(best->mask, batch_paths)) best = &e;
+        if (!best || rarity(e, batch_paths, batch_pair_counts) > rarity(*best, batch_paths, batch_pair_counts)) best = &e;
       }
-      judgement j = execute_and_judge(directed ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
-                                               : reschedule(*best, o, rng),
+      judgement j = execute_and_judge(directed   ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
+                                      : targeted ? *aimed
+                                                 : reschedule(*best, o, rng),
                                       o.judge);
       if (o.on_run && !replayed) o.on_run(b, case_index, j.config, j);
       ++case_index;
@@ -873,6 +1109,12 @@ campaign_result run_campaign(const campaign_options& o) {
   return s.result;
 }
 
+void shrink_failure(failure& f, const campaign_options& o) {
+  shared_state s;
+  s.cancel = o.cancel;
+  shrink_further(f, o, o.shrink_seconds, s);
+}
+
 std::string disabled_by(const campaign_options& o, std::string_view name) {
   // Only a delete under the re-raise rule re-raises (core/algorithm.hpp).
   if (name == "re-raise" && o.limits.upper == upper_choice::thesis) return "--upper thesis";
@@ -956,6 +1198,11 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     rep << "operations: " << f.shrunk.w.ops << " concurrent + " << j.run.prefill.size() << " prefill, " << f.shrunk.w.teams
         << " teams\n";
     rep << "signature: " << f.signature << "\n";
+    if (const std::string now = signature(j.found); !now.empty() && now != f.signature) {
+      rep << "signature of the shrunk run: " << now << " (cut in time, the same execution up to the cut: the checker stops at "
+          << "an earlier operation of the violation)\n";
+    }
+    rep << "shrinking: " << f.shrink_runs << " candidate runs\n";
     if (f.shrunk.so.mem != sched::memory::sc) {
       rep << "memory: " << sched::name(f.shrunk.so.mem) << ", " << j.outcome.stale_reads
           << " loads returned a store older than the latest (interleaving.txt marks them STALE)\n";
@@ -1004,6 +1251,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
     // here only leaves the page without the checker's explanation.
     co.timeout_seconds = 2;
     co.explain_seconds = 2;
+    co.all_keys = true;  // the shrunk history is small: the page names every violating key
     const lin::check_result checked = lin::check_history(history, co);
     lin::report_context ctx;
     ctx.file = "history.jsonl";
@@ -1125,7 +1373,19 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
     j << (first ? "" : ",") << "\"" << p.name << "\"";
     first = false;
   }
-  j << "],\"failures\":[";
+  j << "]";
+  if (o.backend == "host") {
+    // Interleaving coverage (fuzz/coverage.hpp), by pair name.
+    std::string reached, never, disabled;
+    for (int bit : pair_bits(o.limits.subject)) {
+      const std::string name = "\"" + pair_name(o.limits.subject, bit) + "\"";
+      std::string& into = (r.pairs >> bit & 1u) ? reached : !pair_disabled_by(o, bit).empty() ? disabled : never;
+      into += (into.empty() ? "" : ",") + name;
+    }
+    j << ",\"pairs_reached\":[" << reached << "],\"pairs_never_reached\":[" << never << "],\"pairs_disabled\":[" << disabled
+      << "],\"hold_runs\":" << r.hold_runs << ",\"hold_met\":" << r.hold_met;
+  }
+  j << ",\"failures\":[";
   std::vector<const failure*> all;
   if (r.found) all.push_back(&*r.found);
   for (const failure& f : r.further) all.push_back(&f);

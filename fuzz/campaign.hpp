@@ -38,6 +38,12 @@ struct campaign_options {
   std::uint64_t seed = 1;
   int runs_per_batch = 25;        // RapidCheck cases per batch
   double shrink_seconds = 60;     // shrinking stops after this long (keeps the smallest failure so far)
+  // Shrinking also stops after this many candidate runs (0: only the time
+  // bound): a bound that shrinks to the same run on any machine.
+  std::uint64_t shrink_runs = 0;
+  // Cuts in time before delta debugging (fuzz/shrink.hpp); off only to
+  // measure the shrinker without them (tests/test_fuzz.cpp).
+  bool shrink_cuts = true;
   generator_limits limits;
   judge_options judge;
   std::string out_dir;            // where a failure is written ("" : nowhere)
@@ -99,7 +105,15 @@ struct failure {
   std::uint64_t runs = 1;         // runs of the campaign that failed with this signature
   double seconds_to_first = 0;    // campaign time when the first failing run was found
   std::string dir;                // where it was written
+  std::uint64_t shrink_runs = 0;  // candidate runs its shrinking made
 };
+
+// Shrinks `f` (found on the host backend) as a campaign does, within
+// o.shrink_seconds and o.shrink_runs: a greedy pass over the generated
+// run, then its operations listed, cut in time and taken out by delta
+// debugging. f.first and f.shrunk are the failing run, f.verdict its
+// judgement, f.signature what every smaller run must fail with.
+void shrink_failure(failure& f, const campaign_options& o);
 
 struct campaign_result {
   std::uint64_t runs = 0, ops = 0, undecided = 0;
@@ -111,6 +125,11 @@ struct campaign_result {
   std::uint64_t pct_runs = 0, pct_changes = 0, pct_change_points = 0;
   // Distinct sets of rare paths (core/stats.hpp) that single runs reached.
   std::uint64_t path_combinations = 0;
+  // Coverage pairs reached (bits of sched::outcome::pairs, fuzz/coverage.hpp);
+  // runs made with a targeted park, and those whose held team was let go by
+  // the effect it waited for.
+  std::uint64_t pairs = 0;
+  std::uint64_t hold_runs = 0, hold_met = 0;
   std::optional<failure> found;   // the first failure
   std::vector<failure> further;   // keep_going: one per further signature, in the order found
   bool interrupted = false;       // `cancel` stopped it

@@ -1,5 +1,7 @@
 #include "fuzz/generators.hpp"
 
+#include "fuzz/coverage.hpp"
+
 #include <algorithm>
 #include <array>
 #include <sstream>
@@ -15,6 +17,8 @@ std::string run_config::describe() const {
     s << " park-at=" << sched::name(so.park_at) << " park-ops=" << so.park_ops << " park-every=" << so.park_every;
     if (so.park_teams) s << " park-teams=" << so.park_teams;
   }
+  if (so.hold.active) s << " hold=" << hold_text(w.subject, so.hold);
+  if (so.tear != sched::tear_target::none) s << " tear=" << sched::name(so.tear);
   if (w.subject == subject_kind::slabhash) {
     if (slab_mut != slabhash::slab_mutant::none) s << " mutant=" << slabhash::info(slab_mut).name;
     s << " variant=" << slabhash::variant_name(slab_var);

@@ -12,7 +12,9 @@ namespace gfsl::fuzz {
 
 // The upper levels' rule of the generated runs (model::workload::reraise):
 // the thesis' in every run, re-raise in every run, or each run's own (one bit
-// of its workload seed).
+// of its workload seed). Mixed is the default: swarm testing varies every
+// rule that changes the algorithm, so that a fault in either rule is within
+// reach of a default campaign.
 enum class upper_choice { thesis, reraise, mixed };
 const char* upper_choice_name(upper_choice c);
 bool parse_upper_choice(const std::string& text, upper_choice& out);
@@ -22,14 +24,23 @@ struct generator_limits {
   std::uint64_t max_ops = 2000;
   std::uint32_t max_range = 1000000;
   bool vary_granularity = true;          // else always `granularity`
+  // Targeted parks (exec/sched/scheduler.hpp, hold_directive): the directed
+  // runs that need one hold their team with it, and host campaigns add
+  // runs aimed at the coverage pairs a batch reached least
+  // (fuzz/coverage.hpp). false: neither (the campaign as it was before).
+  bool targeted_parks = true;
   sched::granularity granularity = sched::granularity::chunk;
   // What the runs' loads see (exec/sched/memory_model.hpp): one model for a
   // whole campaign, as its journal header records it.
   sched::memory memory = sched::memory::sc;
-  upper_choice upper = upper_choice::thesis;
+  upper_choice upper = upper_choice::mixed;
   // The structure the runs test; SlabHash's runs draw a bucket count that
   // shrinks towards one bucket, where every key collides.
   subject_kind subject = subject_kind::gfsl;
+  // The directed runs that tear validations' second reads
+  // (fuzz/scenarios.hpp, validation_tear): off only to measure a campaign
+  // without them (tests/test_fuzz.cpp).
+  bool validation_tears = true;
 };
 
 rc::Gen<model::workload> gen_workload(const generator_limits& lim);

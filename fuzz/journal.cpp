@@ -80,11 +80,14 @@ std::string header_line(const campaign_header& h) {
 }
 
 std::string run_line(std::uint64_t batch, std::uint64_t index, std::uint64_t ops, bool undecided, bool failed,
-                     const path_stats& paths) {
+                     const path_stats& paths, std::uint64_t pairs) {
   std::ostringstream j;
   j << "{\"type\":\"run\",\"batch\":" << batch << ",\"case\":" << index << ",\"ops\":" << ops
     << ",\"undecided\":" << (undecided ? "true" : "false") << ",\"failed\":" << (failed ? "true" : "false") << ","
-    << path_members(paths) << "}";
+    << path_members(paths);
+  // Written only when the run reached a coverage pair: older journals have none.
+  if (pairs) j << ",\"pairs\":" << pairs;
+  j << "}";
   return j.str();
 }
 
@@ -240,6 +243,7 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       for (const auto& [name, v] : f) {
         if (v.k == json::value::kind::unsigned_integer) path_field(r.paths, name, v.u);
       }
+      if (f.count("pairs")) r.pairs = num("pairs");
       open_batch += r;
       out.all += r;
     } else if (type == "batch") {

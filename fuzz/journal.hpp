@@ -72,9 +72,11 @@ struct failure_entry {
 struct run_totals {
   std::uint64_t runs = 0, ops = 0, undecided = 0;
   path_stats paths;
+  std::uint64_t pairs = 0;  // coverage pairs reached (bits of sched::outcome::pairs, fuzz/coverage.hpp)
   run_totals& operator+=(const run_totals& o) {
     runs += o.runs, ops += o.ops, undecided += o.undecided;
     paths += o.paths;
+    pairs |= o.pairs;
     return *this;
   }
 };
@@ -120,7 +122,7 @@ class journal_writer {
 // The lines of each record type.
 std::string header_line(const campaign_header& h);
 std::string run_line(std::uint64_t batch, std::uint64_t index, std::uint64_t ops, bool undecided, bool failed,
-                     const path_stats& paths);
+                     const path_stats& paths, std::uint64_t pairs = 0);
 std::string batch_line(std::uint64_t batch, std::uint64_t runs, double seconds);
 std::string failure_line(const failure_entry& f);
 std::string end_line(const std::string& reason, double seconds);

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "fuzz/coverage.hpp"
 #include "traces/json.hpp"
 
 namespace gfsl::fuzz {
@@ -211,11 +212,31 @@ std::string merge_campaigns(const std::vector<std::string>& dirs, merged_campaig
   return {};
 }
 
+namespace {
+// The coverage pairs the merged shards reached and missed, by name: scheduled
+// host campaigns only (the others make no pairs), of the shards' subject.
+bool pairs_counted(const merged_campaigns& m, subject_kind& subject) {
+  if (m.shards.empty() || m.shards.front().journal.header.backend != "host") return false;
+  const auto parsed = parse_subject(m.shards.front().journal.header.subject);
+  subject = parsed ? *parsed : subject_kind::gfsl;
+  return true;
+}
+}  // namespace
+
 std::string merged_json(const merged_campaigns& m) {
   std::ostringstream j;
   j << "{\"campaigns\":" << m.shards.size() << ",\"runs\":" << m.totals.runs << ",\"ops\":" << m.totals.ops
     << ",\"undecided\":" << m.totals.undecided << ",\"seconds\":" << fixed(m.seconds) << ",\"shard_seconds\":" << fixed(m.shard_seconds)
-    << ",\"paths\":" << paths_json(m.totals.paths) << ",\"failures\":" << m.failure_count() << ",\"signatures\":[";
+    << ",\"paths\":" << paths_json(m.totals.paths);
+  if (subject_kind subject; pairs_counted(m, subject)) {
+    std::string reached, never;
+    for (int bit : pair_bits(subject)) {
+      std::string& into = (m.totals.pairs >> bit & 1u) ? reached : never;
+      into += (into.empty() ? "" : ",") + quoted(pair_name(subject, bit));
+    }
+    j << ",\"pairs_reached\":[" << reached << "],\"pairs_never_reached\":[" << never << "]";
+  }
+  j << ",\"failures\":" << m.failure_count() << ",\"signatures\":[";
   for (std::size_t i = 0; i < m.failures.size(); ++i) {
     const failure_group& g = m.failures[i];
     const failure_entry& a = g.failures.front();
@@ -285,6 +306,16 @@ std::string merged_text(const merged_campaigns& m) {
   t << "rare paths: splits " << p.splits << ", merges " << p.merges << ", zombie unlinks " << p.zombie_unlinks + p.head_unlinks
     << ", backtracks " << p.backtracks << ", restarts " << p.restarts << ", down-pointer updates " << p.down_ptr_updates
     << ", lock waits " << p.lock_waits << "\n";
+  if (subject_kind subject; pairs_counted(m, subject)) {
+    std::string never;
+    std::size_t reached = 0;
+    const std::vector<int> bits = pair_bits(subject);
+    for (int bit : bits) {
+      if (m.totals.pairs >> bit & 1u) ++reached;
+      else never += (never.empty() ? "" : ", ") + pair_name(subject, bit);
+    }
+    t << "coverage pairs: " << reached << " of " << bits.size() << " reached; never reached: " << (never.empty() ? "none" : never) << "\n";
+  }
   for (const auto& [device, f] : per_device(m)) {
     t << "device " << printable(device) << ": " << f.shards << " shard(s), " << f.totals.runs << " runs, " << f.totals.ops
       << " operations, " << fixed(f.seconds > 0 ? f.totals.ops / f.seconds : 0, 0) << " ops/s\n";

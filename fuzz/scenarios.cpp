@@ -1,5 +1,7 @@
 #include "fuzz/scenarios.hpp"
 
+#include "core/coverage.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <span>
@@ -58,6 +60,16 @@ constexpr int stale_victims = 3;
 constexpr key_type race_prefill_keys = 202;
 constexpr key_type race_insert = 203;
 constexpr key_type race_victims[] = {147, 196};
+
+// validation_tear: keys 1..202 ascending (the raise_race layout, checked
+// by tests/test_fuzz.cpp). Level-0 chunks begin at the multiples of 7; the
+// regions of the level-0 shape are the chunks 7m .. 7m+6 for m in 2..25,
+// whose keys 7m+1 and 7m+2 the writers shift the others with. The upper
+// shape aims at level 1's last chunk, 98 .. 189, and the level-0 chunk past
+// it, 189 .. 202, full, which the insert of 203 splits.
+constexpr key_type tear_prefill_keys = 202;
+constexpr key_type tear_chunk_keys = 12;
+constexpr key_type tear_level1_first = 98, tear_level1_last = 189;
 
 template <class T>
 void shuffle(std::vector<T>& v, team_rng& rng) {
@@ -121,7 +133,66 @@ run_config restart_run(const generator_limits& lim, mutant m, variant v, team_rn
   c.so.park_at = sched::park_point::after_read;
   c.so.park_ops = 1;
   c.so.park_every = 2 + static_cast<std::uint32_t>(rng.next() % 3);
+  if (lim.targeted_parks) {
+    // The reader's step down into the level-1 chunk that j begins is its
+    // second (from level 3, or from level 2's head chunk) or third: held
+    // there until the delete of j, which removes j from that chunk, has
+    // completed, it reads a chunk whose keys are all above the one sought.
+    c.so.hold.active = true;
+    c.so.hold.window = static_cast<std::uint8_t>(gfsl_window::step_down);
+    c.so.hold.effect = static_cast<std::uint8_t>(gfsl_effect::remove);
+    c.so.hold.nth = 1 + static_cast<std::uint32_t>(rng.next() % 3);
+    c.so.hold.team = 0;
+  }
   finish(c, std::move(s), restart_prefill_keys);
+  return c;
+}
+
+// unlink_split: keys 10..350 as in zombie_next, so level 0 holds the head
+// chunk (-inf, 10..60), then A = 70..130, X = 140..200, Y = 210..270, ....
+// Team 1 deletes four keys of X: the fourth finds X at the merge threshold
+// and merges it into Y. Team 2 inserts eight keys of A's range: the eighth
+// overflows A and splits it (after a few lookups, so that the split comes
+// after the merge in most runs; in a third of the runs it deletes four keys
+// of A instead, which merges A). Team 0 deletes keys of Y's range that are not
+// there, walking H -> A -> X; once X is a zombie it unlinks it with A as
+// predecessor, and is held there until team 2's split (or merge) of A has
+// completed.
+run_config unlink_split_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, false);
+  c.so.strat = sched::strategy::random;
+  c.w.p_chunk = 0;
+  model::script s;
+  for (key_type k = 10; k <= zombie_prefill_top; k += 10) s.prefill.push_back(op(op_kind::insert, k));
+  s.team_ops.resize(3);
+  // Deletes of keys that are not there: an update's search unlinks the
+  // zombies it passes (a lookup's only steps over them).
+  for (int i = 0; i < 10; ++i) s.team_ops[0].push_back(op(op_kind::remove, 181 + static_cast<key_type>(rng.next() % 9)));
+  model::operation_list merge = {op(op_kind::remove, 140), op(op_kind::remove, 150), op(op_kind::remove, 160), op(op_kind::remove, 170)};
+  shuffle(merge, rng);
+  s.team_ops[1] = merge;
+  for (key_type k = 71; k <= 78; ++k) s.team_ops[2].push_back(op(op_kind::insert, k));
+  shuffle(s.team_ops[2], rng);
+  // Lookups first put the split after the merge in most runs.
+  const int lead = 2 + static_cast<int>(rng.next() % 6);
+  for (int i = 0; i < lead; ++i) s.team_ops[2].insert(s.team_ops[2].begin(), op(op_kind::contains, 10 * (1 + static_cast<key_type>(rng.next() % 6))));
+  // In a third of the runs team 2 empties A instead, down to the merge
+  // threshold, and merges it into Y (past the zombie X): the pair unlink x
+  // merge, where the unlinker's try-lock finds A a zombie.
+  const bool merge_a = rng.next() % 3 == 0;
+  if (merge_a) {
+    const int kept_lead = lead;
+    s.team_ops[2].resize(static_cast<std::size_t>(kept_lead));
+    for (key_type k : {70, 80, 90, 100}) s.team_ops[2].push_back(op(op_kind::remove, k));
+  }
+  if (lim.targeted_parks) {
+    c.so.hold.active = true;
+    c.so.hold.window = static_cast<std::uint8_t>(gfsl_window::unlink);
+    c.so.hold.effect = static_cast<std::uint8_t>(merge_a ? gfsl_effect::merge : gfsl_effect::split);
+    c.so.hold.nth = 1;
+    c.so.hold.team = 0;
+  }
+  finish(c, std::move(s), zombie_prefill_top + region_step);
   return c;
 }
 
@@ -219,6 +290,69 @@ run_config raise_race_run(const generator_limits& lim, mutant m, variant v, team
   return c;
 }
 
+run_config validation_tear_run(const generator_limits& lim, mutant m, variant v, team_rng& rng) {
+  run_config c = base_run(lim, m, v, rng, true);
+  model::script s;
+  std::vector<model::operation_list> victims, writers;
+  key_type range = tear_prefill_keys + 2;
+  if (rng.next() % 3 != 0) {
+    // Level 0: one chunk, keys 1..tear_chunk_keys (the head chunk, with
+    // -inf: a search reads the header and this chunk, so that most of the
+    // victim's parks fall in the read that decides). A victim looks up
+    // the keys above 2 (and, in half the runs, deletes one); a writer
+    // deletes and re-inserts 1 and 2, each operation a shift of them all.
+    for (key_type k = 1; k <= tear_chunk_keys; ++k) s.prefill.push_back(op(op_kind::insert, k));
+    range = tear_chunk_keys;
+    model::operation_list victim;
+    for (int twice = 0; twice < 2; ++twice) {
+      for (key_type k = 3; k <= tear_chunk_keys; ++k) victim.push_back(op(op_kind::contains, k));
+    }
+    shuffle(victim, rng);
+    if (rng.next() % 2 == 0) victim.push_back(op(op_kind::remove, 3 + rng.next() % (tear_chunk_keys - 2)));
+    victims.push_back(std::move(victim));
+    model::operation_list writer;
+    for (int round = 0; round < 10; ++round) {
+      for (key_type k : {1, 2}) {
+        writer.push_back(op(op_kind::remove, k));
+        writer.push_back(op(op_kind::insert, k));
+      }
+    }
+    writers.push_back(std::move(writer));
+  } else {
+    // Above: level 1's last chunk holds the multiples of 7 from 98 to 189.
+    // Two victims delete upper ones (each delete looks for its key in level
+    // 1, a validated read when the first read misses it, and in level 2, a
+    // validated "not here"); a third inserts past 202, which splits the
+    // full level-0 chunk 189..202, raises its fresh minimum into the full
+    // level-1 chunk, splits that too and repoints the down pointers of the
+    // keys it moved (validated reads of levels 1 and 2); a writer deletes
+    // lower ones, each a shift of the level-1 chunk the others read.
+    for (key_type k = 1; k <= tear_prefill_keys; ++k) s.prefill.push_back(op(op_kind::insert, k));
+    std::vector<key_type> upper, lower;
+    for (key_type k = tear_level1_first + 7; k < tear_level1_last; k += 7) (k >= 147 ? upper : lower).push_back(k);
+    shuffle(upper, rng);
+    shuffle(lower, rng);
+    for (int i = 0; i < 2; ++i) victims.push_back({op(op_kind::remove, upper[static_cast<std::size_t>(i)])});
+    victims.push_back({op(op_kind::insert, tear_prefill_keys + 1), op(op_kind::insert, tear_prefill_keys + 2)});
+    writers.push_back({op(op_kind::remove, lower[0]), op(op_kind::remove, lower[1]), op(op_kind::remove, lower[2])});
+  }
+  s.team_ops = victims;
+  s.team_ops.insert(s.team_ops.end(), writers.begin(), writers.end());
+  // One park in 16 or 32 points: a victim's read is parked about halfway
+  // through, where both lanes of a shifted key are as likely loaded as not
+  // (of 600 runs, half of them at level 0, against
+  // validation-lock-from-reread: 19 failed at 16, 17 at 32, 14 at 8, 1 at
+  // 4, none at 2).
+  static constexpr std::uint32_t every[] = {16, 32};
+  c.so.park_at = sched::park_point::mid_read;
+  c.so.park_teams = static_cast<std::uint32_t>(victims.size());
+  c.so.park_ops = 1;
+  c.so.park_every = pick(every, rng);
+  c.so.tear = sched::tear_target::validation;
+  finish(c, std::move(s), range);
+  return c;
+}
+
 }  // namespace
 
 const char* name(scenario s) {
@@ -227,17 +361,23 @@ const char* name(scenario s) {
     case scenario::zombie_next: return "zombie-next";
     case scenario::stale_upper_key: return "stale-upper-key";
     case scenario::raise_race: return "raise-race";
+    case scenario::unlink_split: return "unlink-split";
+    case scenario::validation_tear: return "validation-tear";
   }
   return "?";
 }
 
-std::vector<scenario> directed_runs_of(const generator_limits& lim) {
+std::vector<scenario> directed_runs_of(const generator_limits& lim, variant v) {
   if (lim.subject != subject_kind::gfsl) return {};  // the scenarios are GFSL's shapes (chunks, levels, zombies)
   std::vector<scenario> kinds = {scenario::restart, scenario::raise_race};
+  if (lim.targeted_parks) kinds.push_back(scenario::unlink_split);
   if (lim.vary_granularity || lim.granularity == sched::granularity::lane) {
     for (int twice = 0; twice < 2; ++twice) {
       kinds.push_back(scenario::zombie_next);
       kinds.push_back(scenario::stale_upper_key);
+      // Twice each time: one run in 25 or so fails on a faulty validation,
+      // and a run takes about 10 ms.
+      if (lim.validation_tears && v == variant::robust) kinds.insert(kinds.end(), 2, scenario::validation_tear);
     }
   }
   return kinds;
@@ -258,6 +398,8 @@ run_config directed_run(scenario s, const generator_limits& lim, mutant m, varia
     case scenario::zombie_next: return zombie_next_run(lim, m, v, rng);
     case scenario::stale_upper_key: return stale_upper_key_run(lim, m, v, rng);
     case scenario::raise_race: return raise_race_run(lim, m, v, rng);
+    case scenario::unlink_split: return unlink_split_run(lim, m, v, rng);
+    case scenario::validation_tear: return validation_tear_run(lim, m, v, rng);
   }
   return restart_run(lim, m, v, rng);
 }

@@ -220,7 +220,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   }
 
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, (groups + 63) / 64)));
+  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, groups)));
   result.threads = threads;
   // What the grouping holds stays for the whole check; the rest of the bound
   // is shared by the threads. A bound below what is already held leaves
@@ -232,45 +232,93 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   struct found {
     std::size_t group;
     verdict v;
-    bool out_of_memory;
+    undecided_why why;
   };
   std::vector<std::vector<found>> per_thread(threads);
+  // Keys are taken one at a time from a shared counter (work stealing at the
+  // grain of a key): a hard key holds only the thread deciding it, and each
+  // key runs under its own deadline. `stop` is raised by the first violation
+  // (unless every key is wanted) and ends the searches still running.
+  // Keys of up to `big_key` operations are taken up first, in key order,
+  // the big ones after them: a violation in a small key is found at once
+  // even by a single thread that a hard big key would otherwise hold.
+  constexpr std::size_t big_key = 4096;
+  std::vector<std::uint32_t> schedule;
+  bool any_big = false;
+  for (std::size_t g = 0; g < groups && !any_big; ++g) any_big = bounds[g + 1] - bounds[g] > big_key;
+  if (any_big) {
+    schedule.reserve(groups);
+    for (int big = 0; big < 2; ++big) {
+      for (std::size_t g = 0; g < groups; ++g) {
+        if ((bounds[g + 1] - bounds[g] > big_key) == (big == 1)) schedule.push_back(static_cast<std::uint32_t>(g));
+      }
+    }
+  }
   std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> stopped{0};
+  constexpr std::size_t nobody = ~std::size_t{0};
+  std::atomic<std::size_t> first_found{nobody};
+  const bool stop_at_first = !o.all_keys;
   auto work = [&](unsigned t) {
     key_checker checker;
     key_check_options ko;
     ko.memory_budget = per_thread_memory;
     std::vector<key_op> ops;
-    constexpr std::size_t batch = 64;
+    deadline key_deadline = d;
+    if (stop_at_first) key_deadline.cancel = &stop;
     for (;;) {
-      const std::size_t first = next.fetch_add(batch);
-      if (first >= groups) return;
-      for (std::size_t g = first; g < std::min(groups, first + batch); ++g) {
-        if (d.passed()) {
-          per_thread[t].push_back({g, verdict::unknown, false});
-          continue;
-        }
-        const std::size_t size = bounds[g + 1] - bounds[g];
-        if (per_thread_memory && size * sizeof(key_op) > per_thread_memory) {
-          per_thread[t].push_back({g, verdict::unknown, true});
-          continue;
-        }
-        ops.clear();
-        bool sorted = true;
-        for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
-          const auto i = static_cast<std::uint32_t>(grouped[k] & 0xFFFFFFFFu);
-          ops.push_back(to_key_op(h[i], i, unrecorded.known(i)));
-          if (ops.size() > 1 && by_call(ops.back(), ops[ops.size() - 2])) sorted = false;
-        }
-        if (!sorted) std::sort(ops.begin(), ops.end(), by_call);
-        const verdict v = checker.check(ops, d, nullptr, ko);
-        if (v != verdict::linearizable) per_thread[t].push_back({g, v, checker.out_of_memory()});
-        if (per_thread_memory && ops.capacity() * sizeof(key_op) > per_thread_memory / 2) {
-          ops.clear();
-          ops.shrink_to_fit();  // a big key's copy is not kept for the next ones
-        }
+      if (stop_at_first && stop.load(std::memory_order_relaxed)) return;
+      const std::size_t taken = next.fetch_add(1, std::memory_order_relaxed);
+      if (taken >= groups) return;
+      const std::size_t g = schedule.empty() ? taken : schedule[taken];
+      const std::size_t size = bounds[g + 1] - bounds[g];
+      // One clock read per key serves the check's deadline and the key's own.
+      const bool timed = o.key_seconds > 0 || !d.unlimited();
+      const clock_type::time_point now = timed ? clock_type::now() : clock_type::time_point{};
+      if (timed && now >= d.at) {
+        per_thread[t].push_back({g, verdict::unknown, undecided_why::total_time});
+        continue;
       }
-      if (o.progress) o.progress->decided.fetch_add(std::min(groups, first + batch) - first, std::memory_order_relaxed);
+      if (per_thread_memory && size * sizeof(key_op) > per_thread_memory) {
+        per_thread[t].push_back({g, verdict::unknown, undecided_why::memory});
+        continue;
+      }
+      key_deadline.at = d.at;
+      if (o.key_seconds > 0 && o.key_seconds < 3.0e9) {
+        const auto own = now + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.key_seconds));
+        if (own < key_deadline.at) key_deadline.at = own;
+      }
+      ops.clear();
+      bool sorted = true;
+      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
+        const auto i = static_cast<std::uint32_t>(grouped[k] & 0xFFFFFFFFu);
+        ops.push_back(to_key_op(h[i], i, unrecorded.known(i)));
+        if (ops.size() > 1 && by_call(ops.back(), ops[ops.size() - 2])) sorted = false;
+      }
+      if (!sorted) std::sort(ops.begin(), ops.end(), by_call);
+      const verdict v = checker.check(ops, key_deadline, nullptr, ko);
+      if (v == verdict::not_linearizable) {
+        per_thread[t].push_back({g, v, undecided_why::key_time});
+        std::size_t none = nobody;
+        first_found.compare_exchange_strong(none, g);
+        if (stop_at_first) stop.store(true);
+      } else if (v == verdict::unknown) {
+        // Stopped because another key violated: not a verdict on this one.
+        if (stop_at_first && stop.load()) {
+          stopped.fetch_add(1);
+          return;
+        }
+        const undecided_why why = checker.out_of_memory() ? undecided_why::memory
+                                  : d.passed()            ? undecided_why::total_time
+                                                          : undecided_why::key_time;
+        per_thread[t].push_back({g, v, why});
+      }
+      if (per_thread_memory && ops.capacity() * sizeof(key_op) > per_thread_memory / 2) {
+        ops.clear();
+        ops.shrink_to_fit();  // a big key's copy is not kept for the next ones
+      }
+      if (o.progress) o.progress->decided.fetch_add(1, std::memory_order_relaxed);
     }
   };
   // This thread works too, as slot 0. Keys are taken from a shared queue, so
@@ -292,21 +340,34 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   std::sort(all.begin(), all.end(), [](const found& a, const found& b) { return a.group < b.group; });
   std::size_t first_violation = groups;
   for (const found& f : all) {
-    const key_summary s{static_cast<key_type>(grouped[bounds[f.group]] >> 32), bounds[f.group + 1] - bounds[f.group]};
+    const key_summary s{static_cast<key_type>(grouped[bounds[f.group]] >> 32), bounds[f.group + 1] - bounds[f.group], f.why};
     if (f.v == verdict::not_linearizable) {
       if (first_violation == groups) first_violation = f.group;
       ++result.violating_keys;
       if (result.violating.size() < 100) result.violating.push_back(s);
     } else {
       ++result.undecided_keys;
-      result.memory_bound_keys += f.out_of_memory ? 1 : 0;
+      result.memory_bound_keys += f.why == undecided_why::memory ? 1 : 0;
       if (result.undecided.size() < 100) result.undecided.push_back(s);
     }
   }
+  if (stop_at_first && result.violating_keys) {
+    // The key found first is the one explained; the keys still running when
+    // it was found and those never taken up have no verdict.
+    first_violation = first_found.load();
+    result.stopped_at_first = true;
+    result.unchecked_keys = groups - std::min<std::size_t>(groups, next.load()) + stopped.load();
+  }
+  if (first_violation != groups) {
+    result.first_violation =
+        key_summary{static_cast<key_type>(grouped[bounds[first_violation]] >> 32), bounds[first_violation + 1] - bounds[first_violation]};
+  }
   result.v = result.violating_keys ? verdict::not_linearizable : result.undecided_keys ? verdict::unknown : verdict::linearizable;
   result.seconds = since(start);
+  if (o.on_verdict) o.on_verdict(result);
+  if (first_violation != groups && o.explain && o.explain_seconds <= 0) result.explain_skipped = true;
 
-  if (first_violation == groups || !o.explain) {
+  if (first_violation == groups || !o.explain || result.explain_skipped) {
     if (o.progress) o.progress->phase = check_progress::done;
     return result;
   }
@@ -368,6 +429,9 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   // Gallop back from the latest start (violations are local: small windows
   // usually fail already), then bisect between the last start that passed
   // and the first that failed. starts[0] opens on the empty map and fails.
+  // starts[good] opens a window known to fail: starts[0] does (the prefix
+  // up to `to` fails, or the whole history), later ones once `fails` said so.
+  // When the budget ends, the latest one known is kept.
   std::size_t good = 0;
   if (starts.size() > 1) {
     std::size_t bad = starts.size(), probe = starts.size() - 1, step = 1;
@@ -392,14 +456,7 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   ex.window_to = to;
   ex.from_start = good == 0;
   std::vector<role> roles = e.window(ex.window_from, to);
-  if (!e.fails(roles, !ex.from_start)) {
-    // Out of time before anything was proven: the whole key, as recorded.
-    roles.assign(ops.size(), role::recorded);
-    ex.window_from = ops.empty() ? 0 : ops.front().call;
-    ex.window_to = never_returned;
-    ex.from_start = true;
-    ex.one_minimal = false;
-  } else {
+  {
     ex.one_minimal = e.shrink(roles, !ex.from_start);
     // The window need not reach past the last answer that matters.
     std::uint64_t last = 0;
@@ -422,6 +479,15 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   result.explain_seconds = since(explain_start);
   if (o.progress) o.progress->phase = check_progress::done;
   return result;
+}
+
+const char* undecided_why_name(undecided_why w) {
+  switch (w) {
+    case undecided_why::key_time: return "its own time limit (--key-seconds)";
+    case undecided_why::total_time: return "the check's time limit (--seconds)";
+    case undecided_why::memory: return "the memory limit (--max-memory)";
+  }
+  return "?";
 }
 
 std::size_t default_max_memory() {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,12 +27,28 @@ struct check_progress {
   std::atomic<double> grouping_seconds{0};  // set when deciding starts
 };
 
+struct check_result;
+
 struct check_options {
   check_progress* progress = nullptr;  // null: none kept
   unsigned threads = 0;          // 0: every core
   double timeout_seconds = 0;    // 0: no limit; keys not decided in time are `unknown`
+  // Each key's own bound, from when a thread takes it up (0: none): a hard
+  // key ends `unknown` after this long instead of holding its thread, and
+  // no run with the defaults waits on one key without end.
+  double key_seconds = 10;
+  // false: the first violation found ends the check (the keys still being
+  // decided are stopped, those not taken up are left unchecked); true: every
+  // key is decided, and the smallest violating one explained.
+  bool all_keys = false;
   bool explain = true;           // on a violation: shrink it, find the longest linearizable prefix
-  double explain_seconds = 20;   // a bound on explaining (shrinking stops there, still correct, maybe not minimal)
+  // A bound on explaining, after the verdict (shrinking stops there, and the
+  // smallest failing window found so far is kept: still a proof, maybe not
+  // minimal). 0: no explanation is built at all.
+  double explain_seconds = 5;
+  // Called once the verdict is known, before the explanation is built (a
+  // report can print the verdict while the shrinking runs). Null: none.
+  std::function<void(const check_result&)> on_verdict;
   // A bound on the checker's memory beyond the history itself, in bytes (0:
   // none): shared among the threads; a key that would need more is
   // `unknown`, as one that runs out of time.
@@ -41,9 +58,18 @@ struct check_options {
 // The default of `gfsl check --max-memory`: half of the physical memory.
 std::size_t default_max_memory();
 
+// Why a key was left undecided.
+enum class undecided_why : std::uint8_t {
+  key_time,    // its own bound (check_options::key_seconds, gfsl check --key-seconds)
+  total_time,  // the whole check's bound (timeout_seconds, --seconds)
+  memory,      // max_memory_bytes (--max-memory)
+};
+const char* undecided_why_name(undecided_why w);
+
 struct key_summary {
   key_type key = 0;
   std::uint64_t operations = 0;  // on this key
+  undecided_why why = undecided_why::key_time;  // undecided keys only
 };
 
 // Indices below are positions in the checked history.
@@ -87,7 +113,18 @@ struct check_result {
   std::uint64_t memory_bound_keys = 0;  // of the undecided: stopped by max_memory_bytes rather than the time limit
   std::vector<key_summary> violating;  // the first 100, by key
   std::vector<key_summary> undecided;  // the first 100, by key
-  std::optional<counterexample> example;  // for the smallest violating key
+  // Keys never decided because the check stopped at its first violation
+  // (check_options::all_keys false): neither violating nor undecided.
+  std::uint64_t unchecked_keys = 0;
+  // The check ended at its first violation (all_keys false). Then which keys
+  // were decided, and how many violating ones were found meanwhile, depend on
+  // the threads' timing; the reports name the first violation only.
+  bool stopped_at_first = false;
+  // The violating key found first (all_keys: the smallest), explained in
+  // `example`.
+  std::optional<key_summary> first_violation;
+  std::optional<counterexample> example;  // for first_violation; none with explain_seconds 0
+  bool explain_skipped = false;  // a violation, and explain_seconds 0 asked for no explanation
   unsigned threads = 1;
   double seconds = 0;          // deciding every key
   double explain_seconds = 0;  // building the example

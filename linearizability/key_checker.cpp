@@ -16,6 +16,12 @@ constexpr std::uint64_t infinity = std::numeric_limits<std::uint64_t>::max();
 // the next one instead (exact either way: the search judges any history).
 constexpr std::size_t probe_limit = 64;
 
+// The first turn of the search suited to a segment (key_checker::search),
+// about what a search that does not backtrack takes; the turns grow fourfold
+// from there, the other search's an eighth of each.
+constexpr double first_turn_seconds = 0.004;
+constexpr double first_turn_seconds_per_op = 4e-6;
+
 bool contains(const std::vector<value_type>& sorted, value_type v) { return std::binary_search(sorted.begin(), sorted.end(), v); }
 
 void normalize(key_checker::state_set& s) {
@@ -291,6 +297,45 @@ std::vector<key_checker::start_state> key_checker::start_classes(const state_set
   return out;
 }
 
+verdict key_checker::search(std::span<const key_op> sub, const deadline& d, std::vector<std::uint32_t>* order,
+                            const key_check_options& o) {
+  // Both searches are exact; which one is fast depends on the history: the
+  // rules of set_key_checker on hot keys whose operations all returned, the
+  // state sets of jit_key_search where operations may or may not have taken
+  // effect. Under a node budget (the explanation's) each runs once within it;
+  // otherwise they take turns of growing length (fourfold each round), the
+  // one suited to the segment (the just-in-time search where 1 in 256 or
+  // more of its operations are optional) first and with eight times the share, so
+  // that whichever decides does so within a constant factor of its own time.
+  auto run = [&](bool jit, const deadline& within, const key_check_options& opts) {
+    const verdict v = jit ? jit_.check(sub, within, order, opts) : search_.check(sub, within, order, opts);
+    if (jit ? jit_.out_of_memory() : search_.out_of_memory()) out_of_memory_ = true;
+    return v;
+  };
+  std::size_t optional = 0;
+  for (const key_op& op : sub) optional += op.optional && op.kind != op_kind::contains ? 1 : 0;
+  // Without optional operations the state sets are single states and the
+  // rules of set_key_checker do all the just-in-time search could: it runs
+  // alone, as before.
+  if (optional == 0) return run(false, d, o);
+  const bool jit_first = optional * 256 >= sub.size();
+  if (o.node_budget) {
+    const verdict v = run(jit_first, d, o);
+    return v != verdict::unknown || out_of_memory_ || d.passed() ? v : run(!jit_first, d, o);
+  }
+  const double other_share = 0.125;
+  for (double slice = std::max(first_turn_seconds, first_turn_seconds_per_op * static_cast<double>(sub.size()));; slice *= 4) {
+    for (int k = 0; k < 2; ++k) {
+      const bool jit = (k == 0) == jit_first;
+      deadline turn = deadline::after_seconds(k == 0 ? slice : slice * other_share);
+      turn.cancel = d.cancel;
+      if (d.at < turn.at) turn.at = d.at;
+      const verdict v = run(jit, turn, o);
+      if (v != verdict::unknown || out_of_memory_ || d.passed()) return v;
+    }
+  }
+}
+
 verdict key_checker::searched(const segment& s, const start_state& start, const start_state* end, const deadline& d,
                               const key_check_options& options, std::vector<std::uint32_t>* out) {
   key_check_options o = options;
@@ -301,8 +346,7 @@ verdict key_checker::searched(const segment& s, const start_state& start, const 
     // segment's first and last there are only its own and optional contains,
     // which the search leaves out as this checker does.
     const std::uint32_t first = ops_[s.begin].pos, last = ops_[s.end - 1].pos;
-    const verdict v = search_.check(input_.subspan(first, last - first + 1), d, out ? &sub_order_ : nullptr, o);
-    if (search_.out_of_memory()) out_of_memory_ = true;
+    const verdict v = search(input_.subspan(first, last - first + 1), d, out ? &sub_order_ : nullptr, o);
     if (v == verdict::linearizable && out) {
       for (std::uint32_t k : sub_order_) out->push_back(first + k);
     }
@@ -322,8 +366,7 @@ verdict key_checker::searched(const segment& s, const start_state& start, const 
   probe.ok = end->present;
   probe.value = end->value;
   sub_.push_back(probe);
-  const verdict v = search_.check(sub_, d, out ? &sub_order_ : nullptr, o);
-  if (search_.out_of_memory()) out_of_memory_ = true;
+  const verdict v = search(sub_, d, out ? &sub_order_ : nullptr, o);
   if (v == verdict::linearizable && out) {
     for (std::uint32_t k : sub_order_) {
       if (k < real) out->push_back(ops_[s.begin + k].pos);

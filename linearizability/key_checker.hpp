@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "linearizability/ops.hpp"
+#include "linearizability/jit_search.hpp"
 #include "linearizability/set_checker.hpp"
 
 namespace gfsl::lin {
@@ -97,6 +98,11 @@ class key_checker {
   std::span<const key_op> input_;
   std::vector<op> ops_;
   std::vector<segment> segments_;
+  // The search of a segment: set_key_checker's, within a node budget in
+  // proportion to the segment, then the just-in-time search of jit_search.hpp
+  // (exact both; the first is fastest on histories without optional
+  // operations, the second where they abound).
+  verdict search(std::span<const key_op> sub, const deadline& d, std::vector<std::uint32_t>* order, const key_check_options& o);
   std::vector<value_type> mentioned_;  // values the current segment names, sorted
   std::vector<value_count> counts_;    // per value, sorted by value
   std::int64_t deletes_any_ = 0, optional_deletes_ = 0, reads_absent_ = 0, reads_present_ = 0;
@@ -104,6 +110,7 @@ class key_checker {
   std::vector<key_op> sub_;
   std::vector<std::uint32_t> sub_order_;
   set_key_checker search_;
+  jit_key_search jit_;
   std::vector<std::uint32_t> evidence_;
   std::size_t segments_judged_ = 0, counted_ = 0;
   bool out_of_memory_ = false;

@@ -219,7 +219,7 @@ std::string prefix_sentence(const std::vector<model::op_record>& h, const counte
 
 namespace {
 
-std::string linearizability_text(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+std::string verdict_text(const check_result& r, const report_context& ctx) {
   std::string out = "gfsl check: " + printable(ctx.file) + " (" + printable(ctx.form);
   if (!ctx.backend.empty()) out += ", backend " + printable(ctx.backend);
   if (!ctx.device.empty()) out += " on " + printable(ctx.device);
@@ -245,15 +245,42 @@ std::string linearizability_text(const std::vector<model::op_record>& h, const c
   const std::string limits = r.memory_bound_keys == 0                    ? "time limit"
                              : r.memory_bound_keys == r.undecided_keys ? "memory limit (--max-memory)"
                                                                        : "time and memory limits (--seconds, --max-memory)";
+  // Each undecided key with what stopped it (the first 100 of them).
+  auto undecided_lines = [&] {
+    std::string u;
+    for (std::size_t i = 0; i < r.undecided.size() && i < 10; ++i) {
+      u += "undecided: key " + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) +
+           " operations): stopped by " + undecided_why_name(r.undecided[i].why) + "\n";
+    }
+    if (r.undecided_keys > 10) u += "undecided: ... and " + std::to_string(r.undecided_keys - 10) + " more keys (--json lists 100)\n";
+    return u;
+  };
   if (r.v == verdict::unknown) {
     out += "verdict:  undecided: " + std::to_string(r.undecided_keys) + " of " + std::to_string(r.keys) +
            " keys not decided within the " + limits + ": " + keys_list(r.undecided, r.undecided_keys) +
            (r.undecided_keys < r.keys ? "; no violation in the other keys (" : " (") + when + ")\n";
-    return out;
+    return out + undecided_lines();
   }
-  out += "verdict:  NOT LINEARIZABLE: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) +
-         " keys: " + keys_list(r.violating, r.violating_keys) + " (" + when + ")\n";
-  if (r.undecided_keys) out += "          and " + std::to_string(r.undecided_keys) + " keys undecided within the " + limits + "\n";
+  if (r.stopped_at_first && r.first_violation) {
+    // What else was decided by then depends on the threads' timing: only
+    // the first violation is named, so that a report is the same run to run.
+    out += "verdict:  NOT LINEARIZABLE: key " + std::to_string(r.first_violation->key) + " (" + std::to_string(r.first_violation->operations) +
+           " operations), the first violation found (" + when + "); the check stopped there (gfsl check --all-keys decides every key)\n";
+    return out;
+  } else {
+    out += "verdict:  NOT LINEARIZABLE: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) +
+           " keys: " + keys_list(r.violating, r.violating_keys) + " (" + when + ")\n";
+  }
+  if (r.undecided_keys) out += "          and " + std::to_string(r.undecided_keys) + " keys undecided within the " + limits + "\n" + undecided_lines();
+  return out;
+}
+
+std::string explanation_text(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+  std::string out;
+  if (r.explain_skipped && r.first_violation) {
+    return "\nkey " + std::to_string(r.first_violation->key) + " (" + std::to_string(r.first_violation->operations) +
+           " operations): not explained (--explain-seconds 0: no counterexample is shrunk)\n";
+  }
   if (!r.example) return out;
   const counterexample& ex = *r.example;
   std::vector<std::uint32_t> shown = ex.minimal;
@@ -368,8 +395,14 @@ bool invariants_hold(const std::vector<invariant_group>& groups) {
   return true;
 }
 
+std::string text_report_verdict(const check_result& r, const report_context& ctx) { return verdict_text(r, ctx); }
+
+std::string text_report_rest(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
+  return explanation_text(h, r, ctx) + invariants_text(ctx.invariants);
+}
+
 std::string text_report(const std::vector<model::op_record>& h, const check_result& r, const report_context& ctx) {
-  return linearizability_text(h, r, ctx) + invariants_text(ctx.invariants);
+  return verdict_text(r, ctx) + text_report_rest(h, r, ctx);
 }
 
 namespace {
@@ -580,8 +613,13 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
          " keys were not decided within the " + std::string(r.memory_bound_keys ? "time or memory limit" : "time limit") +
          "; no violation in the others.</p>\n";
   } else {
-    s += "<p class=\"verdict bad\">Not linearizable: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) + " keys";
-    if (!r.violating.empty()) {
+    if (r.stopped_at_first && r.first_violation) {
+      s += "<p class=\"verdict bad\">Not linearizable: key " + std::to_string(r.first_violation->key) +
+           ", the first violation found; the check stopped there (gfsl check --all-keys decides every key)";
+    } else {
+      s += "<p class=\"verdict bad\">Not linearizable: " + std::to_string(r.violating_keys) + " of " + std::to_string(r.keys) + " keys";
+    }
+    if (!r.violating.empty() && !r.stopped_at_first) {
       s += " (";
       for (std::size_t i = 0; i < r.violating.size() && i < 10; ++i) s += (i ? ", " : "") + std::to_string(r.violating[i].key);
       if (r.violating_keys > 10) s += ", ...";
@@ -693,7 +731,8 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
   if (r.undecided_keys) {
     s += "<h2>Undecided keys</h2><p>";
     for (std::size_t i = 0; i < r.undecided.size(); ++i) {
-      s += (i ? ", " : "") + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) + " operations)";
+      s += (i ? ", " : "") + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) + " operations; stopped by " +
+           html_escape(undecided_why_name(r.undecided[i].why)) + ")";
     }
     s += "</p>\n";
   }
@@ -747,12 +786,21 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
     s += name;
     s += "\":[";
     for (std::size_t i = 0; i < ks.size(); ++i) {
-      s += (i ? "," : "") + std::string("{\"key\":") + std::to_string(ks[i].key) + ",\"operations\":" + std::to_string(ks[i].operations) + "}";
+      s += (i ? "," : "") + std::string("{\"key\":") + std::to_string(ks[i].key) + ",\"operations\":" + std::to_string(ks[i].operations);
+      if (std::string(name) == "undecided") {
+        s += ",\"why\":";
+        append_string(s, ks[i].why == undecided_why::key_time ? "key-seconds" : ks[i].why == undecided_why::total_time ? "seconds" : "max-memory");
+      }
+      s += "}";
     }
     s += "]";
   };
   keys("violating", r.violating);
   keys("undecided", r.undecided);
+  s += ",\"unchecked_keys\":" + std::to_string(r.unchecked_keys) + ",\"stopped_at_first\":" + (r.stopped_at_first ? "true" : "false");
+  if (r.first_violation) s += ",\"first_violation\":" + std::to_string(r.first_violation->key);
+  s += ",\"explained\":";
+  s += r.example ? "true" : "false";
   // Every check by name: linearizability, then each invariant with its
   // verdict, its violations (chunks, key, event, team, stamp, reason) or why
   // it did not run.

@@ -87,6 +87,10 @@ std::string timeline(const std::vector<model::op_record>& history, const std::ve
 // The verdict and, on a violation, its explanation, then every invariant
 // check by name with its verdict, as printed by gfsl check.
 std::string text_report(const std::vector<model::op_record>& history, const check_result& r, const report_context& ctx);
+// The same in two parts: the header and the verdict (printed as soon as the
+// verdict is known), then the explanation and the invariants.
+std::string text_report_verdict(const check_result& r, const report_context& ctx);
+std::string text_report_rest(const std::vector<model::op_record>& history, const check_result& r, const report_context& ctx);
 
 // The page: the failing key's minimal sub-history, and its history around the
 // failure with the longest linearizable prefix drawn as a linearization.

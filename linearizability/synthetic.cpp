@@ -182,4 +182,100 @@ std::vector<model::op_record> adversarial_history(const adversarial_options& o) 
   return out;
 }
 
+hard_history hard_family_history(const hard_options& o) {
+  std::mt19937_64 rng(o.seed);
+  auto below = [&](std::uint64_t n) { return n ? rng() % n : 0; };
+  const std::uint32_t teams = std::max<std::uint32_t>(o.in_flight, 1);
+  hard_history out;
+  std::vector<model::op_record>& h = out.records;
+  h.reserve(o.ops + 1);
+  std::vector<std::uint64_t> point;
+  // With `flip`: in a window in the middle of the run only contains run, so
+  // nothing can change the key between two of them that team 0 runs back to
+  // back; the second one's answer is flipped, which no order can explain.
+  const std::uint64_t d = std::max<std::uint64_t>(o.max_duration, 1);
+  const std::uint64_t mid = (o.ops / teams) * (d / 2 + 2) / 2 + 2;
+  const std::uint64_t quiet_from = mid, quiet_to = mid + 4 * d + 8;
+  std::uint32_t first_read = 0, second_read = 0;
+  int reads_seen = 0;
+  for (std::uint32_t t = 0; t < teams; ++t) {
+    std::uint64_t clock = 1 + below(4);
+    const std::uint64_t count = o.ops / teams + (t < o.ops % teams ? 1 : 0);
+    for (std::uint64_t j = 0; j < count; ++j) {
+      model::op_record r;
+      r.team = t;
+      const auto pct = static_cast<int>(below(100));
+      r.op.kind = pct < o.insert_pct ? op_kind::insert : pct < o.insert_pct + o.delete_pct ? op_kind::remove : op_kind::contains;
+      r.op.key = 1;
+      if (r.op.kind == op_kind::insert) r.op.value = static_cast<value_type>(1 + below(std::max<std::uint32_t>(o.values, 1)));
+      r.call = clock;
+      r.ret = clock + 1 + below(d);
+      point.push_back(r.call + below(r.ret - r.call + 1));
+      clock = r.ret + 1 + below(2);
+      const auto fate = static_cast<int>(below(100));
+      if (fate < o.pending_pct) r.ret = model::no_stamp;
+      else if (fate < o.pending_pct + o.error_pct) r.st = status::pool_exhausted;
+      if (o.flip && r.call <= quiet_to && (r.ret == model::no_stamp || r.ret >= quiet_from)) {
+        r.op.kind = op_kind::contains;
+        r.op.value = 0;
+        if (t == 0 && r.call > quiet_from && r.ret != model::no_stamp && r.ret < quiet_to && reads_seen < 2) {
+          r.st = status::ok;
+          (reads_seen++ == 0 ? first_read : second_read) = static_cast<std::uint32_t>(h.size());
+        }
+      }
+      h.push_back(r);
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> order(point.size());
+  for (std::uint32_t i = 0; i < point.size(); ++i) order[i] = {point[i], i};
+  std::sort(order.begin(), order.end());
+  bool present = false;
+  value_type value = 0;
+  for (const auto& [p, i] : order) {
+    model::op_record& r = h[i];
+    if (r.pending() && below(2) == 0) continue;  // it did not take effect
+    bool ok = false;
+    value_type v = 0;
+    switch (r.op.kind) {
+      case op_kind::insert:
+        ok = !present;
+        if (ok) present = true, value = r.op.value;
+        break;
+      case op_kind::remove:
+        ok = present;
+        v = present ? value : 0;
+        present = false;
+        break;
+      case op_kind::contains:
+        ok = present;
+        v = present ? value : 0;
+        break;
+    }
+    if (!r.pending()) r.ok = ok, r.value = v;
+  }
+  if (o.flip && reads_seen == 2) {
+    model::op_record& r = h[second_read];
+    (void)first_read;
+    if (r.ok) r.ok = false, r.value = 0;
+    else r.ok = true, r.value = 1;
+  }
+  if (o.violating_key) {
+    model::op_record r;
+    r.team = teams;
+    r.op.kind = op_kind::contains;
+    r.op.key = 2;
+    r.ok = true;
+    r.value = 7;  // never inserted: no order explains it
+    r.call = 2;
+    r.ret = 3;
+    h.insert(o.violating_first ? h.begin() : h.end(), r);
+  }
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h[i].op.kind == op_kind::remove && h[i].ok && !h[i].pending() && static_cast<int>(below(100)) < o.unrecorded_pct) {
+      out.unrecorded_values.push_back(i);
+    }
+  }
+  return out;
+}
+
 }  // namespace gfsl::lin

@@ -54,4 +54,36 @@ struct adversarial_options {
 
 std::vector<model::op_record> adversarial_history(const adversarial_options& o);
 
+// The hard families of issue 44, built as a GPU run records them: `in_flight`
+// teams on one hot key (key 1), each operation's interval drawn at random
+// and the answers those of the sequential map at a point inside each;
+// operations that end in an error or never return took effect or not, at
+// random. Optionally, one answer flipped in the middle: in a stretch where
+// only contains run, the second of two that team 0 runs back to back answers
+// otherwise than the first, which no order explains (nothing can change the
+// key between them); and a second key holding one operation that no order
+// explains (a contains that finds a value nobody inserted).
+struct hard_options {
+  std::uint64_t ops = 10000;     // on the hot key
+  std::uint32_t in_flight = 8;   // teams, each running one operation at a time
+  std::uint32_t values = 2;      // inserts draw from 1..values
+  int insert_pct = 40;           // the rest of the mix is contains
+  int delete_pct = 40;
+  int error_pct = 10;            // end in an error (pool_exhausted)
+  int pending_pct = 0;           // never return (the team goes on, as another thread would)
+  int unrecorded_pct = 0;        // successful deletes whose removed value was not recorded
+  bool flip = false;             // one contains in the middle answers otherwise than the one before it
+  bool violating_key = false;    // add key 2 with one impossible operation
+  bool violating_first = false;  // its record first (else last)
+  std::uint64_t max_duration = 16;  // an interval lasts 1..max_duration stamps
+  std::uint64_t seed = 1;
+};
+
+struct hard_history {
+  std::vector<model::op_record> records;
+  std::vector<std::uint32_t> unrecorded_values;  // ascending indices: successful deletes without their value
+};
+
+hard_history hard_family_history(const hard_options& o);
+
 }  // namespace gfsl::lin

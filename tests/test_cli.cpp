@@ -238,6 +238,47 @@ TEST(Cli, ReplayStringsCarryTheStampGroup) {
   }
 }
 
+// A targeted park is in the replay line (hold=...), and replaying the line
+// makes the same run: the same scheduling points, switches, hold and pairs.
+// A line from before holds existed (none here) still replays; a bad hold is
+// refused in one line, exit 2.
+TEST(Cli, AHoldIsInTheReplayLineAndReplaysBitForBit) {
+  std::string keys;
+  for (int k = 1; k <= 400; ++k) keys += (k > 1 ? "," : "") + std::to_string(k);
+  const result r = run("run --backend host --sched random --granularity lane --chunk 16 --team-ops c50,c51,c52,c53/c1,d49 "
+                       "--prefill-keys " + keys + " --hold step-down,remove,2,0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto line_of = [](const std::string& out, const std::string& head) {
+    const auto at = out.find("\n" + head);
+    return at == std::string::npos ? std::string() : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_of(r.out, "hold:").find("held until another team's operation made the effect"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "pairs:").find("step-down x remove"), std::string::npos) << r.out;
+  const auto at = r.out.find("gfsl replay ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string replay = r.out.substr(at + 12, r.out.find('\n', at) - at - 12);
+  EXPECT_NE(replay.find(":hold=step-down,remove,2,0"), std::string::npos) << replay;
+  const result again = run("replay " + replay);
+  ASSERT_EQ(again.code, 0) << again.out;
+  for (const char* head : {"schedule:", "hold:", "pairs:", "paths:"}) {
+    EXPECT_FALSE(line_of(r.out, head).empty()) << head;
+    EXPECT_EQ(line_of(r.out, head), line_of(again.out, head)) << head;
+  }
+  // Without the hold: the line has no hold field, and the run is another one.
+  const std::string plain = replay.substr(0, replay.find(":hold="));
+  const result unheld = run("replay " + plain);
+  ASSERT_EQ(unheld.code, 0) << unheld.out;
+  EXPECT_NE(line_of(unheld.out, "schedule:"), line_of(r.out, "schedule:")) << unheld.out;
+  for (const std::string& bad : {std::string(":hold=unlink,append,1"), std::string(":hold=unlink,split,0"), std::string(":hold=unlink,split,1,7")}) {
+    const result refused = run("replay " + plain + bad);
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.out;
+    EXPECT_NE(refused.out.find("replay string: field"), std::string::npos) << refused.out;
+  }
+  const result flag = run("run --backend host --teams 2 --ops 10 --hold lock-enclosing,split");
+  EXPECT_EQ(flag.code, 2) << flag.out;
+  EXPECT_NE(flag.out.find("expected WINDOW,EFFECT,NTH"), std::string::npos) << flag.out;
+}
+
 TEST(Cli, ThreadsRunSaysItCannotBeReplayed) {
   const result r = run("run --backend threads --teams 4 --ops 20000 --range 500 --chunk 32");
   EXPECT_EQ(r.code, 0) << r.out;
@@ -425,10 +466,26 @@ TEST(Cli, FuzzNamesPathsTheConfigurationDisablesApart) {
   ASSERT_NE(line_at, std::string::npos) << r.out;
   const std::string line = r.out.substr(line_at, r.out.find('\n', line_at) - line_at);
   const auto never = line.find("never reached:");
-  const auto disabled = line.find("disabled by the configuration: ");
+  const auto disabled = line.find("; not reachable with --upper thesis: ");
   ASSERT_NE(disabled, std::string::npos) << line;
   EXPECT_EQ(line.substr(never, disabled - never).find("re-raise"), std::string::npos) << line;
-  EXPECT_NE(line.find("re-raise (--upper thesis)", disabled), std::string::npos) << line;
+  EXPECT_NE(line.find("re-raise", disabled), std::string::npos) << line;
+  // The coverage pairs of the default variant: none is ruled out by this
+  // configuration, and the line counts them all (4 windows x 4 effects).
+  const auto pairs_at = r.out.find("coverage pairs: ");
+  ASSERT_NE(pairs_at, std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out.substr(pairs_at), std::regex("^coverage pairs: [0-9]+ of 16 reached"))) << r.out;
+  // The thesis variant validates no read: its four validate pairs are ruled
+  // out by the configuration, not missed, and the default --upper (mixed)
+  // rules out nothing.
+  fs::remove_all(dir);
+  const result thesis = run("fuzz --variant thesis --granularity chunk --max-runs 5 --max-ops 50 --seconds 600 --progress off --out " +
+                            dir.string());
+  EXPECT_EQ(thesis.code, 0) << thesis.out;
+  EXPECT_TRUE(std::regex_search(thesis.out, std::regex("coverage pairs: [0-9]+ of 12 reached [^\n]*; not reachable with --variant thesis: "
+                                                       "validate x split, validate x merge, validate x remove, validate x insert\n")))
+      << thesis.out;
+  EXPECT_EQ(thesis.out.find("not reachable with --upper"), std::string::npos) << thesis.out;
   EXPECT_NE(r.out.find("gfsl fuzz: seed 1,"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "linearizability/checker.hpp"
+#include "linearizability/jit_search.hpp"
 #include "linearizability/key_checker.hpp"
 #include "linearizability/model.hpp"
 #include "linearizability/set_checker.hpp"
@@ -201,6 +202,90 @@ TEST(KeyChecker, AgreesWithTheSearchOnLongerHistories) {
   EXPECT_LT(violating, cases * 4 / 5);
 }
 
+// The just-in-time search on its own (linearizability/jit_search.hpp): the
+// generic search's verdict on random histories of every shape, with pending
+// and errored operations, unrecorded values and start states; each witness
+// replayed; then longer histories against set_key_checker.
+TEST(JitSearch, AgreesWithTheGenericSearchOnRandomHistories) {
+  std::mt19937_64 rng(20261127);
+  gfsl::lin::jit_key_search jit;
+  gfsl::lin::set_key_checker search;
+  std::size_t violating = 0, optional = 0;
+  constexpr int cases = 200000;
+  for (int c = 0; c < cases; ++c) {
+    key_check_options start;
+    const std::vector<key_op> ops = random_key_history(rng, start);
+    std::vector<std::uint32_t> order;
+    const verdict v = jit.check(ops, {}, &order, start);
+    ASSERT_NE(v, verdict::unknown);
+    ASSERT_EQ(v, search.check(ops, {}, nullptr, start)) << "case " << c << "\n" << show(ops);
+    if (!start.initially_present) {
+      std::vector<gfsl::lin::model_op<gfsl::lin::map_key_model>> mops;
+      for (const key_op& o : ops) mops.push_back(gfsl::lin::to_model_op(o));
+      ASSERT_EQ(v, gfsl::lin::wing_gong_check<gfsl::lin::map_key_model>(mops, {})) << "case " << c << "\n" << show(ops);
+    }
+    if (v == verdict::linearizable) {
+      ASSERT_TRUE(replays(ops, order, start)) << "case " << c << "\n" << show(ops);
+    }
+    violating += v == verdict::not_linearizable ? 1 : 0;
+    optional += std::any_of(ops.begin(), ops.end(), [](const key_op& o) { return o.optional; }) ? 1 : 0;
+  }
+  EXPECT_GT(violating, cases / 5);
+  EXPECT_LT(violating, cases * 4 / 5);
+  EXPECT_GT(optional, cases / 4);
+}
+
+TEST(JitSearch, AgreesWithTheSearchOnLongerHistories) {
+  std::mt19937_64 rng(27);
+  gfsl::lin::jit_key_search jit;
+  gfsl::lin::set_key_checker search;
+  std::size_t violating = 0;
+  constexpr int cases = 20000;
+  for (int c = 0; c < cases; ++c) {
+    key_check_options start;
+    const std::vector<key_op> ops = random_key_history(rng, start, 24, 8);
+    std::vector<std::uint32_t> order;
+    const verdict v = jit.check(ops, {}, &order, start);
+    ASSERT_NE(v, verdict::unknown);
+    ASSERT_EQ(v, search.check(ops, {}, nullptr, start)) << "case " << c << "\n" << show(ops);
+    if (v == verdict::linearizable) {
+      ASSERT_TRUE(replays(ops, order, start)) << "case " << c;
+    }
+    violating += v == verdict::not_linearizable ? 1 : 0;
+  }
+  EXPECT_GT(violating, cases / 5);
+  EXPECT_LT(violating, cases * 4 / 5);
+}
+
+// Hand-made: what only the state sets or the pending counts make cheap,
+// and what they must still reject.
+TEST(JitSearch, PendingOperationsAreUsedOnceEach) {
+  using enum gfsl::op_kind;
+  auto make = [](op_kind kind, bool ok, value_type value, std::uint64_t call, std::uint64_t ret, bool optional = false) {
+    key_op o;
+    o.kind = kind, o.ok = ok, o.value = value, o.call = call, o.ret = ret, o.optional = optional;
+    return o;
+  };
+  gfsl::lin::jit_key_search jit;
+  // One pending insert of 1 explains one period of 1, not two.
+  const key_op pending = make(insert, false, 1, 0, never_returned, true);
+  std::vector<key_op> once{pending, make(contains, true, 1, 2, 3), make(remove, true, 1, 4, 5)};
+  EXPECT_EQ(jit.check(once, {}), verdict::linearizable);
+  std::vector<key_op> twice = once;
+  twice.push_back(make(contains, true, 1, 6, 7));
+  EXPECT_EQ(jit.check(twice, {}), verdict::not_linearizable);
+  // Two pending inserts of 1 explain two.
+  std::vector<key_op> two{pending, make(insert, false, 1, 1, never_returned, true), make(contains, true, 1, 2, 3), make(remove, true, 1, 4, 5),
+                          make(contains, true, 1, 6, 7)};
+  EXPECT_EQ(jit.check(two, {}), verdict::linearizable);
+  // An error's effect lies inside its interval: an insert that ended in an
+  // error at stamp 3 cannot explain a value found after an absent read at 4.
+  std::vector<key_op> error{make(insert, false, 1, 0, 3, true), make(contains, false, 0, 4, 5), make(contains, true, 1, 6, 7)};
+  EXPECT_EQ(jit.check(error, {}), verdict::not_linearizable);
+  error[0].ret = 8;  // still running between the two reads: it may insert 1 there
+  EXPECT_EQ(jit.check(error, {}), verdict::linearizable);
+}
+
 key_op op(op_kind kind, bool ok, value_type value, std::uint64_t call, std::uint64_t ret) {
   key_op o;
   o.kind = kind, o.ok = ok, o.value = value, o.call = call, o.ret = ret;
@@ -344,6 +429,155 @@ TEST(KeyChecker, AMemoryBoundGivesUnknownNeverAWrongVerdict) {
   EXPECT_TRUE(search.out_of_memory());
   EXPECT_EQ(search.check(ops, {}, nullptr, {}), verdict::linearizable);
   EXPECT_FALSE(search.out_of_memory());
+}
+
+}  // namespace
+
+namespace {
+
+// The hard families of issue 44 at a size CI affords (the large forms are
+// bench/checker_families.cpp's). Budgets are generous: the verdicts asserted
+// do not depend on the machine's speed.
+gfsl::lin::check_result check_family(const gfsl::lin::hard_history& h, unsigned threads, bool all_keys = false, double explain = 0) {
+  gfsl::lin::check_options o;
+  o.threads = threads;
+  o.all_keys = all_keys;
+  o.explain_seconds = explain;
+  o.key_seconds = 600;
+  return gfsl::lin::check_history(h.records, o, h.unrecorded_values);
+}
+
+TEST(HardFamilies, AViolatingKeyIsReportedWhateverAHardKeyHolds) {
+  for (const int pending : {0, 6}) {
+    for (const bool first : {false, true}) {
+      gfsl::lin::hard_options o;
+      o.ops = 4000, o.in_flight = 64, o.error_pct = pending ? 0 : 10, o.pending_pct = pending;
+      o.violating_key = true, o.violating_first = first, o.seed = 44 + pending;
+      const gfsl::lin::hard_history h = gfsl::lin::hard_family_history(o);
+      for (const unsigned threads : {1u, 2u}) {
+        const gfsl::lin::check_result r = check_family(h, threads);
+        ASSERT_EQ(r.v, verdict::not_linearizable) << "pending " << pending << ", first " << first << ", threads " << threads;
+        ASSERT_TRUE(r.first_violation.has_value());
+        EXPECT_EQ(r.first_violation->key, 2u);
+        EXPECT_EQ(r.first_violation->operations, 1u);
+        EXPECT_EQ(r.undecided_keys, 0u);
+        // The hot key was stopped or never taken up, or found linearizable.
+        EXPECT_LE(r.unchecked_keys, 1u);
+      }
+      // Every key, on request: the hot key is decided too, and linearizable.
+      const gfsl::lin::check_result all = check_family(h, 2, true);
+      EXPECT_EQ(all.v, verdict::not_linearizable);
+      EXPECT_EQ(all.violating_keys, 1u);
+      EXPECT_EQ(all.undecided_keys, 0u);
+      EXPECT_EQ(all.unchecked_keys, 0u);
+    }
+  }
+}
+
+TEST(HardFamilies, AnErroredHotKeyWithAFlippedAnswerIsNotLinearizable) {
+  gfsl::lin::hard_options o;
+  o.ops = 2000, o.in_flight = 8, o.error_pct = 10, o.values = 2, o.unrecorded_pct = 30, o.flip = true, o.seed = 13;
+  const gfsl::lin::hard_history bad = gfsl::lin::hard_family_history(o);
+  EXPECT_FALSE(bad.unrecorded_values.empty());
+  const gfsl::lin::check_result r = check_family(bad, 2, false, 600);
+  EXPECT_EQ(r.v, verdict::not_linearizable);
+  ASSERT_TRUE(r.example.has_value());
+  EXPECT_TRUE(r.example->one_minimal);
+  EXPECT_LE(r.example->minimal.size(), 8u);
+  o.flip = false;
+  const gfsl::lin::hard_history good = gfsl::lin::hard_family_history(o);
+  EXPECT_EQ(check_family(good, 2).v, verdict::linearizable);
+
+  // At a size the generic search (Wing-Gong with Lowe's memo, every move
+  // tried) finishes, it agrees, with and without the flip.
+  o.ops = 120;
+  for (const bool flip : {true, false}) {
+    o.flip = flip;
+    const gfsl::lin::hard_history small = gfsl::lin::hard_family_history(o);
+    const verdict v = check_family(small, 1).v;
+    EXPECT_EQ(v, flip ? verdict::not_linearizable : verdict::linearizable);
+    EXPECT_EQ(gfsl::lin::check_history_generic(small.records, {}, small.unrecorded_values), v) << "flip " << flip;
+  }
+}
+
+// A linearizable history with pending operations, and every prefix of it
+// (what was running at the cut counts as pending): each decided.
+TEST(HardFamilies, LinearizablePrefixesWithPendingOperationsStayDecided) {
+  gfsl::lin::hard_options o;
+  o.ops = 4000, o.in_flight = 64, o.error_pct = 0, o.pending_pct = 6, o.seed = 12;
+  const gfsl::lin::hard_history h = gfsl::lin::hard_family_history(o);
+  std::uint64_t last = 0;
+  for (const auto& r : h.records) last = std::max(last, r.call);
+  for (int k = 1; k <= 8; ++k) {
+    const std::uint64_t until = last * k / 8;
+    gfsl::lin::hard_history prefix;
+    for (const auto& r : h.records) {
+      if (r.call > until) continue;
+      prefix.records.push_back(r);
+      if (r.ret != gfsl::model::no_stamp && r.ret > until) prefix.records.back().ret = gfsl::model::no_stamp;
+    }
+    const gfsl::lin::check_result r = check_family(prefix, 2);
+    EXPECT_EQ(r.v, verdict::linearizable) << "prefix up to stamp " << until << " of " << last;
+    // One more successful insert after the cut: still decided (either way:
+    // pending deletes may have emptied the key, or not).
+    gfsl::model::op_record more;
+    more.op.kind = op_kind::insert;
+    more.op.key = 1;
+    more.op.value = 1;
+    more.ok = true;
+    more.call = until + 1;
+    more.ret = until + 2;
+    prefix.records.push_back(more);
+    EXPECT_NE(check_family(prefix, 2).v, verdict::unknown) << "prefix up to stamp " << until << " and an insert";
+  }
+}
+
+TEST(HardFamilies, ExplainSecondsZeroBuildsNoExplanation) {
+  gfsl::lin::hard_options o;
+  o.ops = 2000, o.in_flight = 8, o.error_pct = 10, o.values = 2, o.flip = true, o.seed = 13;
+  const gfsl::lin::hard_history h = gfsl::lin::hard_family_history(o);
+  bool told = false;
+  gfsl::lin::check_options co;
+  co.explain_seconds = 0;
+  co.on_verdict = [&](const gfsl::lin::check_result& r) { told = r.v == verdict::not_linearizable; };
+  const gfsl::lin::check_result none = gfsl::lin::check_history(h.records, co, h.unrecorded_values);
+  EXPECT_TRUE(told);
+  EXPECT_EQ(none.v, verdict::not_linearizable);
+  EXPECT_TRUE(none.explain_skipped);
+  EXPECT_FALSE(none.example.has_value());
+  co.explain_seconds = 600;
+  const gfsl::lin::check_result some = gfsl::lin::check_history(h.records, co, h.unrecorded_values);
+  EXPECT_FALSE(some.explain_skipped);
+  ASSERT_TRUE(some.example.has_value());
+  EXPECT_FALSE(some.example->minimal.empty());
+}
+
+// Three keys that violate and one that does not: by default the check stops
+// at the first; with all_keys it counts the three.
+TEST(HardFamilies, AllKeysCountsEveryViolationAndTheDefaultStopsAtTheFirst) {
+  std::vector<gfsl::model::op_record> h;
+  for (gfsl::key_type k = 1; k <= 4; ++k) {
+    gfsl::model::op_record r;
+    r.op.kind = op_kind::contains;
+    r.op.key = k;
+    r.ok = k != 4;  // keys 1-3 find a value nobody inserted
+    r.value = r.ok ? 9 : 0;
+    r.call = 1;
+    r.ret = 2;
+    h.push_back(r);
+  }
+  gfsl::lin::check_options o;
+  o.threads = 1;
+  o.explain = false;
+  const gfsl::lin::check_result first = gfsl::lin::check_history(h, o);
+  EXPECT_EQ(first.v, verdict::not_linearizable);
+  EXPECT_EQ(first.violating_keys, 1u);
+  EXPECT_EQ(first.unchecked_keys, 3u);
+  EXPECT_EQ(first.first_violation->key, 1u);
+  o.all_keys = true;
+  const gfsl::lin::check_result all = gfsl::lin::check_history(h, o);
+  EXPECT_EQ(all.violating_keys, 3u);
+  EXPECT_EQ(all.unchecked_keys, 0u);
 }
 
 }  // namespace

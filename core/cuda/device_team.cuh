@@ -192,6 +192,8 @@ class device_team {
   // sum in a second register and moved it back). Every lane of a team makes
   // the same reads, so lane chunk_reads holds their number and every other
   // lane holds its own counter plus that number, taken off at the flush.
+  // Coverage marks (core/coverage.hpp) are the CPU scheduler's: nothing here.
+  __host__ __device__ void mark(std::uint8_t, std::uint32_t) {}
   __host__ __device__ void count(path_stat s) {
     if (s == path_stat::chunk_reads) {
       ++stat_;
@@ -458,6 +460,8 @@ class device_team {
   // A short back-off keeps spinning teams from flooding the lock's line while
   // its holder, maybe on the same SM, works. Every 64th wait checks the abort
   // flag and the deadline (see run_controls).
+  // A scheduler's hint (Team::validating): the device has none.
+  __host__ __device__ void validating() {}
   __host__ __device__ void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
 #if defined(__CUDA_ARCH__)
     __nanosleep(64);

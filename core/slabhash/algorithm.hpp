@@ -93,6 +93,7 @@
 
 #include <cstdint>
 
+#include "../coverage.hpp"
 #include "../platform.hpp"
 #include "../team.hpp"
 #include "../types.hpp"
@@ -167,9 +168,13 @@ class algorithm {
       if (look_here && lanes_with_key(w, k) != 0) return {status::ok, false, 0};
       if (claimable != 0) {
         int lane = active(slab_mutant::claim_last_empty) ? highest_bit(claimable) : lowest_lane(claimable);
+        t_.mark(open_mark(slab_window::claim), s);
         for (;;) {
           std::uint64_t expected = t_.shfl(w, lane);  // EMPTY (a tombstone only under insert-reuses-tombstone)
-          if (t_.cas(slab_ptr(s) + lane, lane, expected, make_pair(k, v), update_order)) return {status::ok, true, 0};
+          if (t_.cas(slab_ptr(s) + lane, lane, expected, make_pair(k, v), update_order)) {
+            t_.mark(effect_mark(slab_effect::insert), s);
+            return {status::ok, true, 0};
+          }
           if (!active(slab_mutant::no_reread_after_failed_claim)) break;
           claimable &= ~(1u << lane);
           if (claimable == 0) break;
@@ -177,6 +182,7 @@ class algorithm {
         }
         // Another team claimed that pair, maybe with k: read this slab again
         // (upstream does the same; fixed needs it for U).
+        t_.mark(mark_close, s);
         continue;
       }
       const std::uint32_t next = t_.shfl_high(w, next_word);
@@ -198,7 +204,10 @@ class algorithm {
         continue;
       }
       std::uint64_t expected = last_next_word;
-      if (t_.cas(next_ptr, next_word, expected, next_word_of(spare), update_order)) spare = no_slab;
+      if (t_.cas(next_ptr, next_word, expected, next_word_of(spare), update_order)) {
+        spare = no_slab;
+        t_.mark(effect_mark(slab_effect::append), s);
+      }
     }
   }
 
@@ -212,20 +221,27 @@ class algorithm {
         const int lane = lowest_lane(found);
         const std::uint64_t seen = t_.shfl(w, lane);
         std::uint64_t* pair = slab_ptr(s) + lane;
+        t_.mark(open_mark(slab_window::erase), s);
         if constexpr (!fixed) {
           // Upstream: atomicExch to EMPTY_PAIR, whatever the pair holds by
           // now (the lost insert of issue 38), and the answer is true.
           t_.exchange(pair, lane, empty_pair, mem_order::relaxed);
+          t_.mark(effect_mark(slab_effect::remove), s);
           return {status::ok, true, pair_value(seen)};
         } else {
           const std::uint64_t tombstone = make_pair(tombstone_key, pair_value(seen));
           if (active(slab_mutant::delete_by_exchange)) {
             t_.exchange(pair, lane, tombstone, update_order);
+            t_.mark(effect_mark(slab_effect::remove), s);
             return {status::ok, true, pair_value(seen)};
           }
           std::uint64_t expected = seen;
           const std::uint64_t desired = active(slab_mutant::delete_empties_pair) ? empty_pair : tombstone;
-          if (t_.cas(pair, lane, expected, desired, update_order)) return {status::ok, true, pair_value(seen)};
+          if (t_.cas(pair, lane, expected, desired, update_order)) {
+            t_.mark(effect_mark(slab_effect::remove), s);
+            return {status::ok, true, pair_value(seen)};
+          }
+          t_.mark(mark_close, s);
           // The pair was (k, v) and no longer is: only another delete moves
           // it on (S). k was absent just after that delete's CAS.
           if (active(slab_mutant::delete_true_on_failed_cas)) return {status::ok, true, pair_value(seen)};

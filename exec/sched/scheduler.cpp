@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "../../core/coverage.hpp"
 #include "../../core/layout.hpp"
 
 namespace gfsl::sched {
@@ -40,6 +41,22 @@ const char* name(park_point p) {
     case park_point::mid_read: return "mid-read";
   }
   return "?";
+}
+const char* name(tear_target t) {
+  switch (t) {
+    case tear_target::none: return "none";
+    case tear_target::validation: return "validation";
+  }
+  return "?";
+}
+bool parse(const std::string& text, tear_target& out) {
+  for (tear_target t : {tear_target::none, tear_target::validation}) {
+    if (text == name(t)) {
+      out = t;
+      return true;
+    }
+  }
+  return false;
 }
 bool parse(const std::string& text, park_point& out) {
   for (park_point p : {park_point::lock_cas, park_point::after_read, park_point::before_write, park_point::mid_read}) {
@@ -82,6 +99,9 @@ namespace {
 constexpr team_id no_team = std::numeric_limits<team_id>::max();
 constexpr std::uint64_t fnv_prime = 0x100000001B3ull;
 constexpr std::uint64_t pool_offset = header_offsets::pool;
+// A held read whose row no other team writes goes on after this many
+// operations of others: the teams left may never touch it.
+constexpr std::uint64_t tear_patience = 8;
 
 // Thrown inside a fiber to leave it when the run stops; never escapes run().
 struct stop_signal {};
@@ -119,6 +139,7 @@ struct scheduler::impl {
   std::vector<std::uint64_t> parked_until;     // park: the team waits until completed_total reaches this
   std::vector<std::uint64_t> parked_as;       // park: the number of the team's latest park, for the release order
   std::uint64_t parks = 0;
+  std::uint64_t hold_sequence = 0;             // parks and tears, in order: parked_as
   std::uint64_t latest_park_until = 0;         // the largest parked_until set: nobody is parked once completions reach it
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
   bool stopping = false;
@@ -132,6 +153,30 @@ struct scheduler::impl {
   std::unique_ptr<ptx_memory> memory;
   std::vector<char> stale_in_read;
   stale_read last_stale;
+  // Coverage: per team the window it has open (-1: none) and on which chunk;
+  // the hold's team (no_team: none held), its chunk, the openings counted
+  // towards its nth, and per team whether its current operation made the
+  // hold's effect on that chunk (the hold ends when that operation does).
+  std::vector<int> open_window;
+  std::vector<std::uint32_t> open_chunk;
+  team_id held = no_team;
+  std::uint32_t held_chunk = 0;
+  std::uint32_t hold_openings = 0;
+  std::vector<char> releases_hold;
+  std::uint64_t pairs = 0;
+  std::uint32_t windows_opened = 0, effects_made = 0;
+  std::array<std::uint32_t, 8> window_opens{};
+  bool hold_taken = false, hold_met = false;
+  // tear: per team, whether its next team-wide read is a validation's
+  // second (Team::validating), the row of the read in progress, where in
+  // that read it will be held (0: nowhere), and, while held, whether
+  // another team wrote the row.
+  std::vector<char> validation_next;
+  std::vector<std::uint64_t> reading_row;
+  std::vector<std::uint8_t> tear_index, tear_size;
+  std::vector<char> tear_held, tear_written;
+  std::vector<std::uint64_t> tear_extensions;
+  std::uint64_t tears = 0, torn = 0, tears_held_now = 0;
 
   explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
 
@@ -139,7 +184,7 @@ struct scheduler::impl {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rng.next()) * bound) >> 64);
   }
   bool enabled(team_id t) const {
-    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total;
+    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total && t != held;
   }
 
   // Park: is the team's next access a point of the chosen kind?
@@ -164,7 +209,7 @@ struct scheduler::impl {
   }
 
   bool nobody_waits() const { return write_epoch > latest_wait_epoch; }
-  bool nobody_parked() const { return completed_total >= latest_park_until; }
+  bool nobody_parked() const { return completed_total >= latest_park_until && held == no_team; }
 
   void finished(team_id t) {
     done[t] = 1;
@@ -172,7 +217,18 @@ struct scheduler::impl {
     pct_top_valid = false;
   }
 
+  // A hold that nothing else can make progress under ends: the held team
+  // goes on as if its window had closed without the effect.
   team_id choose() {
+    team_id pick = choose_among_enabled();
+    if (pick == no_team && held != no_team) {
+      held = no_team;
+      pick = choose_among_enabled();
+    }
+    return pick;
+  }
+
+  team_id choose_among_enabled() {
     // Fast paths while no team waits on a lock: every unfinished team is
     // enabled. They pick exactly what the full scans below would.
     if (nobody_waits() && nobody_parked()) {
@@ -188,35 +244,98 @@ struct scheduler::impl {
       return pct_top;
     }
     if (pct_now()) {
-      team_id best = no_team;
-      for (team_id t = 0; t < n; ++t) {
-        if (enabled(t) && (best == no_team || priority[t] > priority[best])) best = t;
+      for (;;) {
+        team_id best = no_team;
+        for (team_id t = 0; t < n; ++t) {
+          if (enabled(t) && (best == no_team || priority[t] > priority[best])) best = t;
+        }
+        // A read held open (tear) while every other team waits: it goes on.
+        if (best != no_team || opt.tear == tear_target::none || release_last_held() == no_team) return best;
       }
-      return best;
     }
     enabled_scratch.clear();
     for (team_id t : unfinished) {
       if (enabled(t)) enabled_scratch.push_back(t);
     }
-    if (enabled_scratch.empty() && opt.strat == strategy::park) {
+    if (enabled_scratch.empty() && (opt.strat == strategy::park || opt.tear != tear_target::none)) {
       // Nobody can complete an operation: the team parked last goes on. It
       // is inside the operation the teams parked before it are waiting for
       // (they parked to let whole operations of others complete), so
       // letting it finish keeps their parks' meaning; releasing them all
       // would send them on before the operation they were parked across.
       // One that waits on a lock as well cannot go on: the next one then.
+      // A read held open (tear) is released the same way.
       while (enabled_scratch.empty()) {
-        team_id last = no_team;
-        for (team_id t : unfinished) {
-          if (parked_until[t] > completed_total && (last == no_team || parked_as[t] > parked_as[last])) last = t;
-        }
+        const team_id last = release_last_held();
         if (last == no_team) break;
-        parked_until[last] = 0;
         if (enabled(last)) enabled_scratch.push_back(last);
       }
     }
     if (enabled_scratch.empty()) return no_team;
     return enabled_scratch[below(enabled_scratch.size())];
+  }
+
+  // The team parked or held last goes on; no_team when none is.
+  team_id release_last_held() {
+    team_id last = no_team;
+    for (team_id t : unfinished) {
+      if (parked_until[t] > completed_total && (last == no_team || parked_as[t] > parked_as[last])) last = t;
+    }
+    if (last != no_team) parked_until[last] = 0;
+    return last;
+  }
+
+  // tear: is `a` (a load, before it takes effect) where the team's read is
+  // to be held? Decides at the first lane of a read whether the read is the
+  // second of a validation, and where in it the hold falls.
+  bool tear_here(const access& a) {
+    const team_id t = a.team;
+    if (a.kind != access_kind::load || a.group_size < 2) {
+      tear_index[t] = 0;
+      return false;
+    }
+    if (a.group_index == 0) {
+      // The row is named by its first word (lane i loads row + i).
+      const std::uint64_t row = a.word - a.lane;
+      const bool second = validation_next[t] != 0;
+      validation_next[t] = 0;
+      reading_row[t] = row;
+      tear_index[t] = 0;
+      if (!second) return false;
+      // One of the read's scheduling points after its first, uniformly:
+      // lane_order has just set them.
+      const std::uint32_t inside = boundaries[t] & ~1u & (a.group_size >= 32 ? 0xFFFFFFFFu : (1u << a.group_size) - 1);
+      if (inside == 0) return false;
+      std::uint32_t pick = static_cast<std::uint32_t>(below(static_cast<std::uint64_t>(__builtin_popcount(inside))));
+      std::uint32_t bits = inside;
+      while (pick--) bits &= bits - 1;
+      tear_index[t] = static_cast<std::uint8_t>(__builtin_ctz(bits));
+      tear_size[t] = a.group_size;
+      return false;
+    }
+    if (tear_index[t] == 0 || a.group_index != tear_index[t]) return false;
+    tear_index[t] = 0;
+    return true;
+  }
+  void hold_read(team_id t) {
+    parked_until[t] = completed_total + 1;
+    latest_park_until = std::max(latest_park_until, parked_until[t]);
+    parked_as[t] = ++hold_sequence;
+    tear_held[t] = 1;
+    tear_written[t] = 0;
+    tear_extensions[t] = 0;
+    ++tears;
+    ++tears_held_now;
+  }
+  // An operation completed: a held read whose row no other team has written
+  // yet waits for the next one (up to tear_patience of them).
+  void extend_holds() {
+    for (team_id t : unfinished) {
+      if (!tear_held[t] || tear_written[t] || parked_until[t] != completed_total || tear_extensions[t] >= tear_patience) continue;
+      ++tear_extensions[t];
+      parked_until[t] = completed_total + 1;
+      latest_park_until = std::max(latest_park_until, parked_until[t]);
+    }
   }
 
   void setup_pct() {
@@ -244,6 +363,7 @@ struct scheduler::impl {
     if (stopping) throw stop_signal{};
     ++steps;
     ++since_completion;
+    if (held != no_team && since_completion > opt.livelock_steps / 4) held = no_team;
     if (opt.max_steps && steps > opt.max_steps) stop(stop_reason::step_limit);
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
     if (opt.check_every && steps % opt.check_every == 0 && opt.on_check) opt.on_check(steps);
@@ -293,6 +413,11 @@ struct scheduler::impl {
     const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
                        a.kind == access_kind::exchange || (a.kind == access_kind::cas && result == a.expected);
     if (wrote) ++write_epoch;
+    if (wrote && tears_held_now) {
+      for (team_id t : unfinished) {
+        if (tear_held[t] && t != a.team && a.word >= reading_row[t] && a.word < reading_row[t] + tear_size[t]) tear_written[t] = 1;
+      }
+    }
   }
 
   // "load of chunk 3 lane 14": where a team was when the run stopped (a
@@ -357,8 +482,51 @@ void scheduler::stamp() {
   if (p_->memory) p_->memory->stamp(p_->current);
 }
 void scheduler::completed_operation() {
-  p_->since_completion = 0;
-  ++p_->completed_total;
+  impl& s = *p_;
+  s.since_completion = 0;
+  ++s.completed_total;
+  if (s.current < s.n) {
+    s.open_window[s.current] = -1;  // a window never outlives its operation
+    if (s.releases_hold[s.current]) {
+      s.releases_hold[s.current] = 0;
+      if (s.held != no_team) {
+        s.held = no_team;
+        s.hold_met = true;
+      }
+    }
+  }
+  if (s.tears_held_now) s.extend_holds();
+}
+
+void scheduler::mark(team_id team, std::uint8_t what, std::uint32_t where) {
+  impl& s = *p_;
+  if (team >= s.n) return;
+  if (is_effect_mark(what)) {
+    const int e = what - effect_base;
+    if (e >= max_effects) return;
+    s.effects_made |= 1u << e;
+    for (team_id u = 0; u < s.n; ++u) {
+      if (u != team && s.open_window[u] >= 0 && s.open_chunk[u] == where) s.pairs |= 1ull << pair_bit(s.open_window[u], e);
+    }
+    if (s.held != no_team && s.held != team && s.held_chunk == where && e == s.opt.hold.effect) s.releases_hold[team] = 1;
+    return;
+  }
+  s.open_window[team] = -1;
+  if (!is_open_mark(what)) return;
+  const int w = what - 1;
+  if (w >= max_windows) return;
+  s.open_window[team] = w;
+  s.open_chunk[team] = where;
+  s.windows_opened |= 1u << w;
+  ++s.window_opens[static_cast<std::size_t>(w)];
+  const hold_directive& h = s.opt.hold;
+  if (h.active && !s.hold_taken && w == h.window && (h.team == hold_directive::any_team || h.team == team) &&
+      ++s.hold_openings == h.nth) {
+    // Held from its next access on: a mark is not a scheduling point.
+    s.hold_taken = true;
+    s.held = team;
+    s.held_chunk = where;
+  }
 }
 void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
@@ -368,14 +536,24 @@ void scheduler::before(const access& a) {
   // A word's value before its first store of the run is the oldest of its
   // history; taken before any team can run again (at the step below).
   if (s.memory && a.kind != access_kind::load) s.memory->track(a.word);
+  const bool tear = s.opt.tear != tear_target::none && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) && s.tear_here(a);
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
-  if (s.opt.strat == strategy::park && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) &&
-      s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
+  if (tear) {
+    s.hold_read(a.team);
+  } else if (s.opt.strat == strategy::park && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) &&
+             s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
     s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
     s.latest_park_until = std::max(s.latest_park_until, s.parked_until[a.team]);
-    s.parked_as[a.team] = ++s.parks;
+    ++s.parks;
+    s.parked_as[a.team] = ++s.hold_sequence;
   }
   s.step();
+  if (s.tear_held[a.team]) {
+    // Going on after a hold: it counts as torn when a write landed meanwhile.
+    s.tear_held[a.team] = 0;
+    --s.tears_held_now;
+    if (s.tear_written[a.team]) ++s.torn;
+  }
   // The write epoch a read starts from: what a lock wait after it compares
   // with. (A team-wide read spans several steps at line and lane
   // granularity; writes made during it must wake the team.)
@@ -421,6 +599,11 @@ void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_wo
   s.wait[team] = {team, chunk, lock_word};
 }
 
+void scheduler::validating(team_id team) {
+  impl& s = *p_;
+  if (team < s.n) s.validation_next[team] = 1;
+}
+
 void scheduler::lane_order(team_id team, int lanes, std::uint8_t* order) {
   impl& s = *p_;
   switch (s.opt.gran) {
@@ -463,8 +646,26 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.parked_as.assign(s.n, 0);
   s.completed_total = 0;
   s.parks = 0;
+  s.hold_sequence = 0;
   s.latest_park_until = 0;
+  s.validation_next.assign(s.n, 0);
+  s.reading_row.assign(s.n, 0);
+  s.tear_index.assign(s.n, 0);
+  s.tear_size.assign(s.n, 0);
+  s.tear_held.assign(s.n, 0);
+  s.tear_written.assign(s.n, 0);
+  s.tear_extensions.assign(s.n, 0);
+  s.tears = s.torn = s.tears_held_now = 0;
   s.accessed.assign(s.n, 0);
+  s.open_window.assign(s.n, -1);
+  s.open_chunk.assign(s.n, 0);
+  s.releases_hold.assign(s.n, 0);
+  s.held = no_team;
+  s.hold_openings = 0;
+  s.pairs = 0;
+  s.windows_opened = s.effects_made = 0;
+  s.window_opens.fill(0);
+  s.hold_taken = s.hold_met = false;
   s.stale_in_read.assign(s.n, 0);
   s.last_stale = {};
   s.memory.reset();
@@ -525,8 +726,16 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.switches = s.switches;
   out.priority_changes = s.priority_changes;
   out.parks = s.parks;
+  out.tears = s.tears;
+  out.torn = s.torn;
   out.fingerprint = s.fingerprint;
   out.stale_reads = s.memory ? s.memory->stale_reads() : 0;
+  out.pairs = s.pairs;
+  out.windows_opened = s.windows_opened;
+  out.effects_made = s.effects_made;
+  out.window_opens = s.window_opens;
+  out.hold_taken = s.hold_taken;
+  out.hold_met = s.hold_met;
   if (s.stopping) {
     out.report = s.describe_stop();
     for (team_id t = 0; t < s.n; ++t) {

@@ -14,6 +14,7 @@
 // run with a report of who waits on which chunk, held by whom.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,6 +41,20 @@ enum class park_point : std::uint8_t {
   before_write,  // between a read and the write it decided
   mid_read,      // inside a team-wide read, some lanes loaded and the rest not (a torn read held open)
 };
+// Directed tears (fuzz/scenarios.hpp): which reads the scheduler holds open on
+// purpose, whatever the strategy.
+enum class tear_target : std::uint8_t {
+  none,
+  // The second read of a validation, the read a team makes after it says
+  // so (Team::validating: GFSL robust's validated_read, the chunk read
+  // again before its LOCK word). The read is held after a random number of
+  // its lanes (one of its scheduling points: lane granularity, or line with
+  // rows of more than 16 words) until another team has written the row
+  // and completed an operation, so that a whole burst of writes lands
+  // between its lanes.
+  // With park_teams, only those teams' reads are held (the victims').
+  validation,
+};
 enum class granularity : std::uint8_t {
   chunk,  // a team-wide read is one step (the thesis' idealised view)
   line,   // one step per 128-byte line of the read, lines in random order
@@ -49,9 +64,27 @@ enum class granularity : std::uint8_t {
 const char* name(strategy s);
 const char* name(granularity g);
 const char* name(park_point p);
+const char* name(tear_target t);
 bool parse(const std::string& text, park_point& out);
+bool parse(const std::string& text, tear_target& out);
 bool parse(const std::string& text, strategy& out);
 bool parse(const std::string& text, granularity& out);
+
+// A targeted park: the `nth` time a team (any team, or team `team`) opens
+// coverage window `window` (core/coverage.hpp) on a chunk, it is held there,
+// before its next access, until another team completes an operation that
+// made effect `effect` on that chunk. A hold that could only deadlock the
+// run (no other team can step) or starve it (a quarter of the livelock bound
+// without a completed operation) is let go early: the run goes on, and the
+// outcome says the effect never came (hold_met false).
+struct hold_directive {
+  static constexpr std::uint32_t any_team = 0xFFFFFFFFu;
+  bool active = false;
+  std::uint8_t window = 0;
+  std::uint8_t effect = 0;
+  std::uint32_t nth = 1;
+  std::uint32_t team = any_team;
+};
 
 struct options {
   strategy strat = strategy::random;
@@ -69,6 +102,8 @@ struct options {
   // sleep through the other teams' operations without those teams' own
   // parks handing the turn back to them.
   std::uint32_t park_teams = 0;
+  // Reads held open on purpose (tear_target), with any strategy.
+  tear_target tear = tear_target::none;
   bool record_accesses = false;       // keep every access (tests)
   // Called every `check_every` scheduling points, between two accesses (no
   // team is inside one): where mid-run checks of shared memory go.
@@ -88,6 +123,8 @@ struct options {
   memory mem = memory::sc;
   const std::uint64_t* memory_base = nullptr;
   std::size_t memory_words = 0;
+  // A targeted park (any strategy): replayed bit for bit like the rest.
+  hold_directive hold;
 };
 
 enum class stop_reason : std::uint8_t { completed, deadlock, livelock, step_limit };
@@ -115,12 +152,23 @@ struct outcome {
   std::uint64_t switches = 0;     // times the running team changed
   std::uint64_t priority_changes = 0;  // PCT: change points the run reached while PCT ruled (at most depth - 1)
   std::uint64_t parks = 0;        // park: times a team was parked
+  std::uint64_t tears = 0;        // tear: reads held open on purpose
+  std::uint64_t torn = 0;         // tear: of those, reads that a write landed in while held
   std::uint64_t fingerprint = 0;  // hash of every access (team, kind, lane, word, value, result) in order
   std::vector<wait_edge> waits;   // deadlock / livelock: what each unfinished team waits on
   std::vector<team_id> unfinished;
   std::string report;             // one line per unfinished team, on a stop
   std::vector<logged_access> accesses;  // with options.record_accesses
   std::uint64_t stale_reads = 0;  // ptx: loads that returned a store older than the latest
+  // Interleaving coverage (core/coverage.hpp): bit pair_bit(w, e) of
+  // `pairs` when a team's window w was open on a chunk while another team
+  // made effect e on it; the windows opened and effects made, each at all;
+  // how often each window was opened (what a hold's nth counts).
+  std::uint64_t pairs = 0;
+  std::uint32_t windows_opened = 0, effects_made = 0;
+  std::array<std::uint32_t, 8> window_opens{};
+  bool hold_taken = false;  // the hold's nth opening came and its team was held
+  bool hold_met = false;    // and an operation with the effect let it go
 };
 
 class scheduler final : public access_hook {
@@ -159,6 +207,8 @@ class scheduler final : public access_hook {
   std::uint64_t load_value(const access& a, std::uint64_t latest) override;
   void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
+  void mark(team_id team, std::uint8_t what, std::uint32_t where) override;
+  void validating(team_id team) override;
 
  private:
   struct impl;
