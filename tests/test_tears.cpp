@@ -189,14 +189,13 @@ TEST(ValidationTears, TheDirectedRunsBreakOnlyAFaultyValidation) {
 }
 
 // The default campaign kills the faulty validation within a run budget; the
-// same campaign without the directed tears does not (seed 2, runs of at
-// most 150 operations: the budget, not the time, bounds them). At seeds 1
-// to 4 the campaign killed it at runs 386, 73, 109 and 342; without the
-// directed tears none of the four did in 1,005 runs.
+// same campaign without the directed tears does not (seed 6, runs of at
+// most 150 operations: the budget, not the time, bounds them). Seeds 1 to 8
+// kill it within 36 to 824 runs (36 at seed 6: docs/BACKENDS.md).
 TEST(ValidationTears, TheCampaignKillsWhatItMissedWithoutThem) {
   for (const bool tears : {true, false}) {
     gfsl::fuzz::campaign_options o;
-    o.seed = 2;
+    o.seed = 6;
     o.seconds = 3600;
     o.max_runs = 400;
     o.mut = gfsl::mutant::validation_lock_from_reread;
@@ -225,7 +224,7 @@ TEST(ValidationTears, TheCampaignKillsWhatItMissedWithoutThem) {
 // through gfsl replay, fails (exit 1).
 TEST(ValidationTears, AFailureShrinksToATornValidationThatReplays) {
   gfsl::fuzz::campaign_options o;
-  o.seed = 2;
+  o.seed = 6;
   o.seconds = 3600;
   o.max_runs = 400;
   o.mut = gfsl::mutant::validation_lock_from_reread;
@@ -252,7 +251,7 @@ TEST(ValidationTears, AFailureShrinksToATornValidationThatReplays) {
   EXPECT_EQ(again.outcome.fingerprint, f.verdict.outcome.fingerprint);
   // The folder's replay line is the CLI's (gfsl fuzz writes it the same way).
   const gfsl::testing_cli::result fuzzed = gfsl::testing_cli::run(
-      "fuzz --backend host --mutant validation-lock-from-reread --seed 2 --jobs 1 --max-ops 150 --max-runs 400 --seconds 3600 "
+      "fuzz --backend host --mutant validation-lock-from-reread --seed 6 --jobs 1 --max-ops 150 --max-runs 400 --seconds 3600 "
       "--shrink-seconds 20 --progress off --overwrite --out " + dir + "-cli");
   ASSERT_EQ(fuzzed.code, 1) << fuzzed.out;
   std::string line;
