@@ -112,7 +112,7 @@ __global__ void prefill_kernel(structure_view<N> s, const key_type* keys, std::u
 
 // Every team runs until `end_ns`. A violation takes a report slot; the
 // failing team's lanes write the words of the last chunk it read, lane i
-// word i, as they were in its registers.
+// word i, as the team remembered them (last_read_team).
 template <int N, bool Mutable, variant V>
 __global__ void __launch_bounds__(threads_per_block, blocks_per_sm)
     stress_kernel(structure_view<N> s, params p, std::uint64_t threshold, mutant mut, std::uint64_t seed,

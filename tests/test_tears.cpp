@@ -192,18 +192,25 @@ TEST(ValidationTears, TheDirectedRunsBreakOnlyAFaultyValidation) {
 // same campaign without the directed tears does not (seed 6, runs of at
 // most 150 operations: the budget, not the time, bounds them). Seeds 1 to 8
 // kill it within 36 to 824 runs (36 at seed 6: docs/BACKENDS.md).
+// The campaign both tests below run against the faulty validation: seed 6,
+// 400 runs of at most 150 operations; shrinking bounded by candidate runs.
+gfsl::fuzz::campaign_options faulty_validation_campaign(std::uint64_t shrink_runs) {
+  gfsl::fuzz::campaign_options o;
+  o.seed = 6;
+  o.seconds = 3600;
+  o.max_runs = 400;
+  o.mut = gfsl::mutant::validation_lock_from_reread;
+  o.limits.max_ops = 150;
+  o.progress = false;
+  o.shrink_seconds = 3600;
+  o.shrink_runs = shrink_runs;
+  return o;
+}
+
 TEST(ValidationTears, TheCampaignKillsWhatItMissedWithoutThem) {
   for (const bool tears : {true, false}) {
-    gfsl::fuzz::campaign_options o;
-    o.seed = 6;
-    o.seconds = 3600;
-    o.max_runs = 400;
-    o.mut = gfsl::mutant::validation_lock_from_reread;
-    o.limits.max_ops = 150;
+    gfsl::fuzz::campaign_options o = faulty_validation_campaign(1);
     o.limits.validation_tears = tears;
-    o.progress = false;
-    o.shrink_seconds = 3600;
-    o.shrink_runs = 1;
     const gfsl::fuzz::campaign_result r = gfsl::fuzz::run_campaign(o);
     if (tears) {
       ASSERT_TRUE(r.found.has_value()) << r.runs << " runs";
@@ -216,22 +223,14 @@ TEST(ValidationTears, TheCampaignKillsWhatItMissedWithoutThem) {
   }
 }
 
-// The failure the campaign finds (a directed run: 60 operations, a prefill
-// of 12 keys, the tear directive on) shrinks to at most 12 operations
-// within a budget of candidate runs, whatever the machine's speed (6 and 6
-// prefill keys on 2 teams, the whole budget used); the tear
+// The failure the campaign finds (a directed run of 61 operations, the
+// tear directive on) shrinks to at most 12 operations within a budget of
+// candidate runs, whatever the machine's speed (6 operations and 8 prefill
+// keys on 2 teams, the whole budget used); the tear
 // is kept, the shrunk run fails again bit for bit, and its replay line,
 // through gfsl replay, fails (exit 1).
 TEST(ValidationTears, AFailureShrinksToATornValidationThatReplays) {
-  gfsl::fuzz::campaign_options o;
-  o.seed = 6;
-  o.seconds = 3600;
-  o.max_runs = 400;
-  o.mut = gfsl::mutant::validation_lock_from_reread;
-  o.limits.max_ops = 150;
-  o.progress = false;
-  o.shrink_seconds = 3600;
-  o.shrink_runs = 3000;
+  gfsl::fuzz::campaign_options o = faulty_validation_campaign(3000);
   const std::string dir = ::testing::TempDir() + "gfsl_tears_" + std::to_string(::getpid());
   o.out_dir = dir;
   o.replay_line = nullptr;
