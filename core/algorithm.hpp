@@ -256,15 +256,22 @@ class algorithm {
       // robust: only a raised key, so apart; thesis: every delete once the
       // structure has an upper level (Alg. 4.11 walks every level), so in
       // place.
-      const upper_removal above =
-          robust ? apart<&algorithm::remove_above>(k, path, height) : remove_above(k, path, height);
+      // robust under the re-raise rule: k's places go to the next key of
+      // its level-0 chunk in place (replace_above).
+      upper_removal above{};
+      if constexpr (robust) {
+        above = reraises() ? apart<&algorithm::replace_above>(bottom.chunk, bottom.kv, k, path, height)
+                           : apart<&algorithm::remove_above>(k, path, height, 1);
+      } else {
+        above = remove_above(k, path, height, 1);
+      }
       if (above.st != status::ok) {
         unlock(bottom.chunk);
         return {above.st, false, 0};  // k is still in the set (level 0 untouched)
       }
       removed_height = above.removed_height;
     }
-    if (removed_height > 0 && reraises()) apart<&algorithm::reraise_after>(bottom, path, k, removed_height);
+    if (!robust && removed_height > 0 && reraises()) apart<&algorithm::reraise_after>(bottom, path, k, removed_height);
     const status st = remove_from_chunk(0, bottom.chunk, robust ? bottom.kv : read(bottom.chunk), k);
     if (st != status::ok) return {st, false, 0};
     return {status::ok, true, old_value};
@@ -276,7 +283,8 @@ class algorithm {
     status st;
     int removed_height;  // the highest level k was removed from
   };
-  GFSL_FN upper_removal remove_above(key_type k, lanes path, int height) {
+  // Levels below `lowest` are left alone (replace_above has done them).
+  GFSL_FN upper_removal remove_above(key_type k, lanes path, int height, int lowest) {
     int removed_height = 0;
     // robust: after each removal the level above is looked at again (a split
     // of k's chunk at this level raises k when k is the fresh chunk's
@@ -288,7 +296,7 @@ class algorithm {
     bool looking_up = false;
     int resume_at = 0;
     int level = height;
-    while (level > 0) {
+    while (level >= lowest) {
       status st = status::ok;
       const bool removed = remove_from_level(level, k, path, st);
       if (st != status::ok) return {st, removed_height};
@@ -307,6 +315,64 @@ class algorithm {
       --level;
     }
     return {status::ok, removed_height};
+  }
+
+  // robust, the re-raise rule in place (docs/ALGORITHM.md, "Re-raising in
+  // place"): r, the next key above k in k's level-0 chunk (locked by this
+  // delete throughout), takes k's entry at every level that holds k, bottom
+  // up, one entry store under that level's lock where a removal would shift
+  // the chunk's larger keys. No key lies between k and r at any level (a
+  // key of an upper level is in level 0, and every level-0 key between them
+  // would be in the locked chunk), so r keeps the chunk sorted wherever a
+  // key follows k; r's down pointer is the chunk of the level below that
+  // holds r (the locked level-0 chunk at level 1), so a down pointer still
+  // reaches its key's enclosing chunk at every step. Where r already follows
+  // k, k is removed; where k is its chunk's last key, or the removal would
+  // merge, k leaves that level and those above as under the thesis' rule.
+  // Bottom up, as insert raises: the level above is searched again after
+  // each (a split of k's chunk below, made before we locked it, raises k
+  // under the fresh chunk's lock, which we waited for).
+  GFSL_FN upper_removal replace_above(chunk_index bottom_chunk, lanes bottom_kv, key_type k, lanes path, int height) {
+    const int above = popcount32(t_.ballot(bottom_kv, [k](int lane, std::uint64_t e) {
+      return lane < dsize && entry_key(e) <= k;
+    }));
+    const key_type r = above < dsize ? key_at(bottom_kv, above) : key_empty;
+    if (r == key_empty || r <= k) return remove_above(k, path, height, 1);
+    chunk_index down = bottom_chunk;
+    for (int level = 1; level < max_levels; ++level) {
+      chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
+      if (level > height) {
+        const lateral in_level = search_lateral(k, from, level, false, true);
+        if (in_level.tid == none) return {status::ok, level - 1};
+        from = in_level.chunk;
+      }
+      const locked_chunk enc = find_and_lock_enclosing(from, k);
+      const int idx = tid_with_key(enc.kv, k);
+      if (idx == none) {
+        unlock(enc.chunk);
+        return {status::ok, level - 1};
+      }
+      const int n = count_keys(enc.kv);
+      const key_type after = idx + 1 < n ? key_at(enc.kv, idx + 1) : key_empty;
+      if (after == r && n > shape::merge_threshold) {
+        execute_remove_no_merge(enc.chunk, enc.kv, k, true);
+        t_.mark(effect_mark(gfsl_effect::remove), enc.chunk);
+      } else if ((after != key_empty && after > r) ||
+                 (after == key_empty && (is_final(enc.kv) || bug(mutant::replace_past_max)))) {
+        // k last in the final chunk: its max is infinite, r fits.
+        begin_burst(enc.chunk);
+        store_entry(enc.chunk, idx, make_entry(r, down));
+        end_burst_and_unlock(enc.chunk);
+        t_.count(path_stat::reraised_keys);
+      } else {
+        unlock(enc.chunk);
+        t_.set_lane(path, level, enc.chunk);
+        const upper_removal rest = remove_above(k, path, height > level ? height : level, level);
+        return {rest.st, rest.removed_height > level - 1 ? rest.removed_height : level - 1};
+      }
+      down = enc.chunk;
+    }
+    return {status::ok, max_levels - 1};
   }
 
   // The re-raise rule (docs/ALGORITHM.md, "Re-raising on delete"): k, just

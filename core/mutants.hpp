@@ -47,6 +47,7 @@ enum class mutant : std::uint8_t {
   unlink_without_recheck,
   restart_steps_down,
   validation_lock_from_reread,
+  replace_past_max,
   count_
 };
 
@@ -207,6 +208,11 @@ inline constexpr mutant_info mutant_catalog[] = {
      "that read (one load saved): lane by lane the LOCK lane may be loaded before the data lanes it vouches for, so a "
      "burst that lands in the second read after its LOCK lane goes unseen and a torn read answers \"not here\"",
      "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
+    {mutant::replace_past_max, "replace-past-max", "host,cuda",
+     "robust, re-raise rule: a delete puts the next key of its level-0 chunk in place of its key at an upper level "
+     "even where that key is its chunk's last and the chunk is not the level's final one: the entry rises past the "
+     "chunk's max, so a search for it at that level goes on to the next chunk, and the max field no longer names the "
+     "chunk's largest key (4.3)", {}, "robust"},
 };
 
 inline constexpr std::size_t mutant_count = sizeof(mutant_catalog) / sizeof(mutant_catalog[0]);

@@ -149,6 +149,82 @@ TYPED_TEST(Reraise, ANextKeyAlreadyRaisedIsLeftAsItIs) {
   expect_delete_raises_nothing<N, TypeParam::variant>(w, 13, {{17, l::e}, {30, l::f}});
 }
 
+// Level 1 in two chunks, 1 [-inf 13] -> G [30]: 13 is the last key of a
+// chunk that is not the level's final one, so 17 cannot take its entry
+// without rising past the chunk's max. Robust replaces in place and so
+// leaves that level to the thesis' rule (k removed, nothing raised); the
+// published variant's re-raise inserts 17 where it belongs, in G.
+template <int N>
+void lay_last_of_its_level1_chunk(world<N>& w) {
+  using l = layout<N>;
+  w.lay(0, {{0, level0({neg_inf, 5, 9})}, {l::e, level0({13, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28})}, {l::f, level0({30, 34, 38, 42})}});
+  w.lay(1, {{1, {{neg_inf, 0}, {13, l::e}}}, {spare<N>(2), {{30, l::f}}}});
+}
+
+TYPED_TEST(Reraise, AKeyLastInItsUpperChunkIsReplacedOnlyWhereItFits) {
+  constexpr int N = TypeParam::N;
+  using l = layout<N>;
+  world<N> w;
+  lay_last_of_its_level1_chunk(w);
+  expect_well_formed(w);
+  auto a = algorithm_of<N, TypeParam::variant>(w, true);
+  w.reset_observation();
+  expect_result(a.remove(13), status::ok, true, val(13));
+  if constexpr (TypeParam::variant == gfsl::variant::robust) {
+    EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{30, l::f}}));
+    EXPECT_EQ(w.stats().reraised_keys, 0u);
+  } else {
+    EXPECT_EQ(gfsl::level_entries(w.view(), 1), (kvs{{17, l::e}, {30, l::f}}));
+    EXPECT_EQ(w.stats().reraised_keys, 1u);
+  }
+  expect_well_formed(w);
+  for (key_type k : {5u, 9u, 17u, 28u, 30u, 42u}) expect_result(a.contains(k), status::ok, true, val(k));
+}
+
+// Robust replaces in place: the level-1 chunk keeps its entry count, 17 sits
+// in 13's lane, and the delete writes that chunk's data lanes once (one
+// entry), where a removal and an insertion would shift its larger keys.
+TYPED_TEST(Reraise, RobustReplacesTheEntryInPlace) {
+  constexpr int N = TypeParam::N;
+  if constexpr (TypeParam::variant != gfsl::variant::robust) {
+    GTEST_SKIP() << "the published variant re-raises by an insertion and a removal";
+  } else {
+    using l = layout<N>;
+    world<N> w;
+    lay_level0_and_1(w, {{13, l::e}, {30, l::f}});
+    auto a = algorithm_of<N, TypeParam::variant>(w, true);
+    w.reset_observation();
+    expect_result(a.remove(13), status::ok, true, val(13));
+    EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {17, l::e}, {30, l::f}}));
+    const auto writes = w.hook().data_stores_to(1);
+    ASSERT_EQ(writes.size(), 1u) << "one data store to the level-1 chunk";
+    EXPECT_EQ(writes[0].first, 1);
+    EXPECT_EQ(writes[0].second, gfsl::make_entry(17, l::e));
+    EXPECT_EQ(w.stats().reraised_keys, 1u);
+    expect_well_formed(w);
+  }
+}
+
+// The planted fault replace-past-max (core/mutants.hpp) makes the
+// replacement above anyway: the structure checker must reject the result.
+TYPED_TEST(Reraise, AReplacementPastTheChunksMaxIsRejectedByTheStructureChecker) {
+  constexpr int N = TypeParam::N;
+  if constexpr (TypeParam::variant != gfsl::variant::robust) {
+    GTEST_SKIP() << "the mutant plants its fault in the robust variant only";
+  } else {
+    world<N> w;
+    lay_last_of_its_level1_chunk(w);
+    auto a = gfsl::algorithm<gfsl::host_team<N>, true, TypeParam::variant>(
+        w.team(), w.view(), gfsl::shape_rule_of(1.0, true), gfsl::mutant::replace_past_max);
+    expect_result(a.remove(13), status::ok, true, val(13));
+    const std::vector<std::string> problems = gfsl::structural_problems(w.view());
+    ASSERT_FALSE(problems.empty()) << "17 above its level-1 chunk's max (13) went unnoticed";
+    std::string all;
+    for (const std::string& p : problems) all += p + "\n";
+    EXPECT_NE(all.find("17"), std::string::npos) << all;
+  }
+}
+
 // Churn: the same operations under both rules, one team, from one prefill.
 // Every raised key a delete removes is lost under the thesis' rule (merges
 // keep theirs, splits raise new ones); the re-raise rule replaces it.
