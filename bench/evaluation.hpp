@@ -56,7 +56,7 @@ kernel_report describe_kernel(int chunk, const launch_config& lc);
 // (model::workload::reraise).
 struct measured_variant {
   gfsl::variant var = gfsl::default_variant;
-  bool reraise = false;
+  bool reraise = gfsl::reraises_by_default(gfsl::default_variant);
 };
 
 struct gfsl_bench_config {
@@ -90,7 +90,7 @@ struct gfsl_bench_config {
   // The algorithm's variant (core/types.hpp). thesis is compiled at the
   // tuned launch configuration (512/4) only: a comparison, not a tuning.
   gfsl::variant var = gfsl::default_variant;
-  bool reraise = false;  // the re-raise rule of the upper levels (off: the thesis')
+  bool reraise = gfsl::reraises_by_default(gfsl::default_variant);  // the upper levels' rule (off: the thesis')
   // Hardware counters (bench/device_counters.hpp): when set, each variant
   // runs the concurrent phase once more after its timed repeats, untimed, on
   // a fresh copy of the initial structure with the first repeat's operations,

@@ -164,6 +164,10 @@ gfsl_bench_config gfsl_config(int chunk, const launch_config& lc, const workload
   c.record_parts = record_parts;
   c.stamp_group = stamp_group;
   c.counters = o.counters;
+  if (!o.variants.empty()) {  // a single-variant measurement runs the first one asked for
+    c.var = o.variants.front().var;
+    c.reraise = o.variants.front().reraise;
+  }
   return c;
 }
 
@@ -174,7 +178,8 @@ row gfsl_row(const std::string& suite, const gfsl_bench_config& c, const workloa
   else if (c.record && c.record_clock == gfsl::model::clock_kind::globaltimer) impl += "-globaltimer";
   if (c.record && c.record_parts == 2) impl += "-stamps-only";
   if (c.record && c.stamp_group > 1) impl += "-group" + std::to_string(c.stamp_group);
-  if (v.reraise) impl += "-reraise";
+  // The upper levels' rule is named where it is not the variant's own.
+  if (v.reraise != gfsl::reraises_by_default(v.var)) impl += v.reraise ? "-reraise" : "-upper-thesis";
   row r = measured_row(suite, impl, w, c.range, c.ops, res.ok, res.error, res.ms);
   r.device = res.kernel.device;
   r.chunk = c.chunk;

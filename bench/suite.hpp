@@ -40,9 +40,9 @@ struct suite_options {
   // The thesis suite measures every variant at every point from one initial
   // structure, each repeat running the variants in turn with the same
   // operations, so that a comparison is taken in one run on the same chunks
-  // (rows: impl gfsl = robust, gfsl-thesis).
-  // (rows: impl gfsl = robust, gfsl-thesis; "-reraise" with the re-raise
-  // rule of the upper levels, model::workload::reraise).
+  // (rows: impl gfsl = robust, gfsl-thesis; each under its own upper-level
+  // rule (reraises_by_default), "-reraise" or "-upper-thesis" under the
+  // other, model::workload::reraise).
   std::vector<measured_variant> variants{measured_variant{}};
   // Hardware counters per GFSL row (gfsl bench --counters): one more,
   // untimed run of each measurement inside this session's range. Null: none.

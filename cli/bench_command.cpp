@@ -79,7 +79,7 @@ command add_bench_command(CLI::App& root) {
   struct state {
     std::string suite = "thesis", chunks = "32,16", ranges = "10K,30K,100K,300K,1M,3M,10M,30M,100M";
     std::string workloads = "1-1-98,5-5-90,10-10-80,20-20-60,contains,insert,delete";
-    std::string launch = "auto", csv, baseline = "on", variants = "robust", counters = "off", upper = "thesis";
+    std::string launch = "auto", csv, baseline = "on", variants = "robust", counters = "off", upper;  // upper "": each variant's rule
     std::uint64_t ops = 10000000, seed = 1;
     int repeats = 5;
     std::uint32_t batch = 64;
@@ -129,9 +129,9 @@ command add_bench_command(CLI::App& root) {
       ->capture_default_str();
   b->add_option("--upper", st->upper,
                 "the upper levels' rule: thesis, reraise (a delete re-raises the next key of its chunk), or both (each "
-                "variant measured under both rules, in turn, from one initial structure)")
-      ->check(CLI::IsMember({"thesis", "reraise", "both"}))
-      ->capture_default_str();
+                "variant measured under both rules, in turn, from one initial structure); default: reraise for robust, "
+                "thesis for thesis")
+      ->check(CLI::IsMember({"thesis", "reraise", "both"}));
   b->add_option("--counters", st->counters,
                 "on: each GFSL measurement runs once more, untimed, under CUPTI's range profiler and its row gains warp "
                 "instructions, local loads and stores per operation and issue-slot use (needs the CUDA toolkit's "
@@ -232,6 +232,10 @@ command add_bench_command(CLI::App& root) {
                 if (!parsed) {
                   std::fprintf(stderr, "gfsl bench: --variant %s: variants are robust and thesis\n", st->variants.c_str());
                   return exit_usage;
+                }
+                if (st->upper.empty()) {
+                  o.variants.push_back({*parsed, gfsl::reraises_by_default(*parsed)});
+                  continue;
                 }
                 if (st->upper != "reraise") o.variants.push_back({*parsed, false});
                 if (st->upper != "thesis") o.variants.push_back({*parsed, true});

@@ -650,7 +650,7 @@ command add_run_command(CLI::App& root) {
     std::string tear = "none";
     std::string prefill_keys, team_ops;
     std::string keys = "uniform";
-    std::string upper = "thesis";
+    std::string upper;  // "": the variant's rule (reraises_by_default)
     std::string memory = "sc";
   };
   auto st = std::make_shared<state>();
@@ -734,9 +734,9 @@ command add_run_command(CLI::App& root) {
       ->capture_default_str();
   run->add_option("--upper", st->upper,
                   "the upper levels' rule: thesis (a deleted raised key leaves no replacement; upper levels drain "
-                  "under churn), or reraise (the next key of its level-0 chunk takes its place)")
-      ->check(CLI::IsMember({"thesis", "reraise"}))
-      ->capture_default_str();
+                  "under churn), or reraise (the next key of its level-0 chunk takes its place); default: reraise for "
+                  "gfsl robust, thesis for gfsl thesis")
+      ->check(CLI::IsMember({"thesis", "reraise"}));
   run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys); P,K,spread: K keys scattered over the range");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
@@ -793,7 +793,8 @@ command add_run_command(CLI::App& root) {
               }
             }
             o.w.sequential_keys = st->keys == "sequential";
-            o.w.reraise = st->upper == "reraise";
+            o.w.reraise = st->upper.empty() ? o.w.subject == gfsl::subject_kind::gfsl && gfsl::reraises_by_default(o.var)
+                                            : st->upper == "reraise";
             if (!st->team_ops.empty()) {
               std::string bad;
               o.script = gfsl::model::parse_script(st->prefill_keys, st->team_ops, bad);

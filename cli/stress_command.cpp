@@ -196,7 +196,8 @@ command add_stress_command(CLI::App& root) {
     std::string json, csv, progress = "auto";
     std::string devices, worker_device, worker_figures;
     subject_text subject;
-    CLI::Option *shape_opt = nullptr, *writers_opt = nullptr, *ops_opt = nullptr, *chunk_opt = nullptr, *variant_opt = nullptr, *rebuild_opt = nullptr;
+    CLI::Option *shape_opt = nullptr, *writers_opt = nullptr, *ops_opt = nullptr, *chunk_opt = nullptr, *variant_opt = nullptr, *rebuild_opt = nullptr,
+               *upper_opt = nullptr;
   };
   auto st = std::make_shared<state>();
   CLI::App* c = root.add_subcommand(
@@ -234,10 +235,10 @@ command add_stress_command(CLI::App& root) {
                 "interleaving)")
       ->capture_default_str();
   c->add_option("--p-chunk", st->o.p_chunk, "probability that a split raises a key to the level above")->capture_default_str();
-  c->add_option_function<std::string>(
+  st->upper_opt = c->add_option_function<std::string>(
        "--upper", [st](const std::string& v) { st->o.reraise = v == "reraise"; },
-       "the upper levels' rule: thesis (default), or reraise (a delete that removes a raised key raises the next key "
-       "of its level-0 chunk in its place)")
+       "the upper levels' rule: thesis, or reraise (a delete that removes a raised key raises the next key of its "
+       "level-0 chunk in its place); default: reraise for gfsl robust, thesis for gfsl thesis")
       ->check(CLI::IsMember({"thesis", "reraise"}));
   c->add_option("--teams", st->o.teams,
                 "teams (default: host 4, threads 2 per hardware thread, cuda all resident; half of them for gfsl's "
@@ -306,6 +307,7 @@ command add_stress_command(CLI::App& root) {
             }
             if (!stress::parse_shape(st->shape, o.sh)) return usage("--shape " + st->shape + ": not a shape");
             if (o.subject == subject_kind::gfsl) o.var = *parse_variant(st->variant);
+            if (st->upper_opt->count() == 0) o.reraise = o.subject == subject_kind::gfsl && reraises_by_default(o.var);
             // On the GPU the torn read depends on the structure's layout far more
             // than on the setting: a fresh structure every 0.25 s draws 20 times
             // more layouts (docs/BENCHMARKS.md, "Tuning gfsl stress").

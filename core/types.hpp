@@ -87,6 +87,10 @@ GFSL_FN constexpr std::uint64_t lock_released(std::uint64_t w) { return w & ~loc
 // template parameter of `algorithm`.
 enum class variant : std::uint8_t { thesis = 0, robust = 1 };
 inline constexpr variant default_variant = variant::robust;
+// The upper levels' rule a variant runs by default: robust re-raises in
+// place (docs/ALGORITHM.md, "Re-raising in place"); the published variant
+// keeps the thesis' rule.
+inline constexpr bool reraises_by_default(variant v) { return v == variant::robust; }
 
 // Result of one operation. `ok` is the operation's boolean answer (inserted,
 // deleted, found); `value` is the value found by contains or removed by delete.

@@ -184,11 +184,14 @@ TYPED_TEST(Reraise, AKeyLastInItsUpperChunkIsReplacedOnlyWhereItFits) {
 // Robust replaces in place: the level-1 chunk keeps its entry count, 17 sits
 // in 13's lane, and the delete writes that chunk's data lanes once (one
 // entry), where a removal and an insertion would shift its larger keys.
-TYPED_TEST(Reraise, RobustReplacesTheEntryInPlace) {
+template <class C>
+class RobustReraise : public ::testing::Test {};
+using RobustConfigs = ::testing::Types<config<16, gfsl::variant::robust>, config<32, gfsl::variant::robust>>;
+TYPED_TEST_SUITE(RobustReraise, RobustConfigs);
+
+TYPED_TEST(RobustReraise, ReplacesTheEntryInPlace) {
   constexpr int N = TypeParam::N;
-  if constexpr (TypeParam::variant != gfsl::variant::robust) {
-    GTEST_SKIP() << "the published variant re-raises by an insertion and a removal";
-  } else {
+  {
     using l = layout<N>;
     world<N> w;
     lay_level0_and_1(w, {{13, l::e}, {30, l::f}});
@@ -207,11 +210,9 @@ TYPED_TEST(Reraise, RobustReplacesTheEntryInPlace) {
 
 // The planted fault replace-past-max (core/mutants.hpp) makes the
 // replacement above anyway: the structure checker must reject the result.
-TYPED_TEST(Reraise, AReplacementPastTheChunksMaxIsRejectedByTheStructureChecker) {
+TYPED_TEST(RobustReraise, AReplacementPastTheChunksMaxIsRejectedByTheStructureChecker) {
   constexpr int N = TypeParam::N;
-  if constexpr (TypeParam::variant != gfsl::variant::robust) {
-    GTEST_SKIP() << "the mutant plants its fault in the robust variant only";
-  } else {
+  {
     world<N> w;
     lay_last_of_its_level1_chunk(w);
     auto a = gfsl::algorithm<gfsl::host_team<N>, true, TypeParam::variant>(
