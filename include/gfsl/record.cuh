@@ -104,7 +104,7 @@ struct log_ref {
   entry* records = nullptr;
   std::uint32_t per_tile = 0;
   std::uint32_t tiles = 0;
-  std::uint64_t* clock = nullptr;          // the stamp counter
+  std::uint64_t* clock = nullptr;          // the stamp counter, in device (global) memory
   unsigned int* overflow = nullptr;        // calls that found their tile's records full
   clock_kind clock_source = clock_kind::counter;
 };
@@ -124,6 +124,22 @@ __device__ inline std::uint64_t word0(std::uint32_t who, std::uint8_t o) { retur
 __device__ inline std::uint64_t word1(std::uint32_t key, std::uint32_t arg) { return static_cast<std::uint64_t>(arg) << 32 | key; }
 __device__ inline std::uint64_t word2(std::uint8_t status, bool ok, std::uint32_t value, std::uint8_t known) {
   return static_cast<std::uint64_t>(value) << 32 | static_cast<std::uint64_t>(known) << 16 | (ok ? 1u << 8 : 0u) | status;
+}
+// The counter's acq_rel fetch_add of 1, at device scope, as
+// cuda::atomic_ref's. The counter is global memory (log_ref::clock), so the
+// RMW names that space: through the generic pointer, ptxas tested every RMW
+// for a shared-memory address and emulated that case with a compare-and-swap
+// loop, about 25 more instructions and a local store and load around each of
+// the recorder's inlined stamps (sm_90 SASS of the project's recording
+// benchmark kernel).
+__device__ inline std::uint64_t counter_fetch_add(std::uint64_t* counter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  std::uint64_t v;
+  asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(v) : "l"(__cvta_generic_to_global(counter)) : "memory");
+  return v;
+#else
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::std::memory_order_acq_rel);
+#endif
 }
 __device__ inline std::uint64_t global_timer() {
   std::uint64_t t;
@@ -158,7 +174,8 @@ struct in_registers {
 // Ranges = false: the kernel names every record itself (call_at only), and
 // the slots of the tile's next record are not kept: 4 bytes a thread of
 // shared memory less, which is L1 cache more (docs/BENCHMARKS.md, "One
-// recorder").
+// recorder"). Every handle is then a record the kernel named, never no_slot,
+// and the recorder leaves out the no_slot tests of its calls and returns.
 template <int Threads, bool Ranges = true>
 struct in_shared {
   static constexpr bool ranges = Ranges;
@@ -228,8 +245,9 @@ class recorder {
     return call_record(claim(1), static_cast<std::uint8_t>(o), key, arg);
   }
   // The same, into record `slot` of the log, which the caller owns (a kernel
-  // whose operation j is record j). `kind` is an op, or the caller's own
-  // operation code in a log it reads itself.
+  // whose operation j is record j; a record of the log, never no_slot).
+  // `kind` is an op, or the caller's own operation code in a log it reads
+  // itself.
   __device__ handle call_at(std::uint64_t slot, std::uint8_t kind, std::uint32_t key, std::uint32_t arg = 0) {
     return call_record(slot, kind, key, arg);
   }
@@ -298,8 +316,13 @@ class recorder {
     tile_.sync();
     std::uint64_t v = 0;
     if (tile_.thread_rank() == 0) {
-      if (log_.clock_source == clock_kind::counter) {
-        v = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*log_.clock).fetch_add(1, cuda::std::memory_order_acq_rel);
+      // The counter is the default and the timer the exception; told so, the
+      // compiler lays the timer's fences out of the way, and ptxas kept the
+      // recording benchmark kernel's operation key in a register through its
+      // search loops, where without the hint it reloaded it from local
+      // memory at every step (nvcc 13.0, sm_90).
+      if (__builtin_expect(log_.clock_source == clock_kind::counter, 1)) {
+        v = detail::counter_fetch_add(log_.clock);
       } else {
         __threadfence();
         v = detail::global_timer();
@@ -329,6 +352,13 @@ class recorder {
     state_.stamp() = v;
     return 2 * v;
   }
+  // Whether a handle's record is to be written: no_slot is not, which call()
+  // and call_lanes() hand back when the tile's records are full (a
+  // stamps_only handle is no_slot too, but that part writes no record).
+  // Where there are no ranges (State::ranges false), every handle that
+  // reaches a store names a record the kernel gave call_at, and the test is
+  // left out.
+  __device__ static bool recorded(std::uint64_t slot) { return !State::ranges || slot != no_slot; }
   // n records of the tile's range, or no_slot (counted once per call; a
   // tile id beyond the log's tiles has no range).
   __device__ std::uint64_t claim(std::uint32_t n) {
@@ -353,7 +383,7 @@ class recorder {
       state_.seen() += s;
       return {no_slot};
     }
-    if (slot != no_slot && tile_.thread_rank() == 0) {
+    if (recorded(slot) && tile_.thread_rank() == 0) {
       entry* e = log_.records + slot;
       detail::store_word(e, 0, detail::word0(id_, kind));
       detail::store_word(e, 1, detail::word1(key, arg));
@@ -363,7 +393,7 @@ class recorder {
   }
   __device__ void finish_op(handle h, std::uint64_t answer) {
     if (parts_ == parts::records_only) {
-      if (h.slot != no_slot && tile_.thread_rank() == 0) {
+      if (recorded(h.slot) && tile_.thread_rank() == 0) {
         entry* e = log_.records + h.slot;
         detail::store_word(e, 2, answer);
         detail::store_word(e, 4, 2 * h.slot + 2);
@@ -371,7 +401,7 @@ class recorder {
       return;
     }
     if (group_ > 1) {  // the return stamp comes at the group's close
-      if (parts_ == parts::all && h.slot != no_slot && tile_.thread_rank() == 0) detail::store_word(log_.records + h.slot, 2, answer);
+      if (parts_ == parts::all && recorded(h.slot) && tile_.thread_rank() == 0) detail::store_word(log_.records + h.slot, 2, answer);
       return;
     }
     const std::uint64_t s = ret_stamp();
@@ -379,7 +409,7 @@ class recorder {
       state_.seen() += s;
       return;
     }
-    if (h.slot != no_slot && tile_.thread_rank() == 0) {
+    if (recorded(h.slot) && tile_.thread_rank() == 0) {
       entry* e = log_.records + h.slot;
       detail::store_word(e, 2, answer);
       detail::store_word(e, 4, s);
@@ -425,7 +455,8 @@ class recorder {
     const std::uint64_t s = log_.clock_source == clock_kind::counter ? 2 * v : v;
     if (parts_ == parts::stamps_only) {
       state_.seen() += s;
-    } else if (static_cast<std::uint32_t>(tile_.thread_rank()) < n && state_.record() != static_cast<std::uint32_t>(no_slot)) {
+    } else if (static_cast<std::uint32_t>(tile_.thread_rank()) < n &&
+               (!State::ranges || state_.record() != static_cast<std::uint32_t>(no_slot))) {
       detail::store_word(log_.records + state_.record(), 4, s);
     }
     state_.in_group() = 0;
