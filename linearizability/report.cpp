@@ -190,9 +190,16 @@ std::string prefix_sentence(const std::vector<model::op_record>& h, const counte
   if (ex.prefix_until == never_returned) {
     return "all " + std::to_string(n) + " operations can be ordered when those that never returned are free to take effect or not";
   }
-  std::size_t running = 0;
+  // Running at the cut: not returned by then. Ended in an error by then: no
+  // answer to order, so it may or may not have taken effect, like a pending
+  // one, but it is not running.
+  std::size_t running = 0, errored = 0;
   for (std::uint32_t i : ex.prefix) {
-    if (h[i].pending() || h[i].ret > ex.prefix_until) ++running;
+    if (h[i].ret == model::no_stamp || h[i].ret > ex.prefix_until) {
+      ++running;
+    } else if (h[i].st != status::ok) {
+      ++errored;
+    }
   }
   // The next cut after the prefix: the next call on the key, or the end.
   std::uint64_t next_call = never_returned;
@@ -205,6 +212,11 @@ std::string prefix_sentence(const std::vector<model::op_record>& h, const counte
     out += running == 1 ? " as long as the one of them still running at that stamp counts as pending (its answer not yet given)"
                         : " as long as the " + std::to_string(running) +
                               " of them still running at that stamp count as pending (their answers not yet given)";
+  }
+  if (errored) {
+    out += running ? ", and " : " as long as ";
+    out += errored == 1 ? "the one that ended in an error before it may or may not have taken effect"
+                        : "the " + std::to_string(errored) + " that ended in an error before it may or may not have taken effect";
   }
   if (next_call == never_returned) {
     if (running) {

@@ -366,6 +366,34 @@ TEST(Linearizability, AViolationInALongHistoryShrinksToAFewOperations) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
 }
 
+// The report's prefix sentence tells an operation that ended in an error
+// before the cut (no answer: it may or may not have taken effect) from one
+// still running at the cut.
+TEST(Linearizability, ThePrefixSentenceDoesNotCountAnErroredOperationAsRunning) {
+  // The insert of 1 ended in an error at stamp 1; its effect, if any, lies
+  // inside [0, 1], so 1 absent at [2, 3] and present at [4, 5] cannot both be.
+  const std::vector<op_record> h = {failed(ins(0, 7, true, 0, 1), gfsl::status::pool_exhausted), con(1, false, 0, 2, 3),
+                                    con(1, true, 7, 4, 5)};
+  const auto r = gfsl::lin::check_history(h);
+  ASSERT_EQ(r.v, verdict::not_linearizable);
+  ASSERT_TRUE(r.example.has_value());
+  const auto& ex = *r.example;
+  ASSERT_FALSE(ex.prefix_empty);
+  ASSERT_NE(std::find(ex.prefix.begin(), ex.prefix.end(), 0u), ex.prefix.end()) << "the errored insert is in the prefix";
+  ASSERT_GE(ex.prefix_until, h[0].ret);
+  const std::string sentence = gfsl::lin::prefix_sentence(h, ex);
+  EXPECT_NE(sentence.find("the one that ended in an error before it may or may not have taken effect"), std::string::npos) << sentence;
+  std::size_t running = 0;
+  for (std::uint32_t i : ex.prefix) running += h[i].ret > ex.prefix_until ? 1 : 0;
+  if (running == 0) {
+    EXPECT_EQ(sentence.find("still running"), std::string::npos) << sentence;
+  } else {
+    EXPECT_NE(sentence.find(running == 1 ? "the one of them still running" : "the " + std::to_string(running) + " of them still running"),
+              std::string::npos)
+        << sentence;
+  }
+}
+
 TEST(Linearizability, BadRecordsAreRefused) {
   std::vector<op_record> h = {ins(0, 1, true, 5, 4)};
   EXPECT_NE(gfsl::lin::validate_history(h).find("record 0"), std::string::npos);
