@@ -317,6 +317,16 @@ class algorithm {
     return {status::ok, removed_height};
   }
 
+  // The re-raise rules' r: the smallest key above k in a level-0 chunk read
+  // as `kv`, or key_empty. Level 0 keeps its keys packed and ascending: the
+  // first key above k sits at the count of those not above it.
+  GFSL_FN key_type next_key_above(const lanes& kv, key_type k) const {
+    const int above = popcount32(t_.ballot(kv, [k](int lane, std::uint64_t e) { return lane < dsize && entry_key(e) <= k; }));
+    if (above >= dsize) return key_empty;
+    const key_type r = key_at(kv, above);
+    return r > k ? r : key_empty;
+  }
+
   // robust, the re-raise rule in place (docs/ALGORITHM.md, "Re-raising in
   // place"): r, the next key above k in k's level-0 chunk (locked by this
   // delete throughout), takes k's entry at every level that holds k, bottom
@@ -333,11 +343,8 @@ class algorithm {
   // each (a split of k's chunk below, made before we locked it, raises k
   // under the fresh chunk's lock, which we waited for).
   GFSL_FN upper_removal replace_above(chunk_index bottom_chunk, lanes bottom_kv, key_type k, lanes path, int height) {
-    const int above = popcount32(t_.ballot(bottom_kv, [k](int lane, std::uint64_t e) {
-      return lane < dsize && entry_key(e) <= k;
-    }));
-    const key_type r = above < dsize ? key_at(bottom_kv, above) : key_empty;
-    if (r == key_empty || r <= k) return remove_above(k, path, height, 1);
+    const key_type r = next_key_above(bottom_kv, k);
+    if (r == key_empty) return remove_above(k, path, height, 1);
     chunk_index down = bottom_chunk;
     for (int level = 1; level < max_levels; ++level) {
       chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));
@@ -385,14 +392,8 @@ class algorithm {
   // Best effort: a full pool or a key already raised ends it, and the delete
   // goes on (the structure is whole at every step).
   GFSL_FN void reraise_after(const locked_chunk& bottom, const lanes& path, key_type k, int height) {
-    // Level 0 keeps its keys packed and ascending: the first key above k
-    // sits at the count of those not above it.
-    const int above = popcount32(t_.ballot(bottom.kv, [k](int lane, std::uint64_t e) {
-      return lane < dsize && entry_key(e) <= k;
-    }));
-    if (above >= dsize) return;
-    const key_type r = key_at(bottom.kv, above);
-    if (r == key_empty || r <= k) return;
+    const key_type r = next_key_above(bottom.kv, k);
+    if (r == key_empty) return;
     chunk_index down = bottom.chunk;
     for (int level = 1; level <= height; ++level) {
       const chunk_index from = static_cast<chunk_index>(t_.shfl_low(path, level));

@@ -181,49 +181,45 @@ TYPED_TEST(Reraise, AKeyLastInItsUpperChunkIsReplacedOnlyWhereItFits) {
   for (key_type k : {5u, 9u, 17u, 28u, 30u, 42u}) expect_result(a.contains(k), status::ok, true, val(k));
 }
 
-// Robust replaces in place: the level-1 chunk keeps its entry count, 17 sits
-// in 13's lane, and the delete writes that chunk's data lanes once (one
-// entry), where a removal and an insertion would shift its larger keys.
 template <class C>
 class RobustReraise : public ::testing::Test {};
 using RobustConfigs = ::testing::Types<config<16, gfsl::variant::robust>, config<32, gfsl::variant::robust>>;
 TYPED_TEST_SUITE(RobustReraise, RobustConfigs);
 
+// Robust replaces in place: the level-1 chunk keeps its entry count, 17 sits
+// in 13's lane, and the delete writes that chunk's data lanes once (one
+// entry), where a removal and an insertion would shift its larger keys.
 TYPED_TEST(RobustReraise, ReplacesTheEntryInPlace) {
   constexpr int N = TypeParam::N;
-  {
-    using l = layout<N>;
-    world<N> w;
-    lay_level0_and_1(w, {{13, l::e}, {30, l::f}});
-    auto a = algorithm_of<N, TypeParam::variant>(w, true);
-    w.reset_observation();
-    expect_result(a.remove(13), status::ok, true, val(13));
-    EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {17, l::e}, {30, l::f}}));
-    const auto writes = w.hook().data_stores_to(1);
-    ASSERT_EQ(writes.size(), 1u) << "one data store to the level-1 chunk";
-    EXPECT_EQ(writes[0].first, 1);
-    EXPECT_EQ(writes[0].second, gfsl::make_entry(17, l::e));
-    EXPECT_EQ(w.stats().reraised_keys, 1u);
-    expect_well_formed(w);
-  }
+  using l = layout<N>;
+  world<N> w;
+  lay_level0_and_1(w, {{13, l::e}, {30, l::f}});
+  auto a = algorithm_of<N, TypeParam::variant>(w, true);
+  w.reset_observation();
+  expect_result(a.remove(13), status::ok, true, val(13));
+  EXPECT_EQ(w.contents(1), (kvs{{neg_inf, 0}, {17, l::e}, {30, l::f}}));
+  const auto writes = w.hook().data_stores_to(1);
+  ASSERT_EQ(writes.size(), 1u) << "one data store to the level-1 chunk";
+  EXPECT_EQ(writes[0].first, 1);
+  EXPECT_EQ(writes[0].second, gfsl::make_entry(17, l::e));
+  EXPECT_EQ(w.stats().reraised_keys, 1u);
+  expect_well_formed(w);
 }
 
 // The planted fault replace-past-max (core/mutants.hpp) makes the
 // replacement above anyway: the structure checker must reject the result.
 TYPED_TEST(RobustReraise, AReplacementPastTheChunksMaxIsRejectedByTheStructureChecker) {
   constexpr int N = TypeParam::N;
-  {
-    world<N> w;
-    lay_last_of_its_level1_chunk(w);
-    auto a = gfsl::algorithm<gfsl::host_team<N>, true, TypeParam::variant>(
-        w.team(), w.view(), gfsl::shape_rule_of(1.0, true), gfsl::mutant::replace_past_max);
-    expect_result(a.remove(13), status::ok, true, val(13));
-    const std::vector<std::string> problems = gfsl::structural_problems(w.view());
-    ASSERT_FALSE(problems.empty()) << "17 above its level-1 chunk's max (13) went unnoticed";
-    std::string all;
-    for (const std::string& p : problems) all += p + "\n";
-    EXPECT_NE(all.find("17"), std::string::npos) << all;
-  }
+  world<N> w;
+  lay_last_of_its_level1_chunk(w);
+  auto a = gfsl::algorithm<gfsl::host_team<N>, true, TypeParam::variant>(
+      w.team(), w.view(), gfsl::shape_rule_of(1.0, true), gfsl::mutant::replace_past_max);
+  expect_result(a.remove(13), status::ok, true, val(13));
+  const std::vector<std::string> problems = gfsl::structural_problems(w.view());
+  ASSERT_FALSE(problems.empty()) << "17 above its level-1 chunk's max (13) went unnoticed";
+  std::string all;
+  for (const std::string& p : problems) all += p + "\n";
+  EXPECT_NE(all.find("17"), std::string::npos) << all;
 }
 
 // Churn: the same operations under both rules, one team, from one prefill.
