@@ -241,7 +241,7 @@ command add_fuzz_command(CLI::App& root) {
               }
               shard_choice shard;
               if (std::string e = choose_shard(st->shard, st->shard_count, shard, [](const char* n) { return std::getenv(n); }); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+                std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
                 return exit_usage;
               }
               o.shard = shard.shard;

@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/workers.hpp"
+#include "linearizability/report.hpp"
 
 namespace {
 
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "gfsl: %s (see gfsl --help)\n", e.what());
+    // The option values in CLI11's message are the user's bytes: escaped.
+    std::fprintf(stderr, "gfsl: %s (see gfsl --help)\n", gfsl::lin::printable(e.what()).c_str());
     return exit_usage;
   }
   for (const command& c : commands) {

@@ -496,7 +496,7 @@ extern "C" void on_gpu_interrupt(int sig) {
 
 int execute(run_options& o) {
   if (const std::string bad = o.w.validate(); !bad.empty()) {
-    std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
+    std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
     return exit_usage;
   }
   if (has_mutant(o.w, o) && o.backend == "cuda") {
@@ -772,7 +772,7 @@ command add_run_command(CLI::App& root) {
   return {run, [st, sched_seed] {
             run_options& o = st->opts;
             if (!parse_mix(st->mix, o.w)) {
-              std::fprintf(stderr, "gfsl run: --mix %s: expected three percentages I,D,C such as 10,10,80\n", st->mix.c_str());
+              std::fprintf(stderr, "gfsl run: --mix %s: expected three percentages I,D,C such as 10,10,80\n", gfsl::lin::printable(st->mix).c_str());
               return exit_usage;
             }
             gfsl::sched::parse(st->granularity, o.so.gran);
@@ -783,12 +783,12 @@ command add_run_command(CLI::App& root) {
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
             if (const std::string bad = resolve_subject(st->subject, o.w, o); !bad.empty()) {
-              std::fprintf(stderr, "gfsl run: %s\n", bad.c_str());
+              std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
               return exit_usage;
             }
             if (!st->hot.empty()) {
               if (!parse_hot(st->hot, o.w)) {
-                std::fprintf(stderr, "gfsl run: --hot %s: expected P,K or P,K,spread such as 90,10\n", st->hot.c_str());
+                std::fprintf(stderr, "gfsl run: --hot %s: expected P,K or P,K,spread such as 90,10\n", gfsl::lin::printable(st->hot).c_str());
                 return exit_usage;
               }
             }
@@ -799,7 +799,7 @@ command add_run_command(CLI::App& root) {
               std::string bad;
               o.script = gfsl::model::parse_script(st->prefill_keys, st->team_ops, bad);
               if (!o.script) {
-                std::fprintf(stderr, "gfsl run: --team-ops/--prefill-keys: %s\n", bad.c_str());
+                std::fprintf(stderr, "gfsl run: --team-ops/--prefill-keys: %s\n", gfsl::lin::printable(bad).c_str());
                 return exit_usage;
               }
               gfsl::model::fit_workload(*o.script, o.w);

@@ -164,7 +164,7 @@ int stress_on_devices(const std::vector<device_slot>& devices, const std::string
   }
   if (csv || json) {
     if (const std::string e = emit(json ? json_path : csv_path, report); !e.empty()) {
-      std::fprintf(stderr, "gfsl stress: %s %s\n", json ? "--json" : "--csv", e.c_str());
+      std::fprintf(stderr, "gfsl stress: %s %s\n", json ? "--json" : "--csv", lin::printable(e).c_str());
       return exit_usage;
     }
   }
@@ -416,7 +416,7 @@ command add_stress_command(CLI::App& root) {
             stop_on_signals(stop_requested);
             o.stop = &stop_requested;
             const std::vector<std::uint32_t> ranges = o.ranges;
-            bool violation = false, run_error = false;
+            bool violation = false, run_error = false, nothing_judged = false;
             try {
               for (int chunk : o.chunks) {
                 for (std::size_t i = 0; i < std::max<std::size_t>(1, ranges.size()); ++i) {
@@ -427,6 +427,7 @@ command add_stress_command(CLI::App& root) {
                   if (progress && tty) std::fprintf(stderr, "\n");
                   violation = violation || r.violations() > 0 || r.hung;
                   run_error = run_error || !r.error.empty();
+                  nothing_judged = nothing_judged || r.judged_nothing();
                   results.push_back(std::move(r));
                   if (run_error || stop_requested) break;
                 }
@@ -442,7 +443,7 @@ command add_stress_command(CLI::App& root) {
             }
             print(results);
             if (!output_error.empty()) {
-              std::fprintf(stderr, "gfsl stress: %s\n", output_error.c_str());
+              std::fprintf(stderr, "gfsl stress: %s\n", lin::printable(output_error).c_str());
               return exit_usage;
             }
             if (!st->worker_figures.empty()) {
@@ -455,6 +456,13 @@ command add_stress_command(CLI::App& root) {
             if (run_error) return exit_run_error;
             if (stop_requested) {
               std::fprintf(stderr, "gfsl stress: interrupted by a signal; the report covers what ran\n");
+              return exit_undecided;
+            }
+            // A configuration that judged no answer and no structure tested
+            // nothing: not a pass.
+            if (nothing_judged) {
+              std::fprintf(stderr, "gfsl stress: a configuration judged nothing (0 answers, 0 structures): give it more --seconds or "
+                                   "fewer --ops-per-team\n");
               return exit_undecided;
             }
             return exit_ok;

@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # The hostile-input loop (docs/RELIABILITY.md): the host tools built with
-# AddressSanitizer and UndefinedBehaviorSanitizer into ./build-asan, then, for
-# SECONDS (default 600), damaged copies of valid inputs fed to every reader:
-# binary traces and JSON lines (as files and on standard input), replay
-# lines, stress replay lines, and campaign journals (gfsl fuzz merge). Any sanitizer report, any
-# crash or exit code outside 0 to 3, or any refusal of more than one line
-# fails the loop, keeping the input that did it under build-asan/hostile/.
-# Meant for a nightly job: it takes longer than scripts/test.sh's budget.
+# AddressSanitizer and UndefinedBehaviorSanitizer into ./build-asan; then the
+# audits' reproductions, each a fixed input with the answer it must get; then
+# damaged copies of valid inputs fed to every reader: binary traces and JSON
+# lines (as files and on standard input), replay lines, stress replay lines,
+# and campaign journals (gfsl fuzz merge). Any sanitizer report, any crash or
+# exit code outside 0 to 3, or any refusal of more than one line fails the
+# loop, keeping the input that did it under build-asan/hostile/.
+#
+#   scripts/hostile.sh [SECONDS]              the nightly form (default 600 s)
+#   scripts/hostile.sh --rounds N [--seed S]  a budget in rounds, the damage
+#                                             drawn from seed S (CI: the same
+#                                             inputs on any machine)
 #
 # Exit codes: 0 clean; 1 a finding (printed, input kept); 2 the build failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-600}
+seconds=600 rounds_budget=0
+case "${1:-}" in
+  --rounds)
+    rounds_budget=${2:?--rounds needs a count}
+    [ "${3:-}" = --seed ] && RANDOM=${4:?--seed needs a number}
+    ;;
+  "") ;;
+  *) seconds=$1 ;;
+esac
 build=build-asan
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -61,6 +74,8 @@ PY
 }
 
 findings=0
+started=$SECONDS
+printable_args() { sed 's/\x1b/\\x1b/g' <<<"$1"; }
 # judge NAME INPUT RC OUTPUT: a finding unless 0..3 and at most one line on a refusal.
 judge() {
   local name=$1 input=$2 rc=$3 out=$4
@@ -75,9 +90,53 @@ judge() {
   fi
 }
 
+# The audits' reproductions: fixed inputs, each with the exit code it must
+# get (a sanitizer report is 66, never expected).
+expect() {
+  local name=$1 want=$2 input=$3 rc=$4 out=$5
+  judge "$name" "$input" "$rc" "$out"
+  if [ "$rc" != "$want" ]; then
+    findings=$((findings + 1))
+    cp "$input" "$keep/$name-$findings" 2>/dev/null || true
+    echo "hostile: $name: exit $rc, expected $want" >&2
+    head -5 <<<"$out" >&2
+  fi
+}
+# A version 3 trace with one section's length field set to 0 (the header,
+# the final snapshot, the events): refused in one line, no sanitizer report.
+for type in 1 3 5; do
+  python3 - "$work/seed.trace" "$work/zero-$type.trace" "$type" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read()); want = int(sys.argv[3]); at = 16
+while at + 16 <= len(b):
+    t, n = struct.unpack_from('<I', b, at)[0], struct.unpack_from('<Q', b, at + 8)[0]
+    if t == want:
+        struct.pack_into('<Q', b, at + 8, 0)
+        break
+    at += 16 + n + 8
+else:
+    sys.exit('no section of type %d' % want)
+open(sys.argv[2], 'wb').write(bytes(b))
+PY
+  out=$("$gfsl" check "$work/zero-$type.trace" 2>&1 >/dev/null) && rc=0 || rc=$?
+  expect "zero-length-section-$type" 2 "$work/zero-$type.trace" "$rc" "$out"
+done
+# A control character given on the command line is printed escaped.
+for args in "run --teams $(printf '\033')[2J" "check $work/seed.trace --model $(printf '\033')[2J" \
+  "fuzz --shard 1/$(printf '\033')[2J --max-runs 1" "run --mix $(printf '\033')[2J"; do
+  # shellcheck disable=SC2086
+  out=$("$gfsl" $args 2>&1 >/dev/null) && rc=0 || rc=$?
+  printf '%s' "$args" >"$work/args.txt"
+  expect "escape-$(cut -d' ' -f1 <<<"$args")" 2 "$work/args.txt" "$rc" "$out"
+  if [[ "$out" == *$'\033'* ]]; then
+    findings=$((findings + 1))
+    echo "hostile: gfsl $(printable_args "$args"): a raw ESC reached standard error" >&2
+  fi
+done
+
 end=$((SECONDS + seconds))
 rounds=0
-while [ $SECONDS -lt $end ]; do
+while if [ "$rounds_budget" -gt 0 ]; then [ "$rounds" -lt "$rounds_budget" ]; else [ $SECONDS -lt $end ]; fi; do
   rounds=$((rounds + 1))
   damage "$work/seed.trace" "$work/t.trace"
   out=$("$gfsl" check "$work/t.trace" 2>&1 >/dev/null) && rc=0 || rc=$?; judge check-binary "$work/t.trace" $rc "$out"
@@ -95,5 +154,5 @@ while [ $SECONDS -lt $end ]; do
   damage "$work/campaign/journal.jsonl" "$work/c2/journal.jsonl"
   out=$(timeout 60 "$gfsl" fuzz merge "$work/c2" 2>&1 >/dev/null) && rc=0 || rc=$?; judge merge-journal "$work/c2/journal.jsonl" $rc "$out"
 done
-echo "hostile: $rounds rounds in ${seconds} s (7 readers each), $findings findings"
+echo "hostile: $rounds rounds in $((SECONDS - started)) s (7 readers each), $findings findings"
 [ "$findings" = 0 ]

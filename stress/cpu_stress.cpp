@@ -165,9 +165,13 @@ class cpu_runner {
   std::uint32_t pool_chunks() const {
     if (o_.pool) return o_.pool;
     if (o_.backend == "host") {
-      // Every update may split; merged chunks are never reused.
+      // Every update may split; merged chunks are never reused. Bounded as
+      // on the GPU (2^20 chunks): the pool is written whole before any team
+      // runs, so a pool sized for 10^9 operations took seconds and gigabytes
+      // that --seconds and SIGINT could not cut; a structure that fills it
+      // ends early and the next one is built (counted in the report).
       const std::uint64_t chunks = 4ull * N + 64 + 2 * p_.teams * o_.ops_per_team + 2 * range_;
-      return static_cast<std::uint32_t>(std::min<std::uint64_t>(chunks, 1u << 24));
+      return static_cast<std::uint32_t>(std::min<std::uint64_t>(chunks, 1u << 20));
     }
     return N == 32 ? (1u << 20) : (1u << 21);  // 256 MiB; a full pool ends the structure's life early
   }

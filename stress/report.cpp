@@ -142,6 +142,7 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
                    !r.error.empty()           ? "run error"
                    : r.violations() || r.hung ? "VIOLATIONS FOUND"
                    : r.interrupted            ? "no violation in what ran (interrupted)"
+                   : r.judged_nothing()        ? "nothing judged (not a pass)"
                                               : "no violation");
       continue;
     }
@@ -201,6 +202,7 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
                  !r.error.empty()                  ? "run error"
                  : r.violations() || r.hung        ? "VIOLATIONS FOUND"
                  : r.interrupted                   ? "no violation in what ran (interrupted)"
+                 : r.judged_nothing()               ? "nothing judged (not a pass)"
                                                    : "no violation");
   }
 }

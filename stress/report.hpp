@@ -71,6 +71,8 @@ struct config_result {
   }
 
   std::uint64_t violations() const { return totals.violations + structure_violations; }
+  // No answer and no structure judged: the configuration tested nothing.
+  bool judged_nothing() const { return totals.reads == 0 && structure_checks == 0; }
   double ops_per_second() const { return seconds > 0 ? static_cast<double>(totals.ops()) / seconds : 0; }
   double rate_per_1e9_ops() const {
     return totals.ops() ? static_cast<double>(totals.violations) * 1e9 / static_cast<double>(totals.ops()) : 0;

@@ -809,7 +809,42 @@ TEST(StressBounds, HostStressEndsOnSigintWithAReportAndExitThree) {
   EXPECT_NE(slurp(err).find("gfsl stress: interrupted by a signal"), std::string::npos) << slurp(err);
 }
 
+// The pool was sized for every operation a team might make (2^24 chunks
+// for --ops-per-team 10^9: 4 GB written before any team ran, seconds that
+// --seconds and SIGINT could not cut). Bounded now: the run fits under a
+// 1.5 GB address-space limit, where the 4 GB pool could not be allocated.
+TEST(StressBounds, HostStressDoesNotBuildAPoolForOperationsItWillNotRun) {
+  const std::string out = temp_path("stress_pool.json");
+  const result r = shell("ulimit -v 1500000; " + std::string(GFSL_BINARY) +
+                         " stress --backend host --ops-per-team 1000000000 --max-structures 1 --seconds 1 --progress off --json " + out +
+                         " > /dev/null 2>&1; echo $?");
+  EXPECT_EQ(r.out, "0\n") << r.out;
+  const std::string json = slurp(out);
+  EXPECT_NE(json.find("\"structures\":1,"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"operations\":0,"), std::string::npos) << json;
+}
+
 }  // namespace
+
+// A control character from the command line reached the terminal raw: every
+// CLI11 parse error and the messages that quote an option's value print it
+// escaped, as they print a file's bytes.
+TEST(Hostile, ControlCharactersFromTheCommandLineArePrintedEscaped) {
+  const std::string esc = "$'\\e[2J'";
+  const std::string trace = temp_path("esc.trace");
+  ASSERT_EQ(run("run --backend host --teams 2 --ops 20 --trace " + trace).code, 0);
+  for (const std::string& args :
+       {"run --teams " + esc, "run --mix " + esc, "run --hot 5," + esc, "run --team-ops " + esc, "run --team-ops c1 --prefill-keys " + esc,
+        "check " + trace + " --model " + esc, "fuzz --shard 1/" + esc + " --out " + temp_path("esc_campaign"),
+        "stress --backend host --seconds 0.01 --progress off --json /nonexistent/" + esc,
+        "stress --backend host --seconds 0.01 --progress off --csv /nonexistent/" + esc, "run --backend " + esc, "fuzz --variant " + esc + " --out " + temp_path("esc_campaign")}) {
+    const result r = shell(bash(gfsl_cmd(args) + " 2>&1 >/dev/null"));
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(lines_in(r.out), 1u) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("\\x1b"), std::string::npos) << args << "\n" << r.out;
+  }
+}
 
 // A JUnit file that cannot be written is an error in one line, exit 2, not
 // a matrix that passes with its report lost.

@@ -104,6 +104,7 @@ void encode_event(const invariants::structural_event& e, std::vector<unsigned ch
 class checksum {
  public:
   void update(const unsigned char* p, std::size_t n) {
+    if (n == 0) return;  // p may be null then (an empty section's payload)
     length_ += n;
     if (fill_) {
       while (n && fill_ < 8) pending_[fill_++] = *p++, --n;
@@ -491,11 +492,17 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
                            " bytes before the section's checksum), found " + std::to_string(length));
       }
       if (index == 0 && type != section_header) r.fail(at, "expected the header section (type 1) first, found type " + std::to_string(type));
-      // Versions 1 and 2 skipped every type they did not know; version 3
-      // skips only the types it declares optional, so that a changed type
-      // cannot hide a section the verdict depends on.
+      // Version 3 skips only the types it declares optional, so that a
+      // changed type cannot hide a section the verdict depends on. Versions 1
+      // and 2 skipped every type they did not know, but their writers are
+      // gone and wrote types 0 to 6 only: any other type in such a file is
+      // damage (a history block's type byte flipped), never a later addition.
       if (t.version >= 3 && type > section_history_block && type < optional_sections) {
         r.fail(at, "expected a section type 0 to 6, or an optional one (2^31 and above), found " + std::to_string(type));
+      }
+      if (t.version < 3 && type > section_history_block) {
+        r.fail(at, "expected a section type 0 to 6 (the only ones a version " + std::to_string(t.version) + " writer wrote), found " +
+                       std::to_string(type));
       }
       checksum sum;
       if (t.version >= 3) {
