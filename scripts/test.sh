@@ -19,4 +19,9 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The threads lane once more, under ThreadSanitizer (scripts/tsan.sh).
 phase "the ThreadSanitizer lane"
 scripts/tsan.sh
+# Every reader under AddressSanitizer and UBSan: the audits' reproductions,
+# then 200 rounds of damaged inputs drawn from seed 1 (scripts/hostile.sh;
+# the nightly form runs for a time instead).
+phase "the AddressSanitizer and UBSan lane"
+scripts/hostile.sh --rounds 200 --seed 1
 phase "done"
