@@ -250,7 +250,16 @@ schedule_result decide_keys(std::size_t groups, const std::vector<std::uint32_t>
       if (o.progress) o.progress->decided.fetch_add(1, std::memory_order_relaxed);
     }
   };
-  auto work = [&](unsigned t) { loop(t); };
+  // Memory that runs out in one thread ends them all: the exception cannot
+  // cross a thread, and the others' keys have no verdict worth waiting for.
+  auto work = [&](unsigned t) {
+    try {
+      loop(t);
+    } catch (const std::bad_alloc&) {
+      out_of_memory.store(true);
+      halt.store(true);
+    }
+  };
   schedule_result result;
   // This thread works too, as slot 0. Keys are taken from a shared queue, so
   // helpers that cannot be started (a thread or process limit) only make
@@ -261,6 +270,9 @@ schedule_result decide_keys(std::size_t groups, const std::vector<std::uint32_t>
       pool.reserve(threads - 1);
       for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
     } catch (const std::system_error&) {
+    } catch (const std::bad_alloc&) {
+      out_of_memory.store(true);
+      halt.store(true);
     }
     result.threads = static_cast<unsigned>(1 + pool.size());
     if (!out_of_memory.load()) work(0);

@@ -409,4 +409,30 @@ TEST(ModelSearch, AgreesWithThePlainSearchOnRandomMultisetHistories) {
   agree_with_wing_gong<gfsl::lin::multiset_key_model>(2, 20000);
 }
 
+// Finding N2 for the generic models: two keys that only a bound would end,
+// checked by two threads with no bound but the address space: one line
+// "out of memory", exit 2 (it was std::terminate, exit 134), at each limit.
+TEST(ModelBounds, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
+  std::vector<std::string> r;
+  for (unsigned key : {5u, 6u}) {
+    for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", key, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
+    r.push_back(rec(99, "find", key, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+  }
+  const std::string p = lines("two_hard_keys.jsonl", r);
+  for (unsigned kb : {40000u, 80000u, 160000u}) {
+    // --seconds only guards against a hang: memory runs out long before.
+    const std::string cmd = "/bin/sh -c 'ulimit -v " + std::to_string(kb) + "; exec " + GFSL_BINARY +
+                            " check --model upsert-map --threads 2 --max-memory 0 --key-seconds 0 --seconds 300 " + p + "' 2>&1";
+    FILE* f = popen(cmd.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    std::string out;
+    char buf[4096];
+    while (fgets(buf, sizeof buf, f)) out += buf;
+    const int status = pclose(f);
+    ASSERT_TRUE(WIFEXITED(status)) << kb << " KB: " << out;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << kb << " KB: " << out;
+    EXPECT_EQ(out, "gfsl check: " + p + ": out of memory\n") << kb << " KB";
+  }
+}
+
 }  // namespace
