@@ -245,8 +245,12 @@ void print_ignored(const traces::trace& t) {
 // not run on another structure's history.
 int run_model_check(const check_options& o, lin::model_kind m, const traces::trace& t) {
   const std::vector<std::uint32_t> unchecked = traces::unchecked_delete_values(t);
-  const lin::model_check_result r =
-      lin::check_history_model(m, t.history, t.op_codes, lin::deadline::after_seconds(o.timeout), o.threads, unchecked);
+  lin::model_check_options mo;
+  mo.threads = o.threads;
+  mo.timeout_seconds = o.timeout;
+  mo.key_seconds = o.key_seconds;
+  mo.max_memory_bytes = o.max_memory;
+  const lin::model_check_result r = lin::check_history_model(m, t.history, t.op_codes, mo, unchecked);
   const bool json_out = is_stdout(o.json);
   const std::string text = lin::model_text_report(m, t.history, t.op_codes, r, o.file, form_name(t), unchecked);
   if (json_out) {

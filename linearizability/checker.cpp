@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -195,6 +196,96 @@ std::vector<key_op> key_operations(const std::vector<model::op_record>& h, const
   return out;
 }
 
+schedule_result decide_keys(std::size_t groups, const std::vector<std::uint32_t>& schedule, const schedule_options& o,
+                            const std::function<key_outcome(unsigned, std::size_t, const deadline&)>& decide) {
+  const unsigned threads = std::max(1u, o.threads);
+  deadline whole = o.whole;
+  whole.cancel = nullptr;
+  std::vector<std::vector<scheduled_key>> per_thread(threads);
+  std::atomic<std::size_t> next{0};
+  // Every search watches `halt`: raised by the first violation (when that
+  // ends the check) and by a thread that ran out of memory.
+  std::atomic<bool> halt{false};
+  std::atomic<bool> out_of_memory{false};
+  std::atomic<std::size_t> stopped{0};
+  constexpr std::size_t nobody = ~std::size_t{0};
+  std::atomic<std::size_t> first_found{nobody};
+  const bool timed = o.key_seconds > 0 || !whole.unlimited();
+  auto loop = [&](unsigned t) {
+    deadline key_deadline = whole;
+    key_deadline.cancel = &halt;
+    for (;;) {
+      if (halt.load(std::memory_order_relaxed)) return;
+      const std::size_t taken = next.fetch_add(1, std::memory_order_relaxed);
+      if (taken >= groups) return;
+      const std::size_t g = schedule.empty() ? taken : schedule[taken];
+      // One clock read per key serves the check's deadline and the key's own.
+      const clock_type::time_point now = timed ? clock_type::now() : clock_type::time_point{};
+      if (timed && now >= whole.at) {
+        per_thread[t].push_back({g, verdict::unknown, undecided_why::total_time});
+        continue;
+      }
+      key_deadline.at = whole.at;
+      if (o.key_seconds > 0 && o.key_seconds < 3.0e9) {
+        const auto own = now + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.key_seconds));
+        if (own < key_deadline.at) key_deadline.at = own;
+      }
+      const key_outcome r = decide(t, g, key_deadline);
+      if (r.v == verdict::not_linearizable) {
+        per_thread[t].push_back({g, r.v, undecided_why::key_time});
+        std::size_t none = nobody;
+        first_found.compare_exchange_strong(none, g);
+        if (o.stop_at_first) halt.store(true);
+      } else if (r.v == verdict::unknown) {
+        // Stopped because another key violated: not a verdict on this one.
+        if (halt.load()) {
+          stopped.fetch_add(1);
+          return;
+        }
+        const undecided_why why = r.out_of_memory ? undecided_why::memory
+                                  : whole.passed() ? undecided_why::total_time
+                                                   : undecided_why::key_time;
+        per_thread[t].push_back({g, r.v, why});
+      }
+      if (o.progress) o.progress->decided.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  // Memory that runs out in one thread ends them all: the exception cannot
+  // cross a thread, and the others' keys have no verdict worth waiting for.
+  auto work = [&](unsigned t) {
+    try {
+      loop(t);
+    } catch (const std::bad_alloc&) {
+      out_of_memory.store(true);
+      halt.store(true);
+    }
+  };
+  schedule_result result;
+  // This thread works too, as slot 0. Keys are taken from a shared queue, so
+  // helpers that cannot be started (a thread or process limit) only make
+  // the check slower: the verdict is the same with any number of them.
+  {
+    std::vector<std::thread> pool;
+    try {
+      pool.reserve(threads - 1);
+      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    } catch (const std::system_error&) {
+    } catch (const std::bad_alloc&) {
+      out_of_memory.store(true);
+      halt.store(true);
+    }
+    result.threads = static_cast<unsigned>(1 + pool.size());
+    if (!out_of_memory.load()) work(0);
+    for (auto& th : pool) th.join();
+  }
+  if (out_of_memory.load()) throw std::bad_alloc();
+  for (auto& v : per_thread) result.found.insert(result.found.end(), v.begin(), v.end());
+  std::sort(result.found.begin(), result.found.end(), [](const scheduled_key& a, const scheduled_key& b) { return a.group < b.group; });
+  result.first_found = first_found.load();
+  result.unchecked = groups - std::min<std::size_t>(groups, next.load()) + stopped.load();
+  return result;
+}
+
 check_result check_history(const std::vector<model::op_record>& h, const check_options& o,
                            const std::vector<std::uint32_t>& unrecorded_values) {
   if (std::string bad = validate_history(h); !bad.empty()) throw std::invalid_argument(bad);
@@ -229,16 +320,6 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   const std::size_t per_thread_memory =
       o.max_memory_bytes == 0 ? 0 : o.max_memory_bytes > held ? std::max<std::size_t>(1, (o.max_memory_bytes - held) / threads) : 1;
 
-  struct found {
-    std::size_t group;
-    verdict v;
-    undecided_why why;
-  };
-  std::vector<std::vector<found>> per_thread(threads);
-  // Keys are taken one at a time from a shared counter (work stealing at the
-  // grain of a key): a hard key holds only the thread deciding it, and each
-  // key runs under its own deadline. `stop` is raised by the first violation
-  // (unless every key is wanted) and ends the searches still running.
   // Keys of up to `big_key` operations are taken up first, in key order,
   // the big ones after them: a violation in a small key is found at once
   // even by a single thread that a hard big key would otherwise hold.
@@ -254,92 +335,42 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
       }
     }
   }
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
-  std::atomic<std::size_t> stopped{0};
-  constexpr std::size_t nobody = ~std::size_t{0};
-  std::atomic<std::size_t> first_found{nobody};
-  const bool stop_at_first = !o.all_keys;
-  auto work = [&](unsigned t) {
+  struct slot {
     key_checker checker;
+    std::vector<key_op> ops;
+  };
+  std::vector<slot> slots(threads);
+  schedule_options so;
+  so.threads = threads;
+  so.whole = d;
+  so.key_seconds = o.key_seconds;
+  so.stop_at_first = !o.all_keys;
+  so.progress = o.progress;
+  const schedule_result sr = decide_keys(groups, schedule, so, [&](unsigned t, std::size_t g, const deadline& key_deadline) {
+    const std::size_t size = bounds[g + 1] - bounds[g];
+    if (per_thread_memory && size * sizeof(key_op) > per_thread_memory) return key_outcome{verdict::unknown, true};
     key_check_options ko;
     ko.memory_budget = per_thread_memory;
-    std::vector<key_op> ops;
-    deadline key_deadline = d;
-    if (stop_at_first) key_deadline.cancel = &stop;
-    for (;;) {
-      if (stop_at_first && stop.load(std::memory_order_relaxed)) return;
-      const std::size_t taken = next.fetch_add(1, std::memory_order_relaxed);
-      if (taken >= groups) return;
-      const std::size_t g = schedule.empty() ? taken : schedule[taken];
-      const std::size_t size = bounds[g + 1] - bounds[g];
-      // One clock read per key serves the check's deadline and the key's own.
-      const bool timed = o.key_seconds > 0 || !d.unlimited();
-      const clock_type::time_point now = timed ? clock_type::now() : clock_type::time_point{};
-      if (timed && now >= d.at) {
-        per_thread[t].push_back({g, verdict::unknown, undecided_why::total_time});
-        continue;
-      }
-      if (per_thread_memory && size * sizeof(key_op) > per_thread_memory) {
-        per_thread[t].push_back({g, verdict::unknown, undecided_why::memory});
-        continue;
-      }
-      key_deadline.at = d.at;
-      if (o.key_seconds > 0 && o.key_seconds < 3.0e9) {
-        const auto own = now + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.key_seconds));
-        if (own < key_deadline.at) key_deadline.at = own;
-      }
+    std::vector<key_op>& ops = slots[t].ops;
+    ops.clear();
+    bool sorted = true;
+    for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
+      const auto i = static_cast<std::uint32_t>(grouped[k] & 0xFFFFFFFFu);
+      ops.push_back(to_key_op(h[i], i, unrecorded.known(i)));
+      if (ops.size() > 1 && by_call(ops.back(), ops[ops.size() - 2])) sorted = false;
+    }
+    if (!sorted) std::sort(ops.begin(), ops.end(), by_call);
+    const verdict v = slots[t].checker.check(ops, key_deadline, nullptr, ko);
+    if (per_thread_memory && ops.capacity() * sizeof(key_op) > per_thread_memory / 2) {
       ops.clear();
-      bool sorted = true;
-      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
-        const auto i = static_cast<std::uint32_t>(grouped[k] & 0xFFFFFFFFu);
-        ops.push_back(to_key_op(h[i], i, unrecorded.known(i)));
-        if (ops.size() > 1 && by_call(ops.back(), ops[ops.size() - 2])) sorted = false;
-      }
-      if (!sorted) std::sort(ops.begin(), ops.end(), by_call);
-      const verdict v = checker.check(ops, key_deadline, nullptr, ko);
-      if (v == verdict::not_linearizable) {
-        per_thread[t].push_back({g, v, undecided_why::key_time});
-        std::size_t none = nobody;
-        first_found.compare_exchange_strong(none, g);
-        if (stop_at_first) stop.store(true);
-      } else if (v == verdict::unknown) {
-        // Stopped because another key violated: not a verdict on this one.
-        if (stop_at_first && stop.load()) {
-          stopped.fetch_add(1);
-          return;
-        }
-        const undecided_why why = checker.out_of_memory() ? undecided_why::memory
-                                  : d.passed()            ? undecided_why::total_time
-                                                          : undecided_why::key_time;
-        per_thread[t].push_back({g, v, why});
-      }
-      if (per_thread_memory && ops.capacity() * sizeof(key_op) > per_thread_memory / 2) {
-        ops.clear();
-        ops.shrink_to_fit();  // a big key's copy is not kept for the next ones
-      }
-      if (o.progress) o.progress->decided.fetch_add(1, std::memory_order_relaxed);
+      ops.shrink_to_fit();  // a big key's copy is not kept for the next ones
     }
-  };
-  // This thread works too, as slot 0. Keys are taken from a shared queue, so
-  // helpers that cannot be started (a thread or process limit) only make
-  // the check slower: the verdict is the same with any number of them.
-  {
-    std::vector<std::thread> pool;
-    try {
-      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    } catch (const std::system_error&) {
-      result.threads = static_cast<unsigned>(1 + pool.size());
-    }
-    work(0);
-    for (auto& th : pool) th.join();
-  }
-
-  std::vector<found> all;
-  for (auto& v : per_thread) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end(), [](const found& a, const found& b) { return a.group < b.group; });
+    return key_outcome{v, v == verdict::unknown && slots[t].checker.out_of_memory()};
+  });
+  result.threads = sr.threads;
+  const bool stop_at_first = so.stop_at_first;
   std::size_t first_violation = groups;
-  for (const found& f : all) {
+  for (const scheduled_key& f : sr.found) {
     const key_summary s{static_cast<key_type>(grouped[bounds[f.group]] >> 32), bounds[f.group + 1] - bounds[f.group], f.why};
     if (f.v == verdict::not_linearizable) {
       if (first_violation == groups) first_violation = f.group;
@@ -354,9 +385,9 @@ check_result check_history(const std::vector<model::op_record>& h, const check_o
   if (stop_at_first && result.violating_keys) {
     // The key found first is the one explained; the keys still running when
     // it was found and those never taken up have no verdict.
-    first_violation = first_found.load();
+    first_violation = sr.first_found;
     result.stopped_at_first = true;
-    result.unchecked_keys = groups - std::min<std::size_t>(groups, next.load()) + stopped.load();
+    result.unchecked_keys = sr.unchecked;
   }
   if (first_violation != groups) {
     result.first_violation =

@@ -130,6 +130,41 @@ struct check_result {
   double explain_seconds = 0;  // building the example
 };
 
+// How check_history hands keys to threads, for any per-key checker (the
+// generic models' too, so that every model honours the same bounds): keys
+// taken one at a time from a shared counter in `schedule` order (empty: key
+// order), each under the check's deadline and its own `key_seconds`; the
+// first violation ends the others when `stop_at_first`. A std::bad_alloc in
+// any thread stops every other one, and is thrown again on the calling
+// thread once all have been joined (a thread left joinable would end the
+// process in std::terminate).
+struct key_outcome {
+  verdict v = verdict::linearizable;
+  bool out_of_memory = false;  // unknown because its memory budget ran out
+};
+struct scheduled_key {
+  std::size_t group = 0;
+  verdict v = verdict::linearizable;  // not_linearizable or unknown: decided keys are not listed
+  undecided_why why = undecided_why::key_time;
+};
+struct schedule_result {
+  std::vector<scheduled_key> found;  // by group
+  unsigned threads = 1;              // those that ran
+  std::size_t first_found = ~std::size_t{0};  // the violating group found first
+  std::uint64_t unchecked = 0;       // stop_at_first: groups left without a verdict
+};
+struct schedule_options {
+  unsigned threads = 1;
+  deadline whole;           // the check's own deadline (its cancel flag is not looked at)
+  double key_seconds = 0;   // 0: none
+  bool stop_at_first = false;
+  check_progress* progress = nullptr;
+};
+// decide(thread, group, its deadline): thread is 0 .. threads - 1, the caller's
+// own thread being 0.
+schedule_result decide_keys(std::size_t groups, const std::vector<std::uint32_t>& schedule, const schedule_options& o,
+                            const std::function<key_outcome(unsigned, std::size_t, const deadline&)>& decide);
+
 // Empty when every record can be checked; otherwise one line naming the
 // first record that cannot (a call stamp after its return stamp, ...).
 std::string validate_history(const std::vector<model::op_record>& history);

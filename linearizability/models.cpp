@@ -7,10 +7,11 @@
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 
 #include "linearizability/checker.hpp"
 #include "linearizability/report.hpp"
-#include "linearizability/wing_gong.hpp"
+#include "linearizability/model_search.hpp"
 #include "traces/json.hpp"
 
 namespace gfsl::lin {
@@ -81,6 +82,10 @@ std::optional<upsert_key_model::state> upsert_key_model::step(const state& s, co
   return next;
 }
 
+bool upsert_key_model::read_only(const input& in, const output& out) {
+  return in.code == find || ((in.code == insert || in.code == erase) && out.ok_known && !out.ok);
+}
+
 std::string upsert_key_model::describe_operation(const input& in, const output* out) { return describe(in, out); }
 std::string upsert_key_model::describe_state(const state& s) { return s.present ? "present, " + std::to_string(s.value) : "absent"; }
 
@@ -100,6 +105,10 @@ std::optional<multiset_key_model::state> multiset_key_model::step(const state& s
       return s;
     default: return std::nullopt;
   }
+}
+
+bool multiset_key_model::read_only(const input& in, const output& out) {
+  return in.code == find || in.code == count || (in.code == erase && out.ok_known && !out.ok);
 }
 
 std::string multiset_key_model::describe_operation(const input& in, const output* out) { return describe(in, out); }
@@ -175,6 +184,12 @@ model_op<M> to_model_op(const model::op_record& r, std::uint8_t code, bool value
   o.out.ok_known = (code & traces::ok_not_recorded) == 0;
   o.out.value = r.op.kind == op_kind::insert ? 0 : r.value;
   o.out.value_known = value_known;
+  if constexpr (std::is_same_v<M, multiset_key_model>) {
+    // Values are not part of a multiset but for count's answer: left out,
+    // operations that differ only there are one operation to the search.
+    o.in.value = 0;
+    if (o.in.code != count) o.out.value = 0, o.out.value_known = true;
+  }
   return o;
 }
 
@@ -189,22 +204,28 @@ bool is_read(std::uint8_t code) {
 }
 
 template <class M>
-verdict check_key(const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes, const std::vector<std::uint32_t>& idx,
-                  const std::vector<std::uint32_t>& unrecorded, const deadline& d) {
+key_outcome check_key(const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes, const std::uint32_t* idx,
+                      std::size_t count, const std::vector<std::uint32_t>& unrecorded, const deadline& d, std::size_t memory_budget) {
+  if (memory_budget && count * sizeof(model_op<M>) > memory_budget) return {verdict::unknown, true};
   std::vector<model_op<M>> ops;
-  ops.reserve(idx.size());
-  for (std::uint32_t i : idx) {
+  ops.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint32_t i = idx[k];
     const std::uint8_t code = code_of(h[i], codes, i);
     if (h[i].pending() && is_read(code)) continue;
     ops.push_back(to_model_op<M>(h[i], code, !std::binary_search(unrecorded.begin(), unrecorded.end(), i)));
   }
-  return wing_gong_check<M>(ops, d);
+  model_search_options so;
+  so.memory_budget = memory_budget;
+  model_search_stats stats;
+  const verdict v = model_key_search<M>(ops, d, so, &stats);
+  return {v, v == verdict::unknown && stats.out_of_memory};
 }
 
 }  // namespace
 
 model_check_result check_history_model(model_kind m, const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes,
-                                       const deadline& d, unsigned threads, const std::vector<std::uint32_t>& unrecorded) {
+                                       const model_check_options& options, const std::vector<std::uint32_t>& unrecorded) {
   if (std::string e = validate_history(h); !e.empty()) throw std::invalid_argument(e);
   if (!codes.empty() && codes.size() != h.size()) throw std::invalid_argument("one operation code per record expected");
   const auto t0 = std::chrono::steady_clock::now();
@@ -227,42 +248,42 @@ model_check_result check_history_model(model_kind m, const std::vector<model::op
   }
   for (const auto& rec : h) r.optional_operations += rec.pending() ? 1 : 0;
   r.keys = keys.size();
-  std::vector<verdict> verdicts(keys.size(), verdict::linearizable);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t k; (k = next.fetch_add(1)) < keys.size();) {
-      const std::vector<std::uint32_t> idx(order.begin() + static_cast<std::ptrdiff_t>(keys[k].first),
-                                           order.begin() + static_cast<std::ptrdiff_t>(keys[k].second));
-      verdicts[k] = m == model_kind::multiset ? check_key<multiset_key_model>(h, codes, idx, unrecorded, d)
-                                              : check_key<upsert_key_model>(h, codes, idx, unrecorded, d);
-    }
-  };
-  unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(keys.size(), 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // a thread limit: fewer threads, same verdicts
-    }
-  }
-  work();
-  for (std::thread& t : pool) t.join();
-  r.threads = static_cast<unsigned>(pool.size() + 1);
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const key_type key = h[order[keys[k].first]].op.key;
-    if (verdicts[k] == verdict::not_linearizable) {
-      if (r.violating.size() < 100) r.violating.push_back(key);
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, keys.size())));
+  // As in check_history: the grouping stays, the rest of the bound is shared
+  // by the threads, and a bound below what is held leaves nothing to any.
+  const std::size_t held = order.capacity() * sizeof(std::uint32_t) + keys.capacity() * sizeof(keys[0]);
+  const std::size_t per_thread_memory = options.max_memory_bytes == 0 ? 0
+                                        : options.max_memory_bytes > held
+                                            ? std::max<std::size_t>(1, (options.max_memory_bytes - held) / threads)
+                                            : 1;
+  schedule_options so;
+  so.threads = threads;
+  so.whole = deadline::after_seconds(options.timeout_seconds);
+  so.key_seconds = options.key_seconds;
+  // Every key is decided: the report counts the violating ones.
+  so.stop_at_first = false;
+  const schedule_result sr = decide_keys(keys.size(), {}, so, [&](unsigned, std::size_t k, const deadline& d) {
+    const std::uint32_t* idx = order.data() + keys[k].first;
+    const std::size_t count = keys[k].second - keys[k].first;
+    return m == model_kind::multiset ? check_key<multiset_key_model>(h, codes, idx, count, unrecorded, d, per_thread_memory)
+                                     : check_key<upsert_key_model>(h, codes, idx, count, unrecorded, d, per_thread_memory);
+  });
+  r.threads = sr.threads;
+  for (const scheduled_key& f : sr.found) {
+    const key_summary s{h[order[keys[f.group].first]].op.key, keys[f.group].second - keys[f.group].first, f.why};
+    if (f.v == verdict::not_linearizable) {
+      if (r.violating.size() < 100) r.violating.push_back(s);
       if (!r.failing_key) {
-        r.failing_key = key;
-        r.failing_ops.assign(order.begin() + static_cast<std::ptrdiff_t>(keys[k].first),
-                             order.begin() + static_cast<std::ptrdiff_t>(keys[k].second));
+        r.failing_key = s.key;
+        r.failing_ops.assign(order.begin() + static_cast<std::ptrdiff_t>(keys[f.group].first),
+                             order.begin() + static_cast<std::ptrdiff_t>(keys[f.group].second));
       }
       ++r.violating_keys;
-    } else if (verdicts[k] == verdict::unknown) {
-      if (r.undecided.size() < 100) r.undecided.push_back(key);
+    } else {
+      if (r.undecided.size() < 100) r.undecided.push_back(s);
       ++r.undecided_keys;
+      r.memory_bound_keys += f.why == undecided_why::memory ? 1 : 0;
     }
   }
   r.v = r.violating_keys ? verdict::not_linearizable : r.undecided_keys ? verdict::unknown : verdict::linearizable;
@@ -301,12 +322,9 @@ std::string model_text_report(model_kind m, const std::vector<model::op_record>&
   else s += "undecided: " + std::to_string(r.undecided_keys) + " of " + of_keys + " within the limits (exit 3)\n";
   s += "history:  " + std::to_string(r.operations) + " operations (" + std::to_string(r.optional_operations) +
        " pending or failed), " + std::to_string(r.keys) + " keys\n";
-  s += "checked:  key by key, the generic search (Wing-Gong with memo) against the " + std::string(model_name(m)) + " model, " +
-       std::to_string(r.threads) + " threads\n";
-  if (r.undecided_keys) {
-    s += "undecided: " + std::to_string(r.undecided_keys) + " keys within the limits (first: " + std::to_string(r.undecided.front()) +
-         ")\n";
-  }
+  s += "checked:  key by key, the generic search (Wing-Gong with memo, split at cuts) against the " + std::string(model_name(m)) +
+       " model, " + std::to_string(r.threads) + " threads\n";
+  s += undecided_key_lines(r.undecided, r.undecided_keys);
   if (r.failing_key) {
     s += "violating: " + std::to_string(r.violating_keys) + " keys; the smallest, key " + std::to_string(*r.failing_key) +
          ", has no linearization:\n";
@@ -331,12 +349,20 @@ std::string model_json_report(model_kind m, const std::vector<model::op_record>&
   s += ",\"model\":\"" + std::string(model_name(m)) + "\",\"verdict\":\"" + verdict_name(r.v) + "\"";
   s += ",\"operations\":" + std::to_string(r.operations) + ",\"optional_operations\":" + std::to_string(r.optional_operations);
   s += ",\"keys\":" + std::to_string(r.keys) + ",\"violating_keys\":" + std::to_string(r.violating_keys);
-  s += ",\"undecided_keys\":" + std::to_string(r.undecided_keys);
-  s += ",\"violating\":[";
-  for (std::size_t k = 0; k < r.violating.size(); ++k) s += (k ? "," : "") + std::to_string(r.violating[k]);
-  s += "],\"undecided\":[";
-  for (std::size_t k = 0; k < r.undecided.size(); ++k) s += (k ? "," : "") + std::to_string(r.undecided[k]);
-  s += "]";
+  s += ",\"undecided_keys\":" + std::to_string(r.undecided_keys) + ",\"memory_bound_keys\":" + std::to_string(r.memory_bound_keys);
+  // The keys as the set checker's report lists them: {"key", "operations"},
+  // and for the undecided "why", the option whose bound stopped it.
+  auto keys = [&](const char* name, const std::vector<key_summary>& ks, bool why) {
+    s += ",\"" + std::string(name) + "\":[";
+    for (std::size_t k = 0; k < ks.size(); ++k) {
+      s += (k ? "," : "") + std::string("{\"key\":") + std::to_string(ks[k].key) + ",\"operations\":" + std::to_string(ks[k].operations);
+      if (why) s += ",\"why\":\"" + std::string(undecided_why_option(ks[k].why)) + "\"";
+      s += "}";
+    }
+    s += "]";
+  };
+  keys("violating", r.violating, false);
+  keys("undecided", r.undecided, true);
   if (r.failing_key) {
     s += ",\"failing_key\":" + std::to_string(*r.failing_key) + ",\"failing_operations\":[";
     for (std::size_t k = 0; k < r.failing_ops.size(); ++k) {

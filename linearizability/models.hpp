@@ -11,8 +11,9 @@
 // Every one is a product of independent one-key objects, so a history is
 // split by key and each key checked alone (linearizability is local). set and
 // map go through the segmented per-key checker of checker.hpp; upsert-map and
-// multiset through the generic Wing-Gong search (wing_gong.hpp) on each key,
-// with the one-key models below.
+// multiset through the generic search of model_search.hpp on each key, with
+// the one-key models below, scheduled by the set checker's decide_keys under
+// the same bounds (--seconds, --key-seconds, --max-memory).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "linearizability/checker.hpp"
 #include "linearizability/model.hpp"
 #include "linearizability/ops.hpp"
 #include "model/history.hpp"
@@ -49,12 +51,14 @@ enum code : std::uint8_t { insert = 0, erase = 1, find = 2, upsert = 3, count = 
 struct key_input {
   std::uint8_t code = model_ops::find;
   value_type value = 0;  // insert, upsert: the argument
+  bool operator==(const key_input&) const = default;
 };
 struct key_output {
   bool ok = false;
   bool ok_known = true;  // false: "ok" was not recorded (upsert's "ok":null)
   value_type value = 0;  // erase, find: the value answered; count: the count
   bool value_known = true;
+  bool operator==(const key_output&) const = default;
 };
 
 // One key of a map with insert-or-assign: absent, or present with a value.
@@ -70,6 +74,9 @@ struct upsert_key_model {
   static state init() { return {}; }
   static std::optional<state> step(const state& s, const input& in, const output* out);
   static bool equal(const state& a, const state& b) { return a.present == b.present && a.value == b.value; }
+  // find, and an insert or erase that answered false: wherever they hold,
+  // the state stays as it was.
+  static bool read_only(const input& in, const output& out);
   static std::string describe_operation(const input& in, const output* out);
   static std::string describe_state(const state& s);
 };
@@ -84,6 +91,8 @@ struct multiset_key_model {
   static state init() { return 0; }
   static std::optional<state> step(const state& s, const input& in, const output* out);
   static bool equal(const state& a, const state& b) { return a == b; }
+  // find, count, and an erase that answered false.
+  static bool read_only(const input& in, const output& out);
   static std::string describe_operation(const input& in, const output* out);
   static std::string describe_state(const state& s) { return "count " + std::to_string(s); }
 };
@@ -91,8 +100,15 @@ struct multiset_key_model {
 static_assert(sequential_model<upsert_key_model>);
 static_assert(sequential_model<multiset_key_model>);
 
-// A whole history through the generic search, key by key, on `threads`
-// threads (0: every core).
+// A whole history through the generic search, key by key. The bounds are
+// the set checker's (check_options): the check's, each key's own, memory.
+struct model_check_options {
+  unsigned threads = 0;        // 0: every core
+  double timeout_seconds = 0;  // 0: none
+  double key_seconds = 10;     // 0: none
+  std::size_t max_memory_bytes = 0;  // 0: none
+};
+
 struct model_check_result {
   verdict v = verdict::linearizable;
   std::uint64_t operations = 0;
@@ -100,8 +116,9 @@ struct model_check_result {
   std::uint64_t keys = 0;
   std::uint64_t violating_keys = 0;
   std::uint64_t undecided_keys = 0;
-  std::vector<key_type> violating;  // the first 100, ascending
-  std::vector<key_type> undecided;  // the first 100, ascending
+  std::uint64_t memory_bound_keys = 0;  // of the undecided: stopped by max_memory_bytes
+  std::vector<key_summary> violating;  // the first 100, ascending
+  std::vector<key_summary> undecided;  // the first 100, ascending, each with what stopped it
   // The smallest violating key and its operations (history indices, by call
   // stamp), or, when none violates, nothing.
   std::optional<key_type> failing_key;
@@ -111,9 +128,11 @@ struct model_check_result {
 };
 
 // Throws std::invalid_argument when the history cannot be checked
-// (validate_history), or when op_codes is neither empty nor one per record.
+// (validate_history), or when op_codes is neither empty nor one per record;
+// std::bad_alloc when memory ran out in any thread (after every thread
+// has stopped).
 model_check_result check_history_model(model_kind m, const std::vector<model::op_record>& history,
-                                       const std::vector<std::uint8_t>& op_codes, const deadline& d, unsigned threads = 0,
+                                       const std::vector<std::uint8_t>& op_codes, const model_check_options& options = {},
                                        const std::vector<std::uint32_t>& unrecorded_values = {});
 
 // "upsert(17, 5) -> inserted", "erase(17) -> true, 5", "find(17) -> pending".

@@ -229,6 +229,25 @@ std::string prefix_sentence(const std::vector<model::op_record>& h, const counte
   return out;
 }
 
+std::string undecided_key_lines(const std::vector<key_summary>& undecided, std::uint64_t total) {
+  std::string u;
+  for (std::size_t i = 0; i < undecided.size() && i < 10; ++i) {
+    u += "undecided: key " + std::to_string(undecided[i].key) + " (" + std::to_string(undecided[i].operations) +
+         " operations): stopped by " + undecided_why_name(undecided[i].why) + "\n";
+  }
+  if (total > 10) u += "undecided: ... and " + std::to_string(total - 10) + " more keys (--json lists 100)\n";
+  return u;
+}
+
+const char* undecided_why_option(undecided_why w) {
+  switch (w) {
+    case undecided_why::key_time: return "key-seconds";
+    case undecided_why::total_time: return "seconds";
+    case undecided_why::memory: return "max-memory";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string verdict_text(const check_result& r, const report_context& ctx) {
@@ -257,16 +276,7 @@ std::string verdict_text(const check_result& r, const report_context& ctx) {
   const std::string limits = r.memory_bound_keys == 0                    ? "time limit"
                              : r.memory_bound_keys == r.undecided_keys ? "memory limit (--max-memory)"
                                                                        : "time and memory limits (--seconds, --max-memory)";
-  // Each undecided key with what stopped it (the first 100 of them).
-  auto undecided_lines = [&] {
-    std::string u;
-    for (std::size_t i = 0; i < r.undecided.size() && i < 10; ++i) {
-      u += "undecided: key " + std::to_string(r.undecided[i].key) + " (" + std::to_string(r.undecided[i].operations) +
-           " operations): stopped by " + undecided_why_name(r.undecided[i].why) + "\n";
-    }
-    if (r.undecided_keys > 10) u += "undecided: ... and " + std::to_string(r.undecided_keys - 10) + " more keys (--json lists 100)\n";
-    return u;
-  };
+  auto undecided_lines = [&] { return undecided_key_lines(r.undecided, r.undecided_keys); };
   if (r.v == verdict::unknown) {
     out += "verdict:  undecided: " + std::to_string(r.undecided_keys) + " of " + std::to_string(r.keys) +
            " keys not decided within the " + limits + ": " + keys_list(r.undecided, r.undecided_keys) +
@@ -801,7 +811,7 @@ std::string json_report(const std::vector<model::op_record>& h, const check_resu
       s += (i ? "," : "") + std::string("{\"key\":") + std::to_string(ks[i].key) + ",\"operations\":" + std::to_string(ks[i].operations);
       if (std::string(name) == "undecided") {
         s += ",\"why\":";
-        append_string(s, ks[i].why == undecided_why::key_time ? "key-seconds" : ks[i].why == undecided_why::total_time ? "seconds" : "max-memory");
+        append_string(s, undecided_why_option(ks[i].why));
       }
       s += "}";
     }

@@ -84,6 +84,13 @@ std::string timeline(const std::vector<model::op_record>& history, const std::ve
                      const std::vector<std::uint32_t>& unrecorded_values = {}, const std::vector<std::uint32_t>& set_aside = {},
                      std::size_t width = 72, std::size_t max_ops = 40);
 
+// "undecided: key K (N operations): stopped by ..." for the first 10 of
+// `undecided` (`total` of them in all), as every model's report says it.
+std::string undecided_key_lines(const std::vector<key_summary>& undecided, std::uint64_t total);
+// What the JSON reports' "why" says: the option that set the bound
+// ("key-seconds", "seconds", "max-memory").
+const char* undecided_why_option(undecided_why w);
+
 // The verdict and, on a violation, its explanation, then every invariant
 // check by name with its verdict, as printed by gfsl check.
 std::string text_report(const std::vector<model::op_record>& history, const check_result& r, const report_context& ctx);

@@ -354,4 +354,66 @@ TEST(CheckCli, ATraceNamesItsSubjectAndIsJudgedAsIt) {
   std::remove(trace.c_str());
 }
 
+// Finding N2: memory that ran out in a thread deciding keys, or on the main
+// thread while helpers were running, ended the check in std::terminate
+// (exit 134). Two hot keys of 100,000 operations, none with a common point,
+// checked by two threads under address-space limits from below what the
+// reading needs to above what the whole check needs: each run ends either
+// decided or with one line "out of memory" and exit 2, whatever the limit
+// and wherever the allocation that failed (the limits are bytes, so the
+// test does not depend on speed).
+TEST(CheckCli, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
+  std::string text;
+  std::uint64_t seed = 5;
+  auto next = [&](std::uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  for (unsigned key = 1; key <= 2; ++key) {
+    std::uint64_t value = 0, present = 0;  // present: 0 when absent
+    for (std::uint64_t i = 0; i < 100000; ++i) {
+      const std::uint64_t point = 10 * i + 321, call = point - next(320), ret = point + next(320);
+      const std::uint64_t r = next(10);
+      std::string op;
+      if (r < 4) {
+        ++value;
+        const bool ok = present == 0;
+        if (ok) present = value;
+        op = "\"op\":\"insert\",\"value\":" + std::to_string(value) + ",\"ok\":" + (ok ? "true" : "false");
+      } else if (r < 7) {
+        op = present ? "\"op\":\"delete\",\"value\":" + std::to_string(present) + ",\"ok\":true" : std::string("\"op\":\"delete\",\"ok\":false");
+        present = 0;
+      } else {
+        op = present ? "\"op\":\"contains\",\"value\":" + std::to_string(present) + ",\"ok\":true" : std::string("\"op\":\"contains\",\"ok\":false");
+      }
+      text += "{\"team\":" + std::to_string(i % 500) + "," + op + ",\"key\":" + std::to_string(key) + ",\"call\":" + std::to_string(call) +
+              ",\"ret\":" + std::to_string(ret) + "}\n";
+    }
+  }
+  const std::string p = temp_path("two_hot_keys.jsonl");
+  spit(p, text);
+  int decided = 0, out_of_memory = 0;
+  for (unsigned kb = 30000; kb <= 200000; kb += 10000) {
+    const std::string cmd = "/bin/sh -c 'ulimit -v " + std::to_string(kb) + "; exec " + GFSL_BINARY + " check --threads 2 " + p + "' 2>&1";
+    FILE* f = popen(cmd.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (fgets(buf.data(), buf.size(), f)) out += buf.data();
+    const int status = pclose(f);
+    ASSERT_TRUE(WIFEXITED(status)) << kb << " KB: " << out;
+    const int code = WEXITSTATUS(status);
+    if (code == 2) {
+      EXPECT_EQ(out, "gfsl check: " + p + ": out of memory\n") << kb << " KB";
+      ++out_of_memory;
+    } else {
+      EXPECT_EQ(code, 0) << kb << " KB: " << out;
+      ++decided;
+    }
+  }
+  // The limits reach both sides.
+  EXPECT_GT(out_of_memory, 0);
+  EXPECT_GT(decided, 0);
+}
+
 }  // namespace

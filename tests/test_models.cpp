@@ -3,12 +3,16 @@
 // command as users run it and through the library; and the JSON-lines
 // reader's handling of members and operations it does not know.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
+#include "linearizability/model_search.hpp"
 #include "linearizability/models.hpp"
+#include "linearizability/wing_gong.hpp"
 #include "tests/files.hpp"
 #include "tests/gfsl_binary.hpp"
 #include "traces/trace.hpp"
@@ -225,6 +229,209 @@ TEST(CheckModels, UpsertMapAgreesWithTheSetCheckerOnSetHistories) {
   for (std::size_t i = 0; i < histories.size(); ++i) {
     const auto r = gfsl::lin::check_history_model(gfsl::lin::model_kind::upsert_map, histories[i], {}, {});
     EXPECT_EQ(r.v == gfsl::lin::verdict::linearizable, want[i]) << i;
+  }
+}
+
+// --- Bounds (finding N1: --key-seconds, --seconds, --max-memory reached only
+// the set and map checkers) -------------------------------------------------
+
+// 40 concurrent upserts writing 20 values twice each, then a find of a value
+// none wrote: every order of the upserts has to be ruled out, 3^20 sets of
+// them at least, so only a bound ends it. Key 6 is easy and decided.
+std::string exponential_upserts(const std::string& name) {
+  std::vector<std::string> r;
+  for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", 5, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
+  r.push_back(rec(99, "find", 5, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+  r.push_back(rec(98, "upsert", 6, ",\"value\":1,\"ok\":true", 1, "2"));
+  return lines(name, r);
+}
+
+TEST(ModelBounds, KeySecondsEndsAnExponentialUpsertKeyAsUndecided) {
+  const std::string p = exponential_upserts("bound_key.jsonl");
+  result r = run("check --model upsert-map --key-seconds 0.2 " + p);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("undecided: 1 of 2 keys"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("undecided: key 5 (41 operations): stopped by its own time limit (--key-seconds)"), std::string::npos) << r.out;
+  r = run("check --model upsert-map --key-seconds 0.2 --json - " + p);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("\"undecided\":[{\"key\":5,\"operations\":41,\"why\":\"key-seconds\"}]"), std::string::npos) << r.out;
+}
+
+TEST(ModelBounds, SecondsEndsItWithTheChecksOwnReason) {
+  const std::string p = exponential_upserts("bound_total.jsonl");
+  const result r = run("check --model upsert-map --key-seconds 0 --seconds 0.2 --json - " + p);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("\"why\":\"seconds\""), std::string::npos) << r.out;
+}
+
+// A multiset key of 20,000 operations takes at least 20,000 steps, and the
+// search looks at its deadline every 4,096: a deadline of a nanosecond has
+// passed by the first look on any machine.
+TEST(ModelBounds, KeySecondsReachesTheMultisetSearch) {
+  std::vector<std::string> r;
+  for (unsigned i = 0; i < 20000; ++i) r.push_back(rec(1, i % 2 ? "erase" : "insert", 5, ",\"ok\":true", 2 * i + 1, std::to_string(2 * i + 2)));
+  const std::string p = lines("bound_ms.jsonl", r);
+  EXPECT_EQ(run("check --model multiset " + p).code, 0);
+  const result b = run("check --model multiset --key-seconds 0.000000001 " + p);
+  EXPECT_EQ(b.code, 3) << b.out;
+  EXPECT_NE(b.out.find("stopped by its own time limit (--key-seconds)"), std::string::npos) << b.out;
+}
+
+TEST(ModelBounds, MaxMemoryLeavesAKeyUndecidedWithItsReason) {
+  const std::string p = exponential_upserts("bound_mem.jsonl");
+  for (const char* model : {"upsert-map", "multiset"}) {
+    std::vector<std::string> inserts;
+    for (unsigned i = 0; i < 100; ++i) inserts.push_back(rec(1, "insert", 5, ",\"ok\":true", 2 * i + 1, std::to_string(2 * i + 2)));
+    const std::string q = std::string(model) == "multiset" ? lines("bound_mem_ms.jsonl", inserts) : p;
+    const result r = run("check --model " + std::string(model) + " --max-memory 1k --json - " + q);
+    EXPECT_EQ(r.code, 3) << model << r.out;
+    EXPECT_NE(r.out.find("\"why\":\"max-memory\""), std::string::npos) << model << r.out;
+    EXPECT_NE(r.out.find("\"memory_bound_keys\":"), std::string::npos) << model << r.out;
+  }
+}
+
+// The finding's reproduction: 30 concurrent inserts and a count of 31. Each
+// insert is the same operation to the search, so it is decided at once
+// (it ran past 30 s and 800 MB, --key-seconds or not).
+TEST(ModelBounds, ThirtyConcurrentInsertsAndACountOf31AreDecided) {
+  std::vector<std::string> r;
+  for (unsigned i = 0; i < 30; ++i) r.push_back(rec(i + 1, "insert", 5, ",\"ok\":true", 1 + i, std::to_string(100 + i)));
+  r.push_back(rec(40, "count", 5, ",\"value\":31,\"ok\":true", 2, "200"));
+  const std::string p = lines("n1.jsonl", r);
+  EXPECT_EQ(run("check --model multiset " + p).code, 1);
+  EXPECT_EQ(run("check --model multiset --key-seconds 3 " + p).code, 1);
+  r.back() = rec(40, "count", 5, ",\"value\":30,\"ok\":true", 2, "200");
+  EXPECT_EQ(run("check --model multiset " + lines("n1_ok.jsonl", r)).code, 0);
+}
+
+// A sequential history is one segment per operation: a step each, however
+// long (10^5 operations took 22 s and 1.2 GB through the plain search).
+TEST(ModelSearch, ASequentialHistoryTakesAStepPerOperation) {
+  using M = gfsl::lin::upsert_key_model;
+  std::vector<gfsl::lin::model_op<M>> ops;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    gfsl::lin::model_op<M> o;
+    o.call = 2 * i + 1;
+    o.ret = 2 * i + 2;
+    o.in.code = i % 2 ? gfsl::lin::model_ops::find : gfsl::lin::model_ops::upsert;
+    o.in.value = i % 2 ? 0 : i;
+    o.out.ok = i % 2 ? true : i == 0;
+    o.out.value = i % 2 ? i - 1 : 0;
+    ops.push_back(o);
+  }
+  gfsl::lin::model_search_stats st;
+  EXPECT_EQ(gfsl::lin::model_key_search<M>(ops, {}, {}, &st), gfsl::lin::verdict::linearizable);
+  EXPECT_EQ(st.segments, ops.size());
+  EXPECT_LE(st.nodes, 3 * ops.size());
+  ops[50001].out.value = 7;  // a find of a value overwritten long before
+  EXPECT_EQ(gfsl::lin::model_key_search<M>(ops, {}, {}, &st), gfsl::lin::verdict::not_linearizable);
+}
+
+// The search against the plain Wing-Gong search (every move, the whole set
+// memoised) on small random histories of both models: operations around
+// the points of a sequential run, pending ones, errors, answers not
+// recorded, and a third of them damaged.
+template <class M>
+void agree_with_wing_gong(std::uint32_t seed, int histories) {
+  using gfsl::lin::model_op;
+  using gfsl::lin::verdict;
+  using namespace gfsl::lin::model_ops;
+  const bool multiset = std::is_same_v<M, gfsl::lin::multiset_key_model>;
+  std::mt19937 rng(seed);
+  auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+  int linearizable = 0, violating = 0;
+  for (int h = 0; h < histories; ++h) {
+    typename M::state s = M::init();
+    std::vector<model_op<M>> ops;
+    const unsigned n = 1 + pick(9);
+    const unsigned spread = 1 + pick(30);
+    for (unsigned i = 0; i < n; ++i) {
+      model_op<M> o;
+      const std::uint64_t point = 10 * i + 40;
+      o.call = point - pick(spread);
+      o.ret = point + pick(spread);
+      o.in.code = static_cast<std::uint8_t>(multiset ? (pick(4) == 3 ? unsigned{count} : pick(3)) : pick(4));
+      if (!multiset && (o.in.code == insert || o.in.code == upsert)) o.in.value = 1 + pick(3);
+      // The answer the sequential run gives, read off the model's step.
+      for (bool ok : {false, true}) {
+        for (std::uint64_t v = 0; v < 12; ++v) {
+          typename M::output out{};
+          out.ok = ok;
+          out.value = v;
+          if (auto next = M::step(s, o.in, &out)) {
+            if (!o.out.ok_known) continue;
+            o.out = out;
+            o.out.ok_known = false;  // found: stop looking
+          }
+        }
+      }
+      o.out.ok_known = true;
+      s = *M::step(s, o.in, &o.out);
+      const unsigned kind = pick(10);
+      if (kind == 0) o.optional = true, o.ret = gfsl::lin::never_returned;
+      else if (kind == 1) o.optional = true;
+      else if (kind == 2 && !multiset && o.in.code == upsert) o.out.ok_known = false;
+      if (multiset) {
+        o.in.value = 0;
+        if (o.in.code != count) o.out.value = 0;
+      }
+      if (o.optional && (o.in.code == find || o.in.code == count)) continue;
+      ops.push_back(o);
+    }
+    if (pick(3) == 0 && !ops.empty()) {
+      auto& o = ops[pick(static_cast<unsigned>(ops.size()))];
+      if (pick(2)) o.out.ok = !o.out.ok;
+      else o.out.value = (o.out.value + 1 + pick(3)) % 5;
+    }
+    std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
+    const verdict want = gfsl::lin::wing_gong_check<M>(ops, {});
+    const verdict got = gfsl::lin::model_key_search<M>(ops, {});
+    if (got != want) {
+      std::string dump;
+      for (const auto& o : ops) {
+        dump += "[" + std::to_string(o.call) + "," + (o.ret == gfsl::lin::never_returned ? std::string("inf") : std::to_string(o.ret)) + "] " +
+                M::describe_operation(o.in, o.optional ? nullptr : &o.out) + (o.optional ? " (optional)" : "") + "\n";
+      }
+      ASSERT_EQ(got, want) << "history " << h << " of seed " << seed << ":\n" << dump;
+    }
+    (want == verdict::linearizable ? linearizable : violating) += 1;
+  }
+  // Both kinds are well represented.
+  EXPECT_GT(linearizable, histories / 5);
+  EXPECT_GT(violating, histories / 10);
+}
+
+TEST(ModelSearch, AgreesWithThePlainSearchOnRandomUpsertMapHistories) {
+  agree_with_wing_gong<gfsl::lin::upsert_key_model>(1, 20000);
+}
+
+TEST(ModelSearch, AgreesWithThePlainSearchOnRandomMultisetHistories) {
+  agree_with_wing_gong<gfsl::lin::multiset_key_model>(2, 20000);
+}
+
+// Finding N2 for the generic models: two keys that only a bound would end,
+// checked by two threads with no bound but the address space: one line
+// "out of memory", exit 2 (it was std::terminate, exit 134), at each limit.
+TEST(ModelBounds, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
+  std::vector<std::string> r;
+  for (unsigned key : {5u, 6u}) {
+    for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", key, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
+    r.push_back(rec(99, "find", key, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+  }
+  const std::string p = lines("two_hard_keys.jsonl", r);
+  for (unsigned kb : {40000u, 80000u, 160000u}) {
+    // --seconds only guards against a hang: memory runs out long before.
+    const std::string cmd = "/bin/sh -c 'ulimit -v " + std::to_string(kb) + "; exec " + GFSL_BINARY +
+                            " check --model upsert-map --threads 2 --max-memory 0 --key-seconds 0 --seconds 300 " + p + "' 2>&1";
+    FILE* f = popen(cmd.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    std::string out;
+    char buf[4096];
+    while (fgets(buf, sizeof buf, f)) out += buf;
+    const int status = pclose(f);
+    ASSERT_TRUE(WIFEXITED(status)) << kb << " KB: " << out;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << kb << " KB: " << out;
+    EXPECT_EQ(out, "gfsl check: " + p + ": out of memory\n") << kb << " KB";
   }
 }
 
