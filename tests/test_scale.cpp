@@ -1107,6 +1107,74 @@ TEST(CampaignSignals, AKeepGoingCampaignJournalsEachFailureWhenFound) {
   EXPECT_EQ(again.out.find("does not list"), std::string::npos) << again.out;
 }
 
+// A --keep-going campaign interrupted after a failure has not spent its
+// budget: it was journalled as ended by "failure", and --resume said
+// "nothing to resume" (51 of 60 s never searched). Its end is "interrupted",
+// its failures still counted (exit 1), and --resume goes on: it journals
+// batches past those of the interrupted campaign. Budgeted in runs; each
+// signal is sent on a journal line, never after a delay.
+TEST(CampaignSignals, AKeepGoingCampaignInterruptedAfterAFailureIsResumed) {
+  const std::string dir = temp_dir("keep_going_sigint");
+  const pid_t pid = start({"fuzz", "--backend", "host", "--variant", "thesis", "--mutant", "insert-left-to-right", "--keep-going", "--seed",
+                           "1", "--seconds", "3600", "--max-runs", "1000000", "--shrink-seconds", "1", "--progress", "off", "--out", dir},
+                          dir + ".log");
+  ASSERT_TRUE(wait_for_event(pid, [&] { return slurp(dir + "/journal.jsonl").find("{\"type\":\"failure\"") != std::string::npos; }));
+  kill(pid, SIGINT);
+  ASSERT_EQ(wait_exit(pid), 1) << slurp(dir + ".log");
+  const auto stopped = journal_of(dir);
+  EXPECT_EQ(stopped.end_reason, "interrupted");
+  ASSERT_FALSE(stopped.failures.empty());
+  EXPECT_NE(slurp(dir + ".log").find("gfsl fuzz --resume " + dir + " continues"), std::string::npos) << slurp(dir + ".log");
+  const result m = run("fuzz merge " + dir);
+  EXPECT_EQ(m.code, 1) << m.out;
+  // Resumed, it searches on: stopped again once it has completed a batch
+  // the interrupted campaign had not.
+  const std::string again_log = dir + ".again.log";
+  const pid_t again = start({"fuzz", "--resume", dir, "--progress", "off"}, again_log);
+  ASSERT_TRUE(wait_for_event(again, [&] {
+    gfsl::fuzz::journal_summary j;
+    return gfsl::fuzz::read_journal(dir + "/journal.jsonl", j).empty() && j.batches_done > stopped.batches_done;
+  }));
+  kill(again, SIGINT);
+  EXPECT_EQ(wait_exit(again), 1) << slurp(again_log);
+  EXPECT_EQ(slurp(again_log).find("nothing to resume"), std::string::npos) << slurp(again_log);
+  const auto resumed = journal_of(dir);
+  EXPECT_GT(resumed.batches_done, stopped.batches_done) << slurp(again_log);
+  EXPECT_GE(resumed.all.runs, stopped.all.runs);
+  EXPECT_GE(resumed.failures.size(), stopped.failures.size());
+}
+
+// A resumed --keep-going campaign that does not find its earlier failures
+// again (its budget was spent) still has them: it ended "budget", exit 0,
+// "no failure", though its journal held them. They are printed, counted
+// (exit 1) and in report.json; the end is "failure".
+TEST(CampaignSignals, AResumedCampaignCountsTheFailuresJournalledBeforeIt) {
+  const std::string dir = temp_dir("keep_going_earlier");
+  const result first = run("fuzz --backend host --variant thesis --mutant insert-left-to-right --keep-going --seed 1 --seconds 3600 "
+                           "--max-runs 30 --shrink-seconds 1 --progress off --out " + dir);
+  ASSERT_EQ(first.code, 1) << first.out;
+  std::string text = slurp(dir + "/journal.jsonl");
+  const auto finished = journal_of(dir);
+  ASSERT_FALSE(finished.failures.empty());
+  // As if killed before its end line, its time budget spent already: the
+  // resumed campaign makes no run.
+  text.erase(text.rfind("{\"type\":\"end\""));
+  const std::size_t first_end = text.find('\n');
+  const std::string spent = std::regex_replace(text.substr(0, first_end), std::regex("\"seconds\":[0-9.e+]+"), "\"seconds\":0.001");
+  ASSERT_NE(spent, text.substr(0, first_end));
+  write(dir + "/journal.jsonl", spent + text.substr(first_end));
+  const result r = run("fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.out.find("no failure"), std::string::npos) << r.out;
+  for (const auto& f : finished.failures) {
+    EXPECT_NE(r.out.find("FAILURE [" + f.signature + "]"), std::string::npos) << f.signature << "\n" << r.out;
+    EXPECT_NE(slurp(dir + "/report.json").find("\"signature\":\"" + f.signature + "\""), std::string::npos) << f.signature;
+  }
+  const auto done = journal_of(dir);
+  EXPECT_EQ(done.end_reason, "failure");
+  EXPECT_EQ(done.failures.size(), finished.failures.size());
+}
+
 // stress --devices: SIGINT to the parent ends every worker's run with its
 // report (exit 3 each), and the parent exits 3 (it exited 4: an interrupted
 // worker was counted as a run error). The host backend stands in for the
