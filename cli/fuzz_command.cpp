@@ -29,6 +29,13 @@ namespace gfsl::cli {
 
 namespace {
 
+// The largest run a campaign generates (--max-ops): a run is not cut by the
+// time budget, so it must be one that ends soon after it (about 1.5 s for
+// 100,000 operations on the host; --max-ops 4294967296 ran 65 s past
+// --seconds 2 and took 2.7 GB). The smallest: the generator's 4.
+std::uint64_t max_run_ops(const std::string& backend) { return backend == "cuda" ? 1000000 : 100000; }
+constexpr std::uint64_t min_run_ops = 4;
+
 // The `gfsl replay` line of a fuzzing run.
 std::string replay_of(const fuzz::run_config& c) {
   run_options o;
@@ -93,6 +100,10 @@ std::string check_resumed_header(const fuzz::campaign_header& h) {
   if (h.max_teams < 2 || h.max_teams > (1u << 20)) return bad("max_teams", std::to_string(h.max_teams), "2 to 1048576");
   if (h.max_range < 2 || h.max_range > 1000000000u) return bad("max_range", std::to_string(h.max_range), "2 to 1000000000");
   if (h.workers > 256) return bad("workers", std::to_string(h.workers), "0 to 256");
+  if (h.max_ops < min_run_ops || h.max_ops > max_run_ops(h.backend)) {
+    return bad("max_ops", std::to_string(h.max_ops),
+               (std::to_string(min_run_ops) + " to " + std::to_string(max_run_ops(h.backend)) + " for backend " + h.backend).c_str());
+  }
   return {};
 }
 
@@ -162,7 +173,9 @@ command add_fuzz_command(CLI::App& root) {
   fz->add_option("--worker-device", st->scale.worker_device, "(set by a parent for its device workers)")->group("");
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
   fz->add_option("--out", o.out_dir, "folder for the journal, report.json and a failure's files");
-  fz->add_option("--max-ops", o.limits.max_ops, "largest run to generate (operations)")->capture_default_str();
+  fz->add_option("--max-ops", o.limits.max_ops,
+                 "largest run to generate (operations): 4 to 100000, to 1000000 with --backend cuda (a run is not cut by "
+                 "--seconds)")->capture_default_str();
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
   fz->add_option("--granularity", st->granularity,
@@ -258,6 +271,26 @@ command add_fuzz_command(CLI::App& root) {
               // Every visible GPU by default; a device worker itself runs on
               // the one device its parent gave it.
               if (o.backend == "cuda" && sc.devices.empty() && sc.worker_device.empty() && sc.jobs == 1) sc.devices = "all";
+              if (o.limits.max_ops < min_run_ops || o.limits.max_ops > max_run_ops(o.backend)) {
+                std::fprintf(stderr, "gfsl fuzz: --max-ops %llu: a run of a %s campaign has %llu to %llu operations\n",
+                             (unsigned long long)o.limits.max_ops, o.backend.c_str(), (unsigned long long)min_run_ops,
+                             (unsigned long long)max_run_ops(o.backend));
+                return exit_usage;
+              }
+            }
+            // No run is made only to fail: a cuda campaign, given here or
+            // resumed from its journal, needs a usable CUDA device.
+            if (o.backend == "cuda") {
+              if (const std::string why = cuda_unusable_reason(); !why.empty()) {
+                if (st->resume.empty()) {
+                  std::fprintf(stderr, "gfsl fuzz: --backend cuda: %s\n", gfsl::lin::printable(why).c_str());
+                } else {
+                  const std::string path = (std::filesystem::path(st->resume) / fuzz::journal_file).string();
+                  std::fprintf(stderr, "gfsl fuzz: --resume: %s: line 1: field \"backend\" is \"cuda\": %s\n",
+                               gfsl::lin::printable(path).c_str(), gfsl::lin::printable(why).c_str());
+                }
+                return exit_usage;
+              }
             }
             sc.granularity = st->granularity;
             o.progress = progress_wanted(st->progress);

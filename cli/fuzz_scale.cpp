@@ -120,6 +120,9 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   const std::string journal_path = (dir / fuzz::journal_file).string();
   fuzz::run_totals before;
   fuzz::journal_writer journal;
+  // A resumed campaign's failures journalled before the resume: still its
+  // failures, whether or not this process finds them again.
+  std::vector<fuzz::failure_entry> earlier;
   if (s.resuming) {
     fuzz::journal_summary prior;
     if (std::string e = fuzz::read_journal(journal_path, prior); !e.empty()) {
@@ -142,6 +145,7 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
     // too: the batch runs again from its start (its seed is fixed) without
     // journalling its first prior.open.runs runs a second time.
     before = prior.all;
+    earlier = prior.failures;
     o.first_batch = prior.batches_done;
     o.seconds_before = prior.seconds;
     o.runs_before = prior.all.runs;
@@ -237,14 +241,34 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
   // line, if the journal still takes one, says "interrupted" so that
   // --resume goes on once there is room.
   const bool write_failed = !journal_error.empty() || !r.write_error.empty();
-  const std::string reason = write_failed ? "interrupted" : r.found ? "failure" : r.interrupted ? "interrupted" : "budget";
+  for (const fuzz::failure* f : failures) {
+    earlier.erase(std::remove_if(earlier.begin(), earlier.end(),
+                                 [&](const fuzz::failure_entry& e) { return e.signature == signature_of(*f); }),
+                  earlier.end());
+  }
+  const bool any_failure = !failures.empty() || !earlier.empty();
+  // A campaign that stops at its first failure has finished there, however
+  // its shrinking ended; one that goes on after failures (--keep-going) and
+  // was interrupted has not: its budget is not spent, --resume goes on (it
+  // was journalled as ended by "failure", and --resume had nothing to do).
+  const bool cut_short = r.interrupted && (o.keep_going || !r.found);
+  const std::string reason = write_failed ? "interrupted" : cut_short ? "interrupted" : any_failure ? "failure" : "budget";
   if (journal_error.empty()) journal_error = journal.append(fuzz::end_line(reason, r.seconds), true);
-  const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::campaign_json(o, r) + "\n");
+  const std::string report_error =
+      fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::campaign_json(o, r, earlier) + "\n");
   std::printf("gfsl fuzz: seed %llu, %llu runs, %llu operations in %.1f s (%llu undecided)\n", (unsigned long long)o.seed,
               (unsigned long long)r.runs, (unsigned long long)r.ops, r.seconds, (unsigned long long)r.undecided);
   print_coverage(r, o);
-  if (failures.size() > 1) std::printf("%zu failure signatures\n", failures.size());
+  if (failures.size() + earlier.size() > 1) std::printf("%zu failure signatures\n", failures.size() + earlier.size());
   for (const fuzz::failure* f : failures) print_failure(*f, o);
+  for (const fuzz::failure_entry& e : earlier) {
+    std::printf("FAILURE [%s] after %.2f s, journalled before the resume (%llu operations):\n  %s: %s\n",
+                gfsl::lin::printable(e.signature).c_str(), e.seconds, (unsigned long long)e.ops, gfsl::lin::printable(e.detector).c_str(),
+                gfsl::lin::printable(e.detail).c_str());
+    if (e.dir.empty()) std::printf("not written (its folder could not be written)\n");
+    else std::printf("written to %s\n", gfsl::lin::printable(e.dir).c_str());
+    std::printf("replay: gfsl replay %s\n", gfsl::lin::printable(e.replay).c_str());
+  }
   std::fflush(stdout);
   // One line, exit 4, for any write that failed: the first error, and what
   // is kept (the journal's failures, a folder it may lack, which
@@ -262,12 +286,13 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
                  gfsl::lin::printable(kept).c_str());
     return exit_run_error;
   }
-  if (r.found) return exit_violation;
-  if (r.interrupted) {
+  if (cut_short) {
     std::printf("interrupted: %llu runs recorded in %s; gfsl fuzz --resume %s continues\n", (unsigned long long)r.runs,
                 gfsl::lin::printable(journal_path).c_str(), gfsl::lin::printable(o.out_dir).c_str());
-    return exit_undecided;
   }
+  // Failures found are counted whether or not the search was cut short.
+  if (any_failure) return exit_violation;
+  if (r.interrupted) return exit_undecided;
   std::printf("no failure\n");
   return exit_ok;
 }

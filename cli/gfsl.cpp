@@ -20,7 +20,8 @@ namespace {
 // Every numeric option of every command, checked before CLI11 converts it:
 // CLI11 takes "nan" and "inf" for a real, wraps "-1" to 2^64-1 for an
 // unsigned and saturates a decimal past 2^64. No option of this program
-// means anything by a negative number, so none is taken.
+// means anything by a negative number, so none is taken, nor a number (an
+// integer or a real) of 2^64 or more.
 std::string bad_number(const std::string& type, const std::string& v) {
   std::size_t at = v.find_first_not_of(" \t");
   if (at == std::string::npos) return {};  // CLI11 names an empty value
@@ -29,6 +30,9 @@ std::string bad_number(const std::string& type, const std::string& v) {
     char* end = nullptr;
     const double d = std::strtod(v.c_str(), &end);
     if (end != v.c_str() && *end == '\0' && !std::isfinite(d)) return "expected a finite number, found " + v;
+    // As for an integer: a real of 2^64 or more means nothing here (a
+    // --shrink-seconds of 18446744073709551616 was taken).
+    if (end != v.c_str() && *end == '\0' && d >= 18446744073709551616.0) return "expected a number below 2^64, found " + v;
     return {};
   }
   if (v.find_first_not_of("0123456789", at) == std::string::npos) {

@@ -126,6 +126,21 @@ std::string resolve_devices(const std::string& spec, std::vector<device_slot>& o
   return {};
 }
 
+std::string cuda_unusable_reason() {
+  if (const char* fake = std::getenv("GFSL_DEVICE_COUNT")) {
+    unsigned long count = 0;
+    if (!parse_count(fake, count)) return std::string("GFSL_DEVICE_COUNT=") + fake + ": expected a number of devices";
+    return count ? std::string() : "no CUDA device is visible (GFSL_DEVICE_COUNT=0)";
+  }
+#if defined(GFSL_HAVE_CUDA)
+  if (device_count_in_child() > 0) return {};
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  return std::string("no CUDA device is visible") + (cvd ? std::string(" (CUDA_VISIBLE_DEVICES=\"") + cvd + "\")" : std::string());
+#else
+  return "no CUDA device (this build has no CUDA backend)";
+#endif
+}
+
 bool worth_restarting(int code, int signal) {
   return signal != 0 || code == 4;
 }

@@ -28,6 +28,15 @@ struct device_slot {
 // on success; otherwise one line.
 std::string resolve_devices(const std::string& spec, std::vector<device_slot>& out);
 
+// Why the cuda backend cannot run here ("" when a CUDA device is usable):
+// this build has no CUDA backend, or CUDA sees no device (asked in a
+// short-lived child, as resolve_devices does; GFSL_DEVICE_COUNT stands for
+// the count). `gfsl fuzz` asks it before anything runs, for a campaign of the
+// command line and for a resumed journal alike, so that no run is made only
+// to fail (`--resume` of a cuda journal on a machine without a GPU ran every
+// run as a run error and reported a failure of the structure).
+std::string cuda_unusable_reason();
+
 struct worker_plan {
   std::string name;                                        // "worker 3 (device 1)": for messages
   std::vector<std::string> args;                           // after the program name

@@ -1346,7 +1346,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   return folder.string();
 }
 
-std::string campaign_json(const campaign_options& o, const campaign_result& r) {
+std::string campaign_json(const campaign_options& o, const campaign_result& r, const std::vector<failure_entry>& earlier) {
   std::ostringstream j;
   j << "{\"backend\":\"" << o.backend << "\",\"subject\":\"" << subject_name(o.limits.subject) << "\",\"variant\":\""
     << variant_label(o.limits.subject, o.var, o.slab_var) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.mut, o.slab_mut)
@@ -1399,6 +1399,12 @@ std::string campaign_json(const campaign_options& o, const campaign_result& r) {
       << ",\"seconds\":" << f.seconds_to_first << ",\"ops\":" << f.shrunk.w.ops << ",\"prefill\":" << f.verdict.run.prefill.size()
       << ",\"teams\":" << f.shrunk.w.teams << ",\"dir\":\"" << json_escape(f.dir) << "\",\"replay\":\""
       << json_escape(o.replay_line ? o.replay_line(f.shrunk) : f.shrunk.describe()) << "\"}";
+  }
+  for (std::size_t i = 0; i < earlier.size(); ++i) {
+    const failure_entry& f = earlier[i];
+    j << (all.empty() && i == 0 ? "" : ",") << "{\"detector\":\"" << json_escape(f.detector) << "\",\"detail\":\"" << json_escape(f.detail)
+      << "\",\"signature\":\"" << json_escape(f.signature) << "\",\"seconds\":" << f.seconds << ",\"ops\":" << f.ops << ",\"dir\":\""
+      << json_escape(f.dir) << "\",\"replay\":\"" << json_escape(f.replay) << "\",\"before_resume\":true}";
   }
   j << "]}";
   return j.str();

@@ -20,6 +20,7 @@
 #include "core/stats.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/generators.hpp"
+#include "fuzz/journal.hpp"
 
 namespace gfsl::fuzz {
 
@@ -163,6 +164,9 @@ inline constexpr std::size_t failure_window = 2000;
 std::pair<std::size_t, std::size_t> window_around(const std::vector<model::op_record>& ops, std::uint64_t centre_call, std::size_t most);
 
 // Campaign summary as one JSON object (report.json of a campaign folder).
-std::string campaign_json(const campaign_options& o, const campaign_result& r);
+// `earlier`: failures a resumed campaign's journal held from before the
+// resume that it did not find again (in report.json's "failures" with
+// "before_resume": true).
+std::string campaign_json(const campaign_options& o, const campaign_result& r, const std::vector<failure_entry>& earlier = {});
 
 }  // namespace gfsl::fuzz

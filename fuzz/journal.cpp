@@ -44,6 +44,23 @@ std::string path_members(const path_stats& p) {
   return j.str();
 }
 
+// A value as a message shows it, strings quoted (the callers print every
+// message escaped).
+std::string shown(const json::value& v) {
+  switch (v.k) {
+    case json::value::kind::null: return "null";
+    case json::value::kind::boolean: return v.b ? "true" : "false";
+    case json::value::kind::unsigned_integer: return std::to_string(v.u);
+    case json::value::kind::real: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", v.r);
+      return buf;
+    }
+    case json::value::kind::string: return "\"" + v.s + "\"";
+  }
+  return "?";
+}
+
 bool path_field(path_stats& p, const std::string& name, std::uint64_t v) {
   std::uint64_t* slot = name == "splits"             ? &p.splits
                         : name == "merges"           ? &p.merges
@@ -195,11 +212,49 @@ std::string read_journal(const std::string& path, journal_summary& out) {
         })) {
       return path + ": line " + std::to_string(line_no) + ", byte " + std::to_string(pf.offset + 1) + ": " + pf.expected;
     }
-    auto str = [&](const char* name) { return f.count(name) ? f[name].s : std::string(); };
-    auto num = [&](const char* name) -> std::uint64_t { return f.count(name) ? f[name].u : 0; };
-    auto dbl = [&](const char* name) -> double { return f.count(name) ? f[name].r : 0.0; };
+    // Each member is read as the kind its writer gives it; the first one of
+    // another kind ("seed":-1, "seed":1.5, "keep_going":"yes") refuses the
+    // line, once the record has been read (it was taken as 0 or false).
+    std::string wrong_kind;
+    const auto expect = [&](const char* name, json::value::kind k, const char* what) -> const json::value* {
+      const auto it = f.find(name);
+      if (it == f.end()) return nullptr;
+      const json::value& v = it->second;
+      const bool number_for_real = k == json::value::kind::real && v.k == json::value::kind::unsigned_integer;
+      if (v.k == k || number_for_real) return &v;
+      if (wrong_kind.empty()) wrong_kind = std::string("field \"") + name + "\" is " + shown(v) + " (expected " + what + ")";
+      return nullptr;
+    };
+    auto str = [&](const char* name) {
+      const json::value* v = expect(name, json::value::kind::string, "a string");
+      return v ? v->s : std::string();
+    };
+    auto num = [&](const char* name) -> std::uint64_t {
+      const json::value* v = expect(name, json::value::kind::unsigned_integer, "a whole number from 0 to 2^64-1");
+      return v ? v->u : 0;
+    };
+    auto dbl = [&](const char* name) -> double {
+      const json::value* v = expect(name, json::value::kind::real, "a number");
+      return v ? v->r : 0.0;
+    };
+    auto flag = [&](const char* name) -> bool {
+      const json::value* v = expect(name, json::value::kind::boolean, "true or false");
+      return v && v->b;
+    };
+    for (const char* name : {"type", "backend", "variant", "mutant", "granularity", "upper", "subject", "memory", "devices", "device",
+                             "shard_source", "signature", "detector", "detail", "dir", "replay", "reason", "status"}) {
+      str(name);
+    }
+    for (const char* name : {"keep_going", "undecided", "failed"}) flag(name);
+    for (const char* name : {"seconds", "shrink_seconds"}) dbl(name);
+    for (const char* name : {"version", "max_runs", "seed", "max_ops", "max_teams", "max_range", "shard", "shards", "workers", "batch",
+                             "case", "ops", "runs", "kept", "worker", "pairs", "splits", "merges", "zombies_skipped", "zombie_unlinks",
+                             "head_unlinks", "backtracks", "restarts", "down_ptr_updates", "lock_waits", "raised_keys"}) {
+      num(name);
+    }
     const std::string type = str("type");
     auto bad = [&](const std::string& why) { return path + ": line " + std::to_string(line_no) + ": " + why; };
+    if (!wrong_kind.empty()) return bad(wrong_kind);
     if (line_no == 1 && type != "campaign") return bad("expected the campaign line first (a gfsl fuzz journal), found type \"" + type + "\"");
     if (type == "campaign") {
       if (have_header) return bad("a second campaign line");
@@ -219,7 +274,7 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       h.seconds = dbl("seconds");
       // Journals written before the option existed shrank for 60 s.
       h.shrink_seconds = f.count("shrink_seconds") ? dbl("shrink_seconds") : 60.0;
-      h.keep_going = f.count("keep_going") && f["keep_going"].b;
+      h.keep_going = flag("keep_going");
       h.max_runs = num("max_runs");
       h.seed = num("seed");
       h.max_ops = num("max_ops");
@@ -231,6 +286,10 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       h.devices = str("devices");
       h.device = str("device");
       h.shard_source = str("shard_source");
+      if (num("shard") > 0xFFFFFFFFu || num("shards") > 0xFFFFFFFFu || num("workers") > 0xFFFFFFFFu) {
+        return bad("shard " + std::to_string(num("shard")) + " of " + std::to_string(num("shards")) + ", " +
+                   std::to_string(num("workers")) + " workers: past 2^32-1");
+      }
       if (h.shards == 0 || h.shard >= h.shards) return bad("shard " + std::to_string(h.shard) + " of " + std::to_string(h.shards));
     } else if (type == "run") {
       if (num("batch") != out.batches_done) {
@@ -239,7 +298,7 @@ std::string read_journal(const std::string& path, journal_summary& out) {
       run_totals r;
       r.runs = 1;
       r.ops = num("ops");
-      r.undecided = f.count("undecided") && f["undecided"].b;
+      r.undecided = flag("undecided");
       for (const auto& [name, v] : f) {
         if (v.k == json::value::kind::unsigned_integer) path_field(r.paths, name, v.u);
       }

@@ -655,12 +655,42 @@ TEST(Hostile, NumericOptionsRefuseNanNegativesAndOverflow) {
        {"fuzz --seconds nan --out " + dir, "fuzz --seconds inf --out " + dir, "fuzz --seconds -1 --out " + dir,
         "fuzz --max-runs -1 --out " + dir, "fuzz --shrink-seconds NaN --out " + dir, std::string("stress --backend host --seconds nan"),
         std::string("run --ops -1"), std::string("run --ops 99999999999999999999999"), std::string("run --seed -5"),
-        std::string("run --prefill nan"), std::string("check --seconds nan /dev/null"), std::string("mutants --backend host --seconds nan")}) {
+        std::string("run --prefill nan"), std::string("check --seconds nan /dev/null"), std::string("mutants --backend host --seconds nan"),
+        // Reals of 2^64 or more, as integers past it (they were taken: exit 0).
+        "fuzz --shrink-seconds 18446744073709551616 --out " + dir, "fuzz --seconds 1e300 --out " + dir}) {
     const result r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_EQ(lines_in(r.out), 1u) << args << "\n" << r.out;
   }
   EXPECT_FALSE(std::ifstream(dir + "/journal.jsonl").good());
+}
+
+// A run inside a campaign is bounded: --max-ops past what a run of the
+// backend holds is refused with the limit in the line (--seconds 2
+// --max-ops 4294967296 ran 65 s and took 2.7 GB), and so is one below the
+// generator's least run. The limits themselves are taken.
+TEST(Hostile, ACampaignRefusesAMaxOpsPastWhatARunHolds) {
+  const std::string dir = temp_path("max_ops_campaign");
+  struct bad_case {
+    std::string args, expected;
+  };
+  for (const bad_case& c : std::vector<bad_case>{
+           {"--seconds 2 --max-ops 4294967296", "--max-ops 4294967296: a run of a host campaign has 4 to 100000 operations"},
+           {"--backend threads --max-ops 100001", "--max-ops 100001: a run of a threads campaign has 4 to 100000 operations"},
+           {"--max-ops 3", "--max-ops 3: a run of a host campaign has 4 to 100000 operations"},
+           {"--max-ops 0", "--max-ops 0: a run of a host campaign has 4 to 100000 operations"}}) {
+    const result r = run("fuzz " + c.args + " --progress off --out " + dir);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_EQ(lines_in(r.out), 1u) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir)) << c.args;
+  }
+  // Taken (a search of a millisecond: how many runs it makes is no matter).
+  for (const std::string ops : {"4", "100000"}) {
+    std::filesystem::remove_all(dir);
+    const result r = run("fuzz --max-ops " + ops + " --seconds 0.001 --max-teams 2 --max-range 20 --progress off --out " + dir);
+    EXPECT_EQ(r.code, 0) << ops << "\n" << r.out;
+  }
 }
 
 // A replay line is held to gfsl run's limits: teams=16777217 was taken.

@@ -917,6 +917,77 @@ TEST(ResumedHeader, EachFieldIsValidatedLikeTheCommandLineInOneLine) {
   }
 }
 
+// A campaign line's member of another kind than its writer gives it was
+// taken as 0 or false ("seed":-1, "seed":1.5, "keep_going":"yes"), and a
+// max_ops past what a run holds was taken too: each is refused in one line
+// naming the field and its value, exit 2, the journal untouched.
+TEST(ResumedHeader, AFieldOfTheWrongKindOrPastARunsLimitIsRefusedInOneLine) {
+  const std::string dir = temp_dir("resumed_kinds");
+  const std::string line = header.substr(0, header.size() - 2) + ",\"keep_going\":false}\n";
+  struct bad_case {
+    std::string from, to, expected;
+  };
+  for (const bad_case& c : std::vector<bad_case>{
+           {"\"seed\":7", "\"seed\":-1", "line 1: field \"seed\" is -1 (expected a whole number from 0 to 2^64-1)"},
+           {"\"seed\":7", "\"seed\":1.5", "line 1: field \"seed\" is 1.5 (expected a whole number from 0 to 2^64-1)"},
+           {"\"keep_going\":false", "\"keep_going\":\"yes\"", "line 1: field \"keep_going\" is \"yes\" (expected true or false)"},
+           {"\"max_runs\":0", "\"max_runs\":null", "line 1: field \"max_runs\" is null"},
+           {"\"backend\":\"host\"", "\"backend\":1", "line 1: field \"backend\" is 1 (expected a string)"},
+           {"\"seconds\":5.0", "\"seconds\":\"5\"", "line 1: field \"seconds\" is \"5\" (expected a number)"},
+           {"\"max_ops\":100", "\"max_ops\":4294967296", "line 1: field \"max_ops\" is \"4294967296\" (4 to 100000 for backend host)"},
+           {"\"max_ops\":100", "\"max_ops\":0", "line 1: field \"max_ops\" is \"0\" (4 to 100000 for backend host)"},
+       }) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string h = line;
+    const std::size_t at = h.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    h.replace(at, c.from.size(), c.to);
+    write(dir + "/journal.jsonl", h);
+    const result r = run("fuzz --resume " + dir + " --progress off");
+    EXPECT_EQ(r.code, 2) << c.to << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.to << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.to << "\n" << r.out;
+    EXPECT_EQ(slurp(dir + "/journal.jsonl"), h) << "the journal is left as it was";
+  }
+}
+
+// A cuda campaign where no CUDA device is usable: resumed from its journal,
+// it ran every run as a run error and reported a failure of the structure
+// (FAILURE [run-error], exit 1, a failure folder). It is refused in one line,
+// exit 2, by the check that refuses the same campaign on the command line,
+// in a build without the CUDA backend and in one with it (CUDA sees no
+// device through an empty CUDA_VISIBLE_DEVICES).
+TEST(ResumedHeader, ACudaJournalWithoutAUsableDeviceIsRefusedLikeTheCommandLine) {
+  const std::string dir = temp_dir("resumed_cuda");
+  const result host = run("fuzz --backend host --seed 1 --max-runs 10 --max-ops 50 --progress off --out " + dir);
+  ASSERT_EQ(host.code, 0) << host.out;
+  std::string text = slurp(dir + "/journal.jsonl");
+  const std::size_t at = text.find("\"backend\":\"host\"");
+  ASSERT_LT(at, text.find('\n'));
+  text.replace(at, 16, "\"backend\":\"cuda\"");
+  // An unfinished campaign: its end line goes, so that --resume would run.
+  text.erase(text.rfind("{\"type\":\"end\""));
+  write(dir + "/journal.jsonl", text);
+  const std::string report = slurp(dir + "/report.json");
+  const result r = run_env("CUDA_VISIBLE_DEVICES=", "fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("line 1: field \"backend\" is \"cuda\": no CUDA device"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("FAILURE"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(dir + "/journal.jsonl"), text) << "the journal is left as it was";
+  EXPECT_EQ(slurp(dir + "/report.json"), report);
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_NE(e.path().filename().string().rfind("failure-", 0), 0u) << e.path();
+  // The same reason as the command line's refusal of the same campaign.
+  const std::string fresh = temp_dir("resumed_cuda_fresh");
+  const result given = run_env("CUDA_VISIBLE_DEVICES=", "fuzz --backend cuda --seed 1 --max-runs 10 --max-ops 50 --progress off --out " + fresh);
+  EXPECT_EQ(given.code, 2) << given.out;
+  EXPECT_EQ(std::count(given.out.begin(), given.out.end(), '\n'), 1) << given.out;
+  const std::string reason = r.out.substr(r.out.find("no CUDA device"));
+  EXPECT_NE(given.out.find("--backend cuda: " + reason), std::string::npos) << given.out << r.out;
+  EXPECT_FALSE(fs::exists(fresh + "/journal.jsonl"));
+}
+
 // Strings from the input reach the terminal escaped: a folder name given to
 // merge and --resume, a replay line's fields.
 TEST(ResumedHeader, FolderNamesAndReplayFieldsArePrintedEscaped) {
@@ -1034,6 +1105,74 @@ TEST(CampaignSignals, AKeepGoingCampaignJournalsEachFailureWhenFound) {
   EXPECT_EQ(again.code, 1) << again.out;
   EXPECT_NE(again.out.find("failures: " + total + " in " + total + " signature(s)"), std::string::npos) << again.out;
   EXPECT_EQ(again.out.find("does not list"), std::string::npos) << again.out;
+}
+
+// A --keep-going campaign interrupted after a failure has not spent its
+// budget: it was journalled as ended by "failure", and --resume said
+// "nothing to resume" (51 of 60 s never searched). Its end is "interrupted",
+// its failures still counted (exit 1), and --resume goes on: it journals
+// batches past those of the interrupted campaign. Budgeted in runs; each
+// signal is sent on a journal line, never after a delay.
+TEST(CampaignSignals, AKeepGoingCampaignInterruptedAfterAFailureIsResumed) {
+  const std::string dir = temp_dir("keep_going_sigint");
+  const pid_t pid = start({"fuzz", "--backend", "host", "--variant", "thesis", "--mutant", "insert-left-to-right", "--keep-going", "--seed",
+                           "1", "--seconds", "3600", "--max-runs", "1000000", "--shrink-seconds", "1", "--progress", "off", "--out", dir},
+                          dir + ".log");
+  ASSERT_TRUE(wait_for_event(pid, [&] { return slurp(dir + "/journal.jsonl").find("{\"type\":\"failure\"") != std::string::npos; }));
+  kill(pid, SIGINT);
+  ASSERT_EQ(wait_exit(pid), 1) << slurp(dir + ".log");
+  const auto stopped = journal_of(dir);
+  EXPECT_EQ(stopped.end_reason, "interrupted");
+  ASSERT_FALSE(stopped.failures.empty());
+  EXPECT_NE(slurp(dir + ".log").find("gfsl fuzz --resume " + dir + " continues"), std::string::npos) << slurp(dir + ".log");
+  const result m = run("fuzz merge " + dir);
+  EXPECT_EQ(m.code, 1) << m.out;
+  // Resumed, it searches on: stopped again once it has completed a batch
+  // the interrupted campaign had not.
+  const std::string again_log = dir + ".again.log";
+  const pid_t again = start({"fuzz", "--resume", dir, "--progress", "off"}, again_log);
+  ASSERT_TRUE(wait_for_event(again, [&] {
+    gfsl::fuzz::journal_summary j;
+    return gfsl::fuzz::read_journal(dir + "/journal.jsonl", j).empty() && j.batches_done > stopped.batches_done;
+  }));
+  kill(again, SIGINT);
+  EXPECT_EQ(wait_exit(again), 1) << slurp(again_log);
+  EXPECT_EQ(slurp(again_log).find("nothing to resume"), std::string::npos) << slurp(again_log);
+  const auto resumed = journal_of(dir);
+  EXPECT_GT(resumed.batches_done, stopped.batches_done) << slurp(again_log);
+  EXPECT_GE(resumed.all.runs, stopped.all.runs);
+  EXPECT_GE(resumed.failures.size(), stopped.failures.size());
+}
+
+// A resumed --keep-going campaign that does not find its earlier failures
+// again (its budget was spent) still has them: it ended "budget", exit 0,
+// "no failure", though its journal held them. They are printed, counted
+// (exit 1) and in report.json; the end is "failure".
+TEST(CampaignSignals, AResumedCampaignCountsTheFailuresJournalledBeforeIt) {
+  const std::string dir = temp_dir("keep_going_earlier");
+  const result first = run("fuzz --backend host --variant thesis --mutant insert-left-to-right --keep-going --seed 1 --seconds 3600 "
+                           "--max-runs 30 --shrink-seconds 1 --progress off --out " + dir);
+  ASSERT_EQ(first.code, 1) << first.out;
+  std::string text = slurp(dir + "/journal.jsonl");
+  const auto finished = journal_of(dir);
+  ASSERT_FALSE(finished.failures.empty());
+  // As if killed before its end line, its time budget spent already: the
+  // resumed campaign makes no run.
+  text.erase(text.rfind("{\"type\":\"end\""));
+  const std::size_t first_end = text.find('\n');
+  const std::string spent = std::regex_replace(text.substr(0, first_end), std::regex("\"seconds\":[0-9.e+]+"), "\"seconds\":0.001");
+  ASSERT_NE(spent, text.substr(0, first_end));
+  write(dir + "/journal.jsonl", spent + text.substr(first_end));
+  const result r = run("fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.out.find("no failure"), std::string::npos) << r.out;
+  for (const auto& f : finished.failures) {
+    EXPECT_NE(r.out.find("FAILURE [" + f.signature + "]"), std::string::npos) << f.signature << "\n" << r.out;
+    EXPECT_NE(slurp(dir + "/report.json").find("\"signature\":\"" + f.signature + "\""), std::string::npos) << f.signature;
+  }
+  const auto done = journal_of(dir);
+  EXPECT_EQ(done.end_reason, "failure");
+  EXPECT_EQ(done.failures.size(), finished.failures.size());
 }
 
 // stress --devices: SIGINT to the parent ends every worker's run with its
