@@ -310,4 +310,22 @@ TEST(Oracles, AViolationCarriesTheWordsTheFailingReadSawWhenTheFindReportsThem) 
   }
 }
 
+// A kernel that never calls run() (as nvcc leaves a kernel whose body it
+// compiled away): the harness judged nothing and must refuse the run.
+__global__ void no_oracles(orc::launch) {}
+
+TEST(Oracles, AKernelThatRunsNoOracleIsRefusedNotClean) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.tiles = 64;
+  orc::harness h(c);
+  h.round([&](const orc::launch& l) { no_oracles<<<2, 256>>>(l); });
+  const orc::summary s = h.result();
+  EXPECT_EQ(s.judged(), 0u);
+  EXPECT_EQ(s.unlooked_keys, h.span());
+  EXPECT_TRUE(s.refused());
+  EXPECT_FALSE(h.clean());
+}
+
 }  // namespace

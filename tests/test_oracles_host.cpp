@@ -1,0 +1,94 @@
+// The host side of the public oracles (include/gfsl/oracles_host.hpp, which
+// include/gfsl/oracles.cuh runs on the GPU's figures): the verdict of a run
+// that judged nothing, the final-state accounting of each key a final find
+// ran on and only those, the report's lines. Plain C++: no GPU, no CUDA.
+#include <gtest/gtest.h>
+
+#include <gfsl/oracles_host.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace orc = gfsl::oracles;
+
+std::string printed(const orc::config& c, std::uint32_t span, const orc::summary& s) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  orc::print_summary(f, "my map", "no device", c, span, s);
+  std::fclose(f);
+  std::string out(buf, len);
+  std::free(buf);
+  return out;
+}
+
+orc::config owned(std::uint32_t tiles) {
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.tiles = tiles;
+  c.per_tile = 2;
+  return c;
+}
+
+TEST(OraclesHost, ARunThatJudgedNothingIsRefusedNotClean) {
+  // What an empty kernel leaves: every counter 0, the final phase's found[]
+  // as the harness cleared it (no find ran on any key).
+  const orc::config c = owned(4);
+  const std::uint32_t span = orc::span_of(c);
+  const std::vector<unsigned> zeros(span, 0);
+  orc::summary s;
+  s.rounds = 1;
+  orc::account_round(c, span, zeros.data(), zeros.data(), zeros.data(), s);
+  EXPECT_EQ(s.accounted_keys, 0u) << "a key no find ran on was judged";
+  EXPECT_EQ(s.unlooked_keys, span);
+  EXPECT_EQ(s.judged(), 0u);
+  EXPECT_TRUE(s.refused());
+  EXPECT_FALSE(s.clean());
+  const std::string text = printed(c, span, s);
+  EXPECT_NE(text.find("verdict: REFUSED: nothing was judged"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no violation"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(span) + " keys no final find ran on (not judged)"), std::string::npos) << text;
+}
+
+TEST(OraclesHost, OnlyKeysAFinalFindRanOnAreAccounted) {
+  const orc::config c = owned(2);
+  const std::uint32_t span = orc::span_of(c);  // 4 keys
+  ASSERT_EQ(span, 4u);
+  // key 0: inserted once, found; key 1: inserted and erased, not found;
+  // key 2: inserted twice, erased never, no final find (not judged, though
+  // its counts would fail); key 3: inserted once, the final find missed it.
+  const std::vector<unsigned> ins{1, 1, 2, 1}, era{0, 1, 0, 0};
+  const std::vector<unsigned> found{orc::looked_up_present, orc::looked_up_absent, orc::not_looked_up, orc::looked_up_absent};
+  orc::summary s;
+  orc::account_round(c, span, ins.data(), era.data(), found.data(), s);
+  EXPECT_EQ(s.accounted_keys, 3u);
+  EXPECT_EQ(s.unlooked_keys, 1u);
+  EXPECT_EQ(s.accounting_violations, 1u);
+  ASSERT_EQ(s.records.size(), 1u);
+  EXPECT_EQ(s.records[0].key, c.base + 3);
+  EXPECT_EQ(orc::describe(s.records[0]).find("key " + std::to_string(c.base + 3) + ": 1 successful inserts, 0 erases, final find false"),
+            std::string("round end, at 0.000000 s: ").size());
+  EXPECT_FALSE(s.refused());
+  EXPECT_FALSE(s.clean());
+}
+
+TEST(OraclesHost, AJudgedRunWithoutViolationsIsClean) {
+  const orc::config c = owned(2);
+  const std::uint32_t span = orc::span_of(c);
+  const std::vector<unsigned> ins(span, 1), era(span, 1), found(span, orc::looked_up_absent);
+  orc::summary s;
+  s.rounds = 1;
+  orc::account_round(c, span, ins.data(), era.data(), found.data(), s);
+  EXPECT_EQ(s.accounted_keys, span);
+  EXPECT_TRUE(s.clean());
+  EXPECT_NE(printed(c, span, s).find("verdict: no violation"), std::string::npos);
+  // Answers judged online alone (no final phase) also count as judged.
+  orc::summary online;
+  online.n[orc::c_judged] = 5;
+  EXPECT_TRUE(online.clean());
+}
+
+}  // namespace
