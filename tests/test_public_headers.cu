@@ -229,6 +229,56 @@ TEST(RecordHeader, AFullTileCountsItsOverflowAndTheLogRefusesToHandItOver) {
   EXPECT_THROW(log.records(), std::runtime_error);
 }
 
+TEST(RecordHeader, SeveralLaunchesWithTheSameTileIdsMakeOneHistory) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned tiles = 64, ops = 16, keys = 16, launches = 3;
+  map_on_device d(4 * keys + 64);
+  rec::device_log log(tiles, launches * ops);
+  for (unsigned i = 0; i < launches; ++i) {
+    map_ops<<<(tiles * 8 + 255) / 256, 256>>>(d.m, log.ref(), ops, keys, i == 1 ? 8 : 1, 0, 0);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const std::vector<rec::entry> e = log.records();
+  ASSERT_EQ(e.size(), std::size_t{tiles} * launches * ops) << "a launch overwrote an earlier one's records";
+  // Each tile's records, in the log's order, are its operations in program
+  // order across the launches.
+  std::map<std::uint32_t, std::vector<const rec::entry*>> by_tile;
+  for (const rec::entry& r : e) by_tile[r.who].push_back(&r);
+  ASSERT_EQ(by_tile.size(), std::size_t{tiles});
+  for (const auto& [tile, rs] : by_tile) {
+    ASSERT_EQ(rs.size(), std::size_t{launches} * ops);
+    for (std::size_t i = 1; i < rs.size(); ++i) ASSERT_LE(rs[i - 1]->call, rs[i]->call);
+    for (unsigned l = 1; l < launches; ++l) ASSERT_LT(rs[l * ops - 1]->ret, rs[l * ops]->call);
+  }
+  EXPECT_EQ(verdict_of(e), gfsl::lin::verdict::linearizable);
+}
+
+// Two recorders of one tile id live at once: the second records nothing and
+// the log is refused.
+__global__ void two_recorders(rec::log_ref log) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  const unsigned id = (blockIdx.x * blockDim.x + threadIdx.x) / 8;
+  rec::recorder<8> a(tile, log, id);
+  rec::recorder<8> b(tile, log, id);
+  const rec::handle h = b.call(rec::op::find, 1);
+  b.ret(h, false, 0);
+  const rec::handle g = a.call(rec::op::find, 1);
+  a.ret(g, false, 0);
+}
+
+TEST(RecordHeader, TwoLiveRecordersOfOneTileAreRefusedNeverOverwritten) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  rec::device_log log(8, 4);
+  two_recorders<<<1, 64>>>(log.ref());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  try {
+    log.records();
+    ADD_FAILURE() << "the log was handed over";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("8 recorders found their tile id held by another recorder"), std::string::npos) << e.what();
+  }
+}
+
 // A map whose find misses its key once in a while: the oracle's report must
 // carry the window the failing find read.
 struct lying_map {

@@ -100,12 +100,23 @@ enum class parts : std::uint8_t { all = 0, records_only = 1, stamps_only = 2 };
 // The device side of a log: trivially copyable, passed to kernels by value.
 // Tile t owns records [t * per_tile, (t + 1) * per_tile) (call() takes them
 // in order; call_at() names its record itself).
+//
+// Several launches, one history: `taken[t]` counts the records tile t's
+// recorders have taken so far, so a recorder of tile t continues after
+// them, in this launch or a later one (a prefill kernel, the run, a kernel
+// of final finds), and the stamps come from the one counter. Bit 31 of
+// taken[t] marks a recorder of tile t that is live; a second recorder that
+// finds it set (two tiles given one id, two kernels of one log running at
+// once) records nothing and is counted in `clashes`, and records() refuses
+// the log: never a silent overwrite.
 struct log_ref {
   entry* records = nullptr;
   std::uint32_t per_tile = 0;
   std::uint32_t tiles = 0;
   std::uint64_t* clock = nullptr;          // the stamp counter, in device (global) memory
   unsigned int* overflow = nullptr;        // calls that found their tile's records full
+  unsigned int* clashes = nullptr;         // recorders that found their tile's id held by a live recorder
+  std::uint32_t* taken = nullptr;          // per tile: records taken by its recorders (bit 31: one is live); null: none kept
   clock_kind clock_source = clock_kind::counter;
 };
 
@@ -236,8 +247,31 @@ class recorder {
     state_.stamp() = never;
     state_.seen() = 0;
     state_.in_group() = 0;
-    if constexpr (State::ranges) state_.next() = 0;
+    if constexpr (State::ranges) {
+      // The tile's range continues after the records its earlier recorders
+      // took (log_ref, "Several launches"); a live one of the same id keeps it.
+      std::uint32_t start = 0;
+      if (log_.taken != nullptr && id_ < log_.tiles) {
+        std::uint32_t old = 0;
+        if (tile_.thread_rank() == 0) {
+          old = atomicOr(log_.taken + id_, live_bit);
+          if (old & live_bit) atomicAdd(log_.clashes, 1u);
+        }
+        old = tile_.shfl(old, 0);
+        owner_ = (old & live_bit) == 0;
+        start = old & ~live_bit;
+      }
+      state_.next() = start;
+    }
   }
+  // Hands the tile's count back to the log, for the tile's next recorder.
+  __device__ ~recorder() {
+    if constexpr (State::ranges) {
+      if (owner_ && log_.taken != nullptr && id_ < log_.tiles && tile_.thread_rank() == 0) atomicExch(log_.taken + id_, state_.next());
+    }
+  }
+  recorder(const recorder&) = delete;
+  recorder& operator=(const recorder&) = delete;
 
   // Before the tile's own operation (every lane, the same arguments): the
   // tile's next record.
@@ -362,6 +396,7 @@ class recorder {
   // n records of the tile's range, or no_slot (counted once per call; a
   // tile id beyond the log's tiles has no range).
   __device__ std::uint64_t claim(std::uint32_t n) {
+    if (!owner_) return no_slot;  // counted once, as a clash
     const std::uint32_t next = state_.next();
     if (id_ >= log_.tiles || next + n > log_.per_tile) {
       if (tile_.thread_rank() == 0 && n > 0) atomicAdd(log_.overflow, 1u);
@@ -462,11 +497,14 @@ class recorder {
     state_.in_group() = 0;
   }
 
+  static constexpr std::uint32_t live_bit = 0x80000000u;
+
   tile_type tile_;
   log_ref log_;
   std::uint32_t id_;
   std::uint32_t group_;
   parts parts_;
+  bool owner_ = true;  // false: another recorder of this tile id was live; this one records nothing
   State state_;
 };
 
@@ -483,9 +521,12 @@ class device_log {
     ref_.clock_source = source;
     const std::size_t n = static_cast<std::size_t>(tiles) * per_tile;
     if (n >= 0xFFFFFFFFull) throw std::runtime_error("gfsl::record::device_log: at most 2^32 - 1 records (stamp groups number them in 32 bits)");
-    check(cudaMalloc(&ref_.records, n * sizeof(entry) + 16), "cudaMalloc");
+    if (per_tile >= 0x80000000u) throw std::runtime_error("gfsl::record::device_log: at most 2^31 - 1 records a tile");
+    check(cudaMalloc(&ref_.records, n * sizeof(entry) + 16 + static_cast<std::size_t>(tiles) * sizeof(std::uint32_t)), "cudaMalloc");
     ref_.clock = reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(ref_.records) + n * sizeof(entry));
     ref_.overflow = reinterpret_cast<unsigned int*>(ref_.clock + 1);
+    ref_.clashes = ref_.overflow + 1;
+    ref_.taken = reinterpret_cast<std::uint32_t*>(ref_.clashes + 1);
     reset();
   }
   ~device_log() { cudaFree(ref_.records); }
@@ -494,22 +535,32 @@ class device_log {
 
   log_ref ref() const { return ref_; }
 
-  // Every record pending and unused again, the clock at 1.
+  // Every record pending and unused again (every tile's range from its
+  // start), the clock at 1. Between launches that make one history, do not
+  // reset: each launch's recorders continue after the records taken.
   void reset() {
     const std::size_t n = static_cast<std::size_t>(ref_.tiles) * ref_.per_tile;
     check(cudaMemset(ref_.records, 0xFF, n * sizeof(entry)), "cudaMemset");
     const std::uint64_t init[2] = {1, 0};
     check(cudaMemcpy(ref_.clock, init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemset(ref_.taken, 0, static_cast<std::size_t>(ref_.tiles) * sizeof(std::uint32_t)), "cudaMemset");
   }
 
   // The records of operations that were called, in tile order (each tile's
   // in the order it ran them). Throws when a tile ran out of records: a
   // history with operations missing could make a correct run look wrong.
+  // Throws too when a recorder found its tile's id held by another live
+  // recorder (log_ref, "Several launches"): its operations are missing.
   std::vector<entry> records() const {
-    unsigned int overflow = 0;
-    check(cudaMemcpy(&overflow, ref_.overflow, sizeof overflow, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    if (overflow) {
-      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(overflow) + " calls found their tile's " +
+    unsigned int counts[2] = {0, 0};  // overflow, clashes
+    check(cudaMemcpy(counts, ref_.overflow, sizeof counts, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (counts[1]) {
+      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(counts[1]) +
+                               " recorders found their tile id held by another recorder still live (two tiles given one id, or two "
+                               "kernels of this log running at once); their operations were not recorded");
+    }
+    if (counts[0]) {
+      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(counts[0]) + " calls found their tile's " +
                                std::to_string(ref_.per_tile) + " records full; make per_tile larger");
     }
     const std::size_t n = static_cast<std::size_t>(ref_.tiles) * ref_.per_tile;
