@@ -14,6 +14,8 @@
 
 #include "../examples/hash_map/map.cuh"
 #include "linearizability/checker.hpp"
+#include "linearizability/models.hpp"
+#include "traces/trace.hpp"
 
 namespace {
 
@@ -277,6 +279,67 @@ TEST(RecordHeader, TwoLiveRecordersOfOneTileAreRefusedNeverOverwritten) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("8 recorders found their tile id held by another recorder"), std::string::npos) << e.what();
   }
+}
+
+// The writer's side needs no GPU: hand-made records, as ret() leaves them.
+rec::entry made(unsigned who, rec::op o, unsigned key, unsigned arg, bool ok, unsigned value, unsigned char known, unsigned long long call,
+                unsigned long long ret) {
+  rec::entry e{};
+  e.who = who, e.kind = static_cast<unsigned char>(o), e.key = key, e.arg = arg, e.ok = ok, e.value = value, e.known = known;
+  e.call = call, e.ret = ret;
+  return e;
+}
+
+std::string read_text(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return "";
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  return text;
+}
+
+TEST(RecordWriter, AMultisetsInsertsThatReturnNothingAreWrittenAsTrueAndCheck) {
+  // Two inserts of a multimap whose insert returns nothing (ret(h): known 0),
+  // then a count of 2, an erase, a find.
+  const std::vector<rec::entry> h = {made(0, rec::op::insert, 5, 1, false, 0, 0, 1, 2), made(1, rec::op::insert, 5, 2, false, 0, 0, 3, 4),
+                                     made(0, rec::op::erase, 5, 0, true, 0, 1, 5, 6), made(1, rec::op::find, 5, 0, true, 2, 3, 7, 8)};
+  const std::string path = ::testing::TempDir() + "/multiset-void-inserts.jsonl";
+  rec::device_log::write_json_lines_of(h, path, "", rec::trace_model::multiset);
+  const std::string text = read_text(path);
+  EXPECT_NE(text.find("\"model\":\"multiset\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("null"), std::string::npos) << text;
+  const gfsl::traces::operation_table ops = gfsl::lin::operation_table_of(gfsl::lin::model_kind::multiset);
+  const gfsl::traces::trace t = gfsl::traces::read_trace(path, nullptr, false, &ops);
+  ASSERT_EQ(t.history.size(), 4u);
+  EXPECT_TRUE(t.history[0].ok && t.history[1].ok);
+  EXPECT_EQ(gfsl::lin::check_history_model(gfsl::lin::model_kind::multiset, t.history, t.op_codes, gfsl::lin::deadline::after_seconds(0)).v,
+            gfsl::lin::verdict::linearizable);
+  // A count of the key among them: the model is inferred as multiset.
+  std::vector<rec::entry> counted = h;
+  counted.push_back(made(2, rec::op::count, 5, 0, true, 1, 3, 9, 10));
+  EXPECT_EQ(rec::device_log::model_of(counted), rec::trace_model::multiset);
+  rec::device_log::write_json_lines_of(counted, path);
+  EXPECT_NE(read_text(path).find("\"model\":\"multiset\""), std::string::npos);
+}
+
+TEST(RecordWriter, AnAnswerlessInsertOutsideAMultisetIsRefusedNotWrittenAsNull) {
+  const std::vector<rec::entry> h = {made(0, rec::op::insert, 5, 1, false, 0, 0, 1, 2)};
+  const std::string path = ::testing::TempDir() + "/map-void-insert.jsonl";
+  std::remove(path.c_str());
+  for (rec::trace_model m : {rec::trace_model::inferred, rec::trace_model::map}) {
+    try {
+      rec::device_log::write_json_lines_of(h, path, "", m);
+      ADD_FAILURE() << "written";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("an insert of key 5 answered nothing"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(read_text(path), "") << "a refused log left a file";
+  // An upsert outside upsert-map, a count outside multiset: refused too.
+  EXPECT_THROW(rec::device_log::model_of({made(0, rec::op::upsert, 5, 1, false, 0, 0, 1, 2)}, rec::trace_model::multiset), std::runtime_error);
+  EXPECT_THROW(rec::device_log::model_of({made(0, rec::op::count, 5, 0, true, 0, 3, 1, 2)}, rec::trace_model::map), std::runtime_error);
+  EXPECT_EQ(rec::device_log::model_of({made(0, rec::op::upsert, 5, 1, false, 0, 0, 1, 2)}), rec::trace_model::upsert_map);
 }
 
 // A map whose find misses its key once in a while: the oracle's report must

@@ -97,6 +97,18 @@ enum class clock_kind : std::uint8_t { counter = 0, globaltimer = 1 };
 // record (finish() stores their sum, so that none is optimized away).
 enum class parts : std::uint8_t { all = 0, records_only = 1, stamps_only = 2 };
 
+// The sequential object a history is of, as the trace names it (its
+// metadata's "model", which gfsl check reads: traces/FORMAT.md, "Models").
+// inferred: from the operations recorded (count: multiset; upsert:
+// upsert-map; else map). Declare multiset for a multiset or multimap whose
+// operations are insert, erase and find alone, and where an insert returns
+// nothing (ret(h)): a multiset's insert always adds, and is written as
+// having answered true.
+enum class trace_model : std::uint8_t { inferred = 0, map = 1, upsert_map = 2, multiset = 3 };
+inline const char* trace_model_name(trace_model m) {
+  return m == trace_model::multiset ? "multiset" : m == trace_model::upsert_map ? "upsert-map" : "map";
+}
+
 // The device side of a log: trivially copyable, passed to kernels by value.
 // Tile t owns records [t * per_tile, (t + 1) * per_tile) (call() takes them
 // in order; call_at() names its record itself).
@@ -290,7 +302,9 @@ class recorder {
   }
 
   // After it: ret(h) when nothing of the answer is known (an upsert that
-  // returns nothing), ret(h, ok), or ret(h, ok, value) (erase's value removed,
+  // returns nothing; a multiset's or multimap's insert that returns nothing,
+  // in a log whose model is multiset: written as true, since such an insert
+  // always adds), ret(h, ok), or ret(h, ok, value) (erase's value removed,
   // find's value found, count's count). ret_error(h, e): the operation
   // ended in an error and may or may not have taken effect; the checker
   // treats it as pending.
@@ -535,6 +549,10 @@ class device_log {
 
   log_ref ref() const { return ref_; }
 
+  // The model the trace names (trace_model; inferred unless declared).
+  void set_model(trace_model m) { model_ = m; }
+  trace_model model() const { return model_; }
+
   // Every record pending and unused again (every tile's range from its
   // start), the clock at 1. Between launches that make one history, do not
   // reset: each launch's recorders continue after the records taken.
@@ -573,18 +591,53 @@ class device_log {
     return out;
   }
 
-  // The JSON-lines trace gfsl check reads (traces/FORMAT.md): a metadata line,
-  // then one record per line. insert, erase and find are written as insert,
-  // delete and contains, which every model takes; upsert and count by their
-  // names (gfsl check --model upsert-map, multiset).
+  // The JSON-lines trace gfsl check reads (traces/FORMAT.md): a metadata line
+  // naming the model (set_model; gfsl check needs no --model), then one
+  // record per line. insert, erase and find are written as insert, delete
+  // and contains, which every model takes; upsert and count by their names.
+  // Throws, writing nothing, where the records cannot be a history of the
+  // model: an upsert or count outside its model, both in one log, or an
+  // insert, erase or find that answered nothing (ret(h)) outside a
+  // multiset's inserts.
   void write_json_lines(const std::string& path, const std::string& device = "") const {
-    write_json_lines_of(records(), path, device);
+    write_json_lines_of(records(), path, device, model_);
   }
-  static void write_json_lines_of(const std::vector<entry>& recs, const std::string& path, const std::string& device = "") {
+  // The model a log of these records names: `declared`, or the one its
+  // operations need; throws where none takes them all.
+  static trace_model model_of(const std::vector<entry>& recs, trace_model declared = trace_model::inferred) {
+    bool upserts = false, counts = false;
+    for (const entry& e : recs) {
+      upserts |= e.kind == static_cast<std::uint8_t>(op::upsert);
+      counts |= e.kind == static_cast<std::uint8_t>(op::count);
+    }
+    if (upserts && counts) throw std::runtime_error("gfsl::record: the records hold upserts and counts; no model takes both");
+    if (declared == trace_model::inferred) return counts ? trace_model::multiset : upserts ? trace_model::upsert_map : trace_model::map;
+    if (upserts && declared != trace_model::upsert_map)
+      throw std::runtime_error(std::string("gfsl::record: the records hold upserts, which model ") + trace_model_name(declared) +
+                               " does not take (upsert-map does)");
+    if (counts && declared != trace_model::multiset)
+      throw std::runtime_error(std::string("gfsl::record: the records hold counts, which model ") + trace_model_name(declared) +
+                               " does not take (multiset does)");
+    return declared;
+  }
+  static void write_json_lines_of(const std::vector<entry>& recs, const std::string& path, const std::string& device = "",
+                                  trace_model declared = trace_model::inferred) {
+    const trace_model model = model_of(recs, declared);
+    for (const entry& e : recs) {
+      const bool pending = e.ret == never || e.status == 0xFF;
+      if (pending || e.status != 0 || (e.known & 1) || e.kind == static_cast<std::uint8_t>(op::upsert) || e.kind > 4) continue;
+      if (e.kind == static_cast<std::uint8_t>(op::insert) && model == trace_model::multiset) continue;  // written as true
+      static const char* const what[] = {"an insert", "an erase", "a find", "", "a count"};
+      throw std::runtime_error(std::string("gfsl::record: ") + what[e.kind] + " of key " + std::to_string(e.key) +
+                               " answered nothing (ret(h)); only upserts and a multiset's inserts may (set_model(trace_model::multiset) "
+                               "for a multiset's or multimap's inserts)");
+    }
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (!f) throw std::runtime_error(path + ": cannot write");
     std::string line = "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"cuda\",\"clock\":\"device_counter\"";
-    line += ",\"delete_value\":true,\"recorder\":\"gfsl/record.cuh\"";
+    line += ",\"delete_value\":true,\"recorder\":\"gfsl/record.cuh\",\"model\":\"";
+    line += trace_model_name(model);
+    line += "\"";
     if (!device.empty() && device.find_first_of("\"\\") == std::string::npos) line += ",\"device\":\"" + device + "\"";
     line += "}\n";
     static const char* const names[] = {"insert", "delete", "contains", "upsert", "count"};
@@ -605,6 +658,8 @@ class device_log {
       }
       if (errored) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":false,\"status\":\"%s\"", errors[e.status <= 4 ? e.status : 4]);
+      } else if (!pending && !ok_known && e.kind == static_cast<std::uint8_t>(op::insert)) {
+        n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":true");  // a multiset's insert always adds (model_of checked)
       } else if (pending || !ok_known) {
         n += std::snprintf(buf + n, sizeof buf - n, pending ? ",\"ok\":false" : ",\"ok\":null");
       } else {
@@ -631,6 +686,7 @@ class device_log {
     if (e != cudaSuccess) throw std::runtime_error(std::string("gfsl::record::device_log: ") + what + ": " + cudaGetErrorString(e));
   }
   log_ref ref_;
+  trace_model model_ = trace_model::inferred;
 };
 
 }  // namespace gfsl::record
