@@ -69,7 +69,7 @@ TEST(OraclesHost, OnlyKeysAFinalFindRanOnAreAccounted) {
   EXPECT_EQ(s.accounting_violations, 1u);
   ASSERT_EQ(s.records.size(), 1u);
   EXPECT_EQ(s.records[0].key, c.base + 3);
-  EXPECT_EQ(orc::describe(s.records[0]).find("key " + std::to_string(c.base + 3) + ": 1 successful inserts, 0 erases, final find false"),
+  EXPECT_EQ(orc::describe(s.records[0]).find("key " + std::to_string(c.base + 3) + ": 1 successful inserts, 0 successful erases, final find false"),
             std::string("round end, at 0.000000 s: ").size());
   EXPECT_FALSE(s.refused());
   EXPECT_FALSE(s.clean());
@@ -89,6 +89,58 @@ TEST(OraclesHost, AJudgedRunWithoutViolationsIsClean) {
   orc::summary online;
   online.n[orc::c_judged] = 5;
   EXPECT_TRUE(online.clean());
+}
+
+TEST(OraclesHost, InsertOrAssignCountsEveryInsertAndHoldsForAnyOrderOfAssigns) {
+  using orc::insert_kind;
+  // A churn key of an insert-or-assign structure: inserted 5 times (4 of
+  // them assigns that answered true), erased twice, found: a history exists
+  // (i i e i i e i). Insert-if-absent's accounting calls it a violation.
+  EXPECT_TRUE(orc::accounting_holds(insert_kind::or_assign, 5, 2, true));
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::if_absent, 5, 2, true));
+  EXPECT_TRUE(orc::accounting_holds(insert_kind::or_assign, 5, 2, false));  // ... i e
+  EXPECT_TRUE(orc::accounting_holds(insert_kind::or_assign, 0, 0, false));
+  // What no order explains: more erases than inserts; found after as many
+  // erases as inserts; absent though inserted and never erased.
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::or_assign, 2, 3, false));
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::or_assign, 2, 2, true));
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::or_assign, 3, 0, false));
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::or_assign, 0, 0, true));
+}
+
+TEST(OraclesHost, MultisetKeepsOneOccurrencePerInsert) {
+  using orc::insert_kind;
+  EXPECT_TRUE(orc::accounting_holds(insert_kind::multiset, 3, 1, true));   // 2 left
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::if_absent, 3, 1, true));
+  EXPECT_TRUE(orc::accounting_holds(insert_kind::multiset, 3, 3, false));
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::multiset, 3, 3, true));  // found none left
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::multiset, 3, 2, false)); // lost one
+  EXPECT_FALSE(orc::accounting_holds(insert_kind::multiset, 1, 2, false)); // erased one never inserted
+}
+
+TEST(OraclesHost, TheAccountingJudgesUnderTheConfiguredSemantics) {
+  orc::config c = owned(2);
+  c.churn = 2;
+  const std::uint32_t span = orc::span_of(c);  // 4 owned, 2 shared
+  const std::vector<unsigned> ins{1, 0, 1, 0, 6, 4}, era{0, 0, 1, 0, 3, 4};
+  const std::vector<unsigned> found{orc::looked_up_present, orc::looked_up_absent, orc::looked_up_absent,
+                                    orc::looked_up_absent,  orc::looked_up_present, orc::looked_up_absent};
+  for (orc::insert_kind m : {orc::insert_kind::if_absent, orc::insert_kind::or_assign, orc::insert_kind::multiset}) {
+    c.insert = m;
+    orc::summary s;
+    orc::account_round(c, span, ins.data(), era.data(), found.data(), s);
+    EXPECT_EQ(s.accounted_keys, span);
+    // Key 4 (6 inserts, 3 erases, found) is a violation only under if_absent.
+    EXPECT_EQ(s.accounting_violations, m == orc::insert_kind::if_absent ? 1u : 0u) << orc::insert_kind_name(m);
+  }
+  c.insert = orc::insert_kind::or_assign;
+  const std::vector<unsigned> lost{0, 0, 0, 0, 2, 0};  // key 4 inserted twice, never erased, not found
+  orc::summary s;
+  orc::account_round(c, span, lost.data(), std::vector<unsigned>(span, 0).data(), std::vector<unsigned>(span, orc::looked_up_absent).data(), s);
+  ASSERT_EQ(s.records.size(), 1u);
+  EXPECT_NE(orc::describe(s.records[0]).find("2 inserts, 0 successful erases, final find false (insert-or-assign)"), std::string::npos)
+      << orc::describe(s.records[0]);
+  EXPECT_NE(printed(c, span, s).find(", inserts insert-or-assign"), std::string::npos);
 }
 
 }  // namespace

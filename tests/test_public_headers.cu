@@ -441,4 +441,104 @@ TEST(Oracles, AKernelThatRunsNoOracleIsRefusedNotClean) {
   EXPECT_FALSE(h.clean());
 }
 
+// An insert-or-assign over the example's map: its insert answers true
+// whether it inserted or the key was in (the value it would assign,
+// value_of(k), is the one there).
+__global__ void assigning_oracles(map_ref m, orc::launch l) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  orc::run(tile, m, l,
+           [](auto& t, map_ref& m, unsigned k, unsigned v) {
+             unsigned out;
+             m.apply(t, op::insert, k, v, out);
+             return true;
+           },
+           [](auto& t, map_ref& m, unsigned k) { unsigned out; return m.apply(t, op::erase, k, 0, out); },
+           [](auto& t, map_ref& m, unsigned k, unsigned& v) { return m.apply(t, op::find, k, 0, v); });
+}
+
+// A multiset: one count per key, changed by lane 0's atomics; its insert
+// returns nothing (the callable answers true).
+struct counted_multiset {
+  unsigned* n;
+};
+__global__ void multiset_oracles(counted_multiset m, orc::launch l) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  orc::run(tile, m, l,
+           [](auto& t, counted_multiset& m, unsigned k, unsigned) {
+             if (t.thread_rank() == 0) atomicAdd(m.n + k, 1u);
+             t.sync();
+             return true;
+           },
+           [](auto& t, counted_multiset& m, unsigned k) {
+             bool ok = false;
+             if (t.thread_rank() == 0) {
+               cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(m.n[k]);
+               unsigned v = c.load();
+               while (v > 0 && !c.compare_exchange_weak(v, v - 1)) {}
+               ok = v > 0;
+             }
+             return t.shfl(ok, 0);
+           },
+           [](auto& t, counted_multiset& m, unsigned k, unsigned& v) {
+             bool ok = false;
+             if (t.thread_rank() == 0) ok = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(m.n[k]).load() > 0;
+             v = orc::value_of(k);
+             return t.shfl(ok, 0);
+           });
+}
+
+orc::config owned_with_churn(orc::insert_kind m) {
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.insert = m;
+  c.tiles = 256;
+  c.per_tile = 4;
+  c.churn = 16;
+  c.ops_per_tile = 256;
+  return c;
+}
+
+TEST(Oracles, AnInsertOrAssignIsCleanUnderOrAssignAndCaughtUnderIfAbsent) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  for (orc::insert_kind m : {orc::insert_kind::or_assign, orc::insert_kind::if_absent}) {
+    SCOPED_TRACE(orc::insert_kind_name(m));
+    const orc::config c = owned_with_churn(m);
+    orc::harness h(c);
+    map_on_device d(4 * h.span() + 64);
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_EQ(cudaMemset(d.m.slots, 0xFF, d.m.capacity * sizeof(unsigned long long)), cudaSuccess);
+      h.round([&](const orc::launch& l) { assigning_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(d.m, l); });
+    }
+    const orc::summary s = h.result();
+    EXPECT_GT(s.judged(), 0u);
+    if (m == orc::insert_kind::or_assign) {
+      EXPECT_TRUE(h.clean()) << s.violations() << " violations";
+    } else {
+      EXPECT_GT(s.n[orc::c_extra], 0u) << "an assign answering true was not caught as an insert over itself";
+    }
+  }
+}
+
+TEST(Oracles, AMultisetIsCleanUnderMultisetAndCaughtUnderIfAbsent) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  for (orc::kind k : {orc::kind::owned_keys, orc::kind::stable_keys, orc::kind::publication}) {
+    for (orc::insert_kind m : {orc::insert_kind::multiset, orc::insert_kind::if_absent}) {
+      SCOPED_TRACE(std::string(orc::kind_name(k)) + ", " + orc::insert_kind_name(m));
+      orc::config c = owned_with_churn(m);
+      c.oracle = k;
+      orc::harness h(c);
+      counted_multiset ms{nullptr};
+      const std::size_t words = c.base + h.span() + 64;
+      ASSERT_EQ(cudaMalloc(&ms.n, words * sizeof(unsigned)), cudaSuccess);
+      ASSERT_EQ(cudaMemset(ms.n, 0, words * sizeof(unsigned)), cudaSuccess);
+      h.round([&](const orc::launch& l) { multiset_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(ms, l); });
+      const orc::summary s = h.result();
+      EXPECT_GT(s.judged(), 0u);
+      if (m == orc::insert_kind::multiset) EXPECT_TRUE(h.clean()) << s.violations() << " violations";
+      if (m == orc::insert_kind::if_absent && k == orc::kind::owned_keys) EXPECT_FALSE(h.clean());
+      cudaFree(ms.n);
+    }
+  }
+}
+
 }  // namespace

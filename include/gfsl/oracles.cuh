@@ -54,6 +54,8 @@
 // The callables. Every lane of the tile calls them together, with the same
 // arguments, as your API wants; lane 0's answer is taken:
 //   bool insert(const Tile&, Handle&, unsigned key, unsigned value)  insert if absent: true iff it inserted
+//     (config::insert: insert_kind::or_assign for an insert-or-assign, whose answer is not judged;
+//     insert_kind::multiset for a multiset's or multimap's insert, which always adds and answers true)
 //   bool erase(const Tile&, Handle&, unsigned key)                   true iff the key was there
 //   bool find(const Tile&, Handle&, unsigned key, unsigned& value)   true iff found; value: the one found
 //   or find(const Tile&, Handle&, unsigned key, unsigned& value, seen& read): the same, and the words it
@@ -226,11 +228,19 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
   detail::tile_run<Tile> t(tile, l, static_cast<std::uint32_t>(id64));
   const config& c = l.cfg;
   if constexpr (std::is_same_v<Collide, neighbours>) collide.stride = c.stride;
+  // An insert-or-assign's insert leaves the key in whatever it answered:
+  // the accounting counts every one, and its answer is never judged.
+  const bool assigns = c.insert == insert_kind::or_assign;
   auto do_insert = [&](unsigned k) {
     const bool ok = t.bcast(insert(tile, h, k, value_of(k)) ? 1 : 0) != 0;
     ++t.n[c_inserts];
-    if (ok) t.count_success(op::insert, k);
+    if (ok || assigns) t.count_success(op::insert, k);
     return ok;
+  };
+  // An insert whose answer is known: true (the key absent, or a multiset's).
+  auto insert_known_true = [&](unsigned k) {
+    const bool ok = do_insert(k);
+    if (!assigns) t.judge(op::insert, k, true, ok, 0, 0);
   };
   auto do_erase = [&](unsigned k) {
     const bool ok = t.bcast(erase(tile, h, k) ? 1 : 0) != 0;
@@ -258,8 +268,7 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
     // insert (the structure starts empty).
     if (c.oracle == kind::stable_keys) {
       for (std::uint32_t i = t.id; i * c.stride < c.range; i += c.tiles) {
-        const unsigned k = c.base + i * c.stride;
-        t.judge(op::insert, k, true, do_insert(k), 0, 0);
+        insert_known_true(c.base + i * c.stride);
       }
     }
   } else if (l.ph == phase::final_state) {
@@ -291,6 +300,10 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
   } else if (c.oracle == kind::owned_keys) {
     const std::uint32_t per = c.per_tile < 32 ? c.per_tile : 32;
     std::uint32_t present = 0;  // bit j: the tile's key j is in (it starts with none)
+    // multiset: bits 2j, 2j + 1: how many occurrences of key j are in (at
+    // most 3: an insert at 3 erases instead).
+    std::uint64_t occurrences = 0;
+    const bool multiset = c.insert == insert_kind::multiset;
     for (std::uint64_t i = 0; i < c.ops_per_tile; ++i) {
       if ((i & 15) == 0 && t.time_up()) break;
       const std::uint64_t r = t.next();
@@ -301,14 +314,19 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
       }
       const std::uint32_t j = static_cast<std::uint32_t>((r >> 32) % per);
       const unsigned k = c.base + t.id + j * c.tiles;
-      const bool in = (present >> j) & 1;
-      const unsigned which = static_cast<unsigned>((r >> 8) % 3);
+      const unsigned held = static_cast<unsigned>(occurrences >> (2 * j)) & 3u;
+      const bool in = multiset ? held > 0 : ((present >> j) & 1) != 0;
+      unsigned which = static_cast<unsigned>((r >> 8) % 3);
+      if (multiset && which == 0 && held == 3) which = 1;
       if (which == 0) {
-        t.judge(op::insert, k, !in, do_insert(k), 0, 0);
+        const bool ok = do_insert(k);
+        if (!assigns) t.judge(op::insert, k, multiset || !in, ok, 0, 0);
         present |= 1u << j;
+        if (multiset) occurrences += std::uint64_t{1} << (2 * j);
       } else if (which == 1) {
         t.judge(op::erase, k, in, do_erase(k), 0, 0);
         present &= ~(1u << j);
+        if (multiset && held > 0) occurrences -= std::uint64_t{1} << (2 * j);
       } else {
         unsigned v = 0;
         const bool ok = do_find(k, v);
@@ -347,7 +365,7 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
         if (t.time_up()) break;
         // The key is this pair's alone and erased at the end of every trip:
         // absent now, so the insert must succeed.
-        t.judge(op::insert, k, true, do_insert(k), 0, 0);
+        insert_known_true(k);
         detail::release_fence(tile);
         detail::release_store(flag, trip << 32 | detail::sm_id(), t.leader());
         unsigned long long seen = 0;

@@ -35,8 +35,25 @@ inline const char* op_name(op o) {
 // never ~0u (a common "erased" marker).
 GFSL_ORACLES_HD constexpr unsigned value_of(unsigned k) { return ((k * 2654435761u) ^ 0x5BD1E995u) & 0x7FFFFFFFu; }
 
+// What your insert does with a key that is already in (docs/YOUR-STRUCTURE.md,
+// "Insert semantics"):
+// - if_absent (the default): nothing, and it answers false; true iff it
+//   inserted. Every insert's answer is judged where it is known.
+// - or_assign: it assigns (an insert-or-assign, a B-tree's insert); the
+//   key is in afterwards whatever it answered, and its answer is never
+//   judged. The accounting counts every insert.
+// - multiset: it adds one more occurrence (a multiset's or multimap's
+//   insert); it always answers true (return true from a callable whose
+//   insert returns nothing), an erase removes one occurrence, a find is
+//   true while one is in.
+enum class insert_kind : std::uint8_t { if_absent = 0, or_assign = 1, multiset = 2 };
+inline const char* insert_kind_name(insert_kind m) {
+  return m == insert_kind::or_assign ? "insert-or-assign" : m == insert_kind::multiset ? "multiset" : "insert-if-absent";
+}
+
 struct config {
   kind oracle = kind::owned_keys;
+  insert_kind insert = insert_kind::if_absent;  // your insert's semantics
   std::uint32_t tiles = 0;        // tiles in your launch (tiles past it return at once)
   std::uint32_t base = 1;         // the smallest key used
   // stable_keys: keys base .. base + range - 1, stable ones base + i * stride.
@@ -76,6 +93,7 @@ struct violation {
   std::uint32_t sm = 0;
   std::uint64_t time_ns = 0;  // since the first run phase began
   seen read;                  // find: the words the failing read saw (count 0: not reported)
+  std::uint8_t insert = 0;    // final_state: the insert_kind it was judged under
 };
 
 // Device counters, one word each (the host sums them).
@@ -130,11 +148,30 @@ struct summary {
   bool clean() const { return !refused() && violations() == 0; }
 };
 
-// Final-state accounting of one round: the keys start absent, so a key's
-// successful inserts and erases alternated iff inserts - erases is 0 or 1,
-// and it is 1 exactly when the final find found the key. `found[i]` is a
-// found_state: a key no final find ran on is counted as not looked up, not
-// judged. Adds to s; `reports` bounds s.records.
+// Whether a key's counts fit its insert semantics, the key absent at the
+// start: `inserted` successful inserts (or_assign: every insert), `erased`
+// successful erases, `present` what the final find answered.
+// - if_absent: inserts and erases alternated: inserted - erased is 0 or 1,
+//   and 1 exactly when present.
+// - or_assign: every successful erase follows an insert since the erase
+//   before it, so erased <= inserted; present: an insert came after the
+//   last successful erase (inserted > erased); absent after any insert: an
+//   erase succeeded (erased >= 1).
+// - multiset: inserted - erased occurrences are left, never fewer than 0,
+//   and present exactly when some are.
+inline bool accounting_holds(insert_kind m, unsigned inserted, unsigned erased, bool present) {
+  const long long d = static_cast<long long>(inserted) - erased;
+  switch (m) {
+    case insert_kind::if_absent: return (d == 0 || d == 1) && (d == 1) == present;
+    case insert_kind::or_assign: return d >= 0 && (present ? d >= 1 : (inserted == 0 || erased >= 1));
+    case insert_kind::multiset: return d >= 0 && (d > 0) == present;
+  }
+  return false;
+}
+
+// Final-state accounting of one round (accounting_holds, key by key).
+// `found[i]` is a found_state: a key no final find ran on is counted as not
+// looked up, not judged. Adds to s; `reports` bounds s.records.
 inline void account_round(const config& c, std::uint32_t span, const unsigned* inserted, const unsigned* erased, const unsigned* found,
                           summary& s) {
   for (std::uint32_t i = 0; i < span; ++i) {
@@ -145,7 +182,7 @@ inline void account_round(const config& c, std::uint32_t span, const unsigned* i
     ++s.accounted_keys;
     const bool present = found[i] == looked_up_present;
     const long long d = static_cast<long long>(inserted[i]) - erased[i];
-    if ((d == 0 || d == 1) && (d == 1) == present) continue;
+    if (accounting_holds(c.insert, inserted[i], erased[i], present)) continue;
     ++s.accounting_violations;
     if (s.first_s < 0) s.first_s = s.seconds;
     if (s.records.size() < c.reports) {
@@ -155,6 +192,7 @@ inline void account_round(const config& c, std::uint32_t span, const unsigned* i
       v.oracle = static_cast<std::uint8_t>(c.oracle);
       v.operation = static_cast<std::uint8_t>(op::final_state);
       v.expected = d == 1;
+      v.insert = static_cast<std::uint8_t>(c.insert);
       v.given = present;
       v.value_expected = inserted[i];
       v.value_given = erased[i];
@@ -177,8 +215,11 @@ inline std::string describe(const violation& v) {
   using detail::fmt;
   std::string s;
   if (static_cast<op>(v.operation) == op::final_state) {
+    const bool every = static_cast<insert_kind>(v.insert) == insert_kind::or_assign;
     s = "round end, at " + fmt(v.time_ns / 1e9, "%.6f") + " s: key " + std::to_string(v.key) + ": " + std::to_string(v.value_expected) +
-        " successful inserts, " + std::to_string(v.value_given) + " erases, final find " + (v.given ? "true" : "false");
+        (every ? " inserts, " : " successful inserts, ") + std::to_string(v.value_given) + " successful erases, final find " +
+        (v.given ? "true" : "false");
+    if (v.insert != 0) s += std::string(" (") + insert_kind_name(static_cast<insert_kind>(v.insert)) + ")";
     return s;
   }
   s = "tile " + std::to_string(v.tile) + " (SM " + std::to_string(v.sm) + "), at " + fmt(v.time_ns / 1e9, "%.6f") + " s: " +
@@ -214,6 +255,7 @@ inline void print_summary(std::FILE* out, const char* subject, const char* devic
   if (c.oracle == kind::stable_keys)
     std::fprintf(out, " (stable every %u of %u keys, 1 tile in %u writing)", c.stride, c.range, c.writer_every);
   if (c.oracle == kind::owned_keys) std::fprintf(out, " (%u keys a tile, %u shared)", c.per_tile, c.churn);
+  if (c.insert != insert_kind::if_absent) std::fprintf(out, ", inserts %s", insert_kind_name(c.insert));
   std::fprintf(out, "\n");
   std::fprintf(out, "  %llu operations in %.3f s of running tiles (%.2f M/s): %llu finds, %llu inserts, %llu erases\n", s.operations(),
                s.seconds, s.seconds > 0 ? s.operations() / s.seconds / 1e6 : 0.0, s.n[c_finds], s.n[c_inserts], s.n[c_erases]);
