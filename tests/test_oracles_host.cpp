@@ -143,4 +143,34 @@ TEST(OraclesHost, TheAccountingJudgesUnderTheConfiguredSemantics) {
   EXPECT_NE(printed(c, span, s).find(", inserts insert-or-assign"), std::string::npos);
 }
 
+TEST(OraclesHost, AWaitEndsAtItsDeadlineOnTheHostClockAndTheHangIsReported) {
+  // A launch that never finishes, on a clock that moves 0.1 s a poll.
+  double t = 0;
+  std::uint64_t polls = 0;
+  auto now = [&] { return t; };
+  auto pause = [&](std::uint64_t) { t += 0.1; };
+  EXPECT_EQ(orc::wait_for([&] { ++polls; return false; }, now, pause, 2.0), orc::wait_result::deadline);
+  EXPECT_GE(t, 2.0);
+  EXPECT_LT(t, 2.2);
+  EXPECT_EQ(polls, 21u);
+  // One that finishes at the fifth poll; and no deadline (0) waits for it.
+  for (double deadline : {2.0, 0.0}) {
+    t = 0, polls = 0;
+    EXPECT_EQ(orc::wait_for([&] { return ++polls == 5; }, now, pause, deadline), orc::wait_result::done);
+    EXPECT_EQ(polls, 5u);
+  }
+  const orc::config c = owned(2);
+  orc::summary s;
+  s.n[orc::c_judged] = 100;
+  s.hang = orc::hang_text(2, orc::phase::run, 60.0);
+  EXPECT_TRUE(s.hung());
+  EXPECT_FALSE(s.clean());
+  const std::string text = printed(c, orc::span_of(c), s);
+  EXPECT_NE(text.find("  hang: round 3, the run phase: your kernel did not finish within 60.0 s (config::deadline_seconds)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("verdict: HUNG"), std::string::npos) << text;
+  EXPECT_EQ(orc::config{}.deadline_seconds, 60.0) << "the documented default";
+}
+
 }  // namespace

@@ -507,7 +507,7 @@ TEST(Oracles, AnInsertOrAssignIsCleanUnderOrAssignAndCaughtUnderIfAbsent) {
     map_on_device d(4 * h.span() + 64);
     for (int r = 0; r < 2; ++r) {
       ASSERT_EQ(cudaMemset(d.m.slots, 0xFF, d.m.capacity * sizeof(unsigned long long)), cudaSuccess);
-      h.round([&](const orc::launch& l) { assigning_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(d.m, l); });
+      ASSERT_TRUE(h.round([&](const orc::launch& l) { assigning_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(d.m, l); }));
     }
     const orc::summary s = h.result();
     EXPECT_GT(s.judged(), 0u);
@@ -531,7 +531,7 @@ TEST(Oracles, AMultisetIsCleanUnderMultisetAndCaughtUnderIfAbsent) {
       const std::size_t words = c.base + h.span() + 64;
       ASSERT_EQ(cudaMalloc(&ms.n, words * sizeof(unsigned)), cudaSuccess);
       ASSERT_EQ(cudaMemset(ms.n, 0, words * sizeof(unsigned)), cudaSuccess);
-      h.round([&](const orc::launch& l) { multiset_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(ms, l); });
+      ASSERT_TRUE(h.round([&](const orc::launch& l) { multiset_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(ms, l); }));
       const orc::summary s = h.result();
       EXPECT_GT(s.judged(), 0u);
       if (m == orc::insert_kind::multiset) EXPECT_TRUE(h.clean()) << s.violations() << " violations";
@@ -539,6 +539,45 @@ TEST(Oracles, AMultisetIsCleanUnderMultisetAndCaughtUnderIfAbsent) {
       cudaFree(ms.n);
     }
   }
+}
+
+// A structure that livelocks in the run phase: its kernel spins until the
+// host lets it go (a word of mapped host memory), so that the test can end
+// it once the harness has reported the hang.
+__global__ void livelocking_oracles(map_ref m, orc::launch l, volatile int* release) {
+  if (l.ph == orc::phase::run) {
+    while (*release == 0) __nanosleep(1000);
+    return;
+  }
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  orc::run(tile, m, l, [](auto& t, map_ref& m, unsigned k, unsigned v) { unsigned out; return m.apply(t, op::insert, k, v, out); },
+           [](auto& t, map_ref& m, unsigned k) { unsigned out; return m.apply(t, op::erase, k, 0, out); },
+           [](auto& t, map_ref& m, unsigned k, unsigned& v) { return m.apply(t, op::find, k, 0, v); });
+}
+
+TEST(Oracles, ALivelockedLaunchIsReportedAtItsDeadlineNamingTheRoundAndPhase) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  int* release = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&release, sizeof(int), cudaHostAllocMapped), cudaSuccess);
+  *release = 0;
+  int* release_d = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(&release_d, release, 0), cudaSuccess);
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.tiles = 64;
+  c.deadline_seconds = 0.5;
+  auto* h = new orc::harness(c);  // left alive: after a hang its memory is the process's
+  map_on_device d(4 * h->span() + 64);
+  const bool finished = h->round([&](const orc::launch& l) { livelocking_oracles<<<2, 256>>>(d.m, l, release_d); });
+  EXPECT_FALSE(finished);
+  const orc::summary s = h->result();
+  EXPECT_TRUE(s.hung());
+  EXPECT_FALSE(h->clean());
+  EXPECT_NE(s.hang.find("round 1, the run phase: your kernel did not finish within"), std::string::npos) << s.hang;
+  EXPECT_FALSE(h->round([&](const orc::launch& l) { livelocking_oracles<<<2, 256>>>(d.m, l, release_d); }));
+  *release = 1;  // the test's own way out; a real livelock has none
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFreeHost(release);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 //   }
 //   // host: a harness per oracle; each round is three launches of your kernel
 //   gfsl::oracles::harness h({gfsl::oracles::kind::owned_keys, tiles});
-//   for (int r = 0; r < 4; ++r) { reset(m); h.round([&](auto l) { oracles<<<blocks, threads>>>(m, l); }); }
+//   for (int r = 0; r < 4; ++r) { reset(m); if (!h.round([&](auto l) { oracles<<<blocks, threads>>>(m, l); })) break; }  // false: a hang
 //   h.print(stdout, "my map");                    // exit status: h.clean() ? 0 : 1
 //
 // The oracles (one per harness; each round runs one of them on a structure
@@ -77,6 +77,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -440,6 +441,9 @@ class harness {
   harness(const harness&) = delete;
   harness& operator=(const harness&) = delete;
   ~harness() {
+    // After a hang every cudaFree would wait for the kernel: the memory is
+    // left to the process's end.
+    if (s_.hung()) return;
     for (void* p : {static_cast<void*>(l_.counts), static_cast<void*>(l_.first_ns), static_cast<void*>(l_.records),
                     static_cast<void*>(l_.recorded), static_cast<void*>(l_.inserted), static_cast<void*>(l_.erased),
                     static_cast<void*>(l_.found), static_cast<void*>(l_.flags)})
@@ -450,41 +454,39 @@ class harness {
   std::uint32_t span() const { return span_; }
 
   // One round on a structure you have just reset (empty): `launch_kernel(l)`
-  // launches your kernel with l, three times (prefill, run, final state); the
-  // harness synchronizes after each and does the accounting.
+  // launches your kernel with l, three times (prefill, run, final state), on
+  // the default stream (the plain <<<blocks, threads>>>) or one that
+  // synchronizes with it; the harness waits for each, at most
+  // config::deadline_seconds (the run phase: `seconds` more), and does the
+  // accounting. False: a launch missed its deadline (summary::hang says
+  // which); every later round returns false at once. The kernel cannot be
+  // stopped from the host: print the summary and end the process
+  // (std::_Exit), since freeing device memory would wait for it.
   template <class Launcher>
-  void round(Launcher&& launch_kernel) {
+  bool round(Launcher&& launch_kernel) {
+    if (s_.hung()) return false;
     const std::size_t bytes = std::max<std::size_t>(1, span_) * sizeof(unsigned);
     detail::check(cudaMemset(l_.inserted, 0, bytes), "cudaMemset");
     detail::check(cudaMemset(l_.erased, 0, bytes), "cudaMemset");
     detail::check(cudaMemset(l_.found, 0, bytes), "cudaMemset");
     detail::check(cudaMemset(l_.flags, 0, 2 * (c_.tiles / 2 + 1) * sizeof(unsigned long long)), "cudaMemset");
     l_.round = s_.rounds;
-    step(launch_kernel, phase::prefill);
+    if (!step(launch_kernel, phase::prefill, 0)) return false;
     const std::uint64_t now = device_now();
     if (s_.rounds == 0) l_.origin_ns = now;
     l_.end_ns = c_.seconds > 0 ? now + static_cast<std::uint64_t>(c_.seconds * 1e9) : 0;
-    cudaEvent_t began, done;
-    detail::check(cudaEventCreate(&began), "cudaEventCreate");
-    detail::check(cudaEventCreate(&done), "cudaEventCreate");
-    cudaEventRecord(began);
-    step(launch_kernel, phase::run);
-    cudaEventRecord(done);
-    detail::check(cudaEventSynchronize(done), "the run phase");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, began, done);
-    cudaEventDestroy(began);
-    cudaEventDestroy(done);
-    s_.seconds += ms / 1000.0;
+    if (!step(launch_kernel, phase::run, c_.seconds)) return false;
     l_.end_ns = 0;
-    step(launch_kernel, phase::final_state);
+    if (!step(launch_kernel, phase::final_state, 0)) return false;
     account();
     ++s_.rounds;
+    return true;
   }
 
   // The figures so far (device counters and records copied back).
   summary result() const {
     summary s = s_;
+    if (s.hung()) return s;  // the device's figures are behind the running kernel
     detail::check(cudaMemcpy(s.n, l_.counts, sizeof s.n, cudaMemcpyDeviceToHost), "cudaMemcpy");
     unsigned long long first = ~0ull, recorded = 0;
     detail::check(cudaMemcpy(&first, l_.first_ns, sizeof first, cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -526,12 +528,44 @@ class harness {
     cudaFree(t);
     return v;
   }
+  // One launch, waited for against the host's clock (wait_for): an event
+  // recorded after it on the default stream, polled. `extra`: seconds the
+  // launch may take beyond the deadline. False: it missed the deadline,
+  // recorded in s_.hang.
   template <class Launcher>
-  void step(Launcher& launch_kernel, phase p) {
+  bool step(Launcher& launch_kernel, phase p, double extra) {
     l_.ph = p;
+    cudaEvent_t began, done;
+    detail::check(cudaEventCreate(&began), "cudaEventCreate");
+    detail::check(cudaEventCreate(&done), "cudaEventCreate");
+    detail::check(cudaEventRecord(began, 0), "cudaEventRecord");
     launch_kernel(l_);
     detail::check(cudaGetLastError(), "launching your kernel");
+    detail::check(cudaEventRecord(done, 0), "cudaEventRecord");
+    const double allowed = c_.deadline_seconds > 0 ? c_.deadline_seconds + extra : 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto host_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    const wait_result w = wait_for(
+        [&] {
+          const cudaError_t e = cudaEventQuery(done);
+          if (e == cudaErrorNotReady) return false;
+          detail::check(e, "your kernel");
+          return true;
+        },
+        host_seconds, [](std::uint64_t i) { std::this_thread::sleep_for(std::chrono::microseconds(i < 100 ? 20 : 1000)); }, allowed);
+    if (w == wait_result::deadline) {
+      s_.hang = hang_text(s_.rounds, p, host_seconds());
+      return false;  // the events stay: destroying them is safe, but nothing here needs it
+    }
     detail::check(cudaDeviceSynchronize(), "your kernel");
+    if (p == phase::run) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, began, done);
+      s_.seconds += ms / 1000.0;
+    }
+    cudaEventDestroy(began);
+    cudaEventDestroy(done);
+    return true;
   }
   // Final-state accounting (account_round): only keys a final find ran on
   // are judged.

@@ -66,6 +66,11 @@ struct config {
   std::uint64_t ops_per_tile = 1024;  // the run phase's operations a tile (publication: rounds trips of a pair)
   double seconds = 0;                 // and at most this long (0: no time limit)
   double wait_seconds = 1.0;          // publication: a flag not seen this long ends the pair (counted, not a violation)
+  // A launch of your kernel not finished this long after the harness
+  // started waiting for it (the run phase: `seconds` longer) is reported
+  // as a hang, and the round fails (harness::round returns false). 0: wait
+  // for ever.
+  double deadline_seconds = 60;
   std::uint32_t reports = 8;          // violations recorded in full (the others counted)
   std::uint64_t seed = 1;
 };
@@ -136,6 +141,11 @@ struct summary {
   double seconds = 0;                 // run phases, device time
   double first_s = -1;                // the first violation (online or accounting), since the first run phase began
   std::vector<violation> records;
+  // A launch that missed config::deadline_seconds: "round R, the P phase:
+  // ..." (empty: none). The device's counters are then out of reach (every
+  // copy would wait for the kernel): the figures are those of the rounds
+  // before it.
+  std::string hang;
 
   unsigned long long judged() const { return n[c_judged] + accounted_keys; }
   unsigned long long violations() const { return n[c_violations] + accounting_violations; }
@@ -145,7 +155,8 @@ struct summary {
   // called run(), one compiled to an empty body, rounds never run) says
   // nothing about the structure: refused, never clean.
   bool refused() const { return judged() == 0; }
-  bool clean() const { return !refused() && violations() == 0; }
+  bool hung() const { return !hang.empty(); }
+  bool clean() const { return !hung() && !refused() && violations() == 0; }
 };
 
 // Whether a key's counts fit its insert semantics, the key absent at the
@@ -239,8 +250,33 @@ inline std::string describe(const violation& v) {
   return s;
 }
 
+// Waiting for a launch against a host clock: `done()` polled (true: the
+// launch finished; it may throw), `now()` in seconds, `pause(i)` between
+// polls i and i + 1. deadline: `seconds` passed first (0: none).
+enum class wait_result : std::uint8_t { done, deadline };
+template <class Done, class Now, class Pause>
+wait_result wait_for(Done&& done, Now&& now, Pause&& pause, double seconds) {
+  const double start = now();
+  for (std::uint64_t i = 0;; ++i) {
+    if (done()) return wait_result::done;
+    if (seconds > 0 && now() - start >= seconds) return wait_result::deadline;
+    pause(i);
+  }
+}
+
+inline const char* phase_name(phase p) { return p == phase::prefill ? "prefill" : p == phase::run ? "run" : "final"; }
+
+// The hang line of a launch that missed its deadline.
+inline std::string hang_text(std::uint32_t round, phase p, double waited) {
+  return "round " + std::to_string(round + 1) + ", the " + phase_name(p) + " phase: your kernel did not finish within " +
+         detail::fmt(waited, "%.1f") +
+         " s (config::deadline_seconds); a running kernel cannot be stopped from the host: report, then end the process "
+         "(std::_Exit: freeing device memory would wait for the kernel)";
+}
+
 // The verdict line's words: a refused run (nothing judged) is not clean.
 inline const char* verdict_text(const summary& s) {
+  if (s.hung()) return "HUNG: a launch did not finish (the hang line above)";
   if (s.refused())
     return "REFUSED: nothing was judged (0 answers, 0 keys looked up by a final find); a kernel that never calls "
            "gfsl::oracles::run, or one compiled to an empty body, proves nothing";
@@ -277,6 +313,7 @@ inline void print_summary(std::FILE* out, const char* subject, const char* devic
   for (std::size_t i = 0; i < s.records.size(); ++i) std::fprintf(out, "  violation %zu: %s\n", i + 1, describe(s.records[i]).c_str());
   if (s.violations() > s.records.size())
     std::fprintf(out, "  (%llu more violations counted, not shown)\n", s.violations() - s.records.size());
+  if (s.hung()) std::fprintf(out, "  hang: %s\n", s.hang.c_str());
   std::fprintf(out, "  verdict: %s\n", verdict_text(s));
 }
 
