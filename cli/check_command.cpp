@@ -43,7 +43,7 @@ struct check_options {
   bool all_keys = false;
   double explain = 5;
   std::string progress = "auto";
-  std::string model = "set";
+  std::string model;  // "": the one the trace names, else set
   std::string subject;  // "": whichever the trace names
 };
 
@@ -292,18 +292,61 @@ int run_model_check(const check_options& o, lin::model_kind m, const traces::tra
   return exit_undecided;
 }
 
-int run_check(const check_options& o) {
+// set and map are one object (GFSL's map): a trace naming one is checked
+// under the other without complaint.
+bool same_object(lin::model_kind a, lin::model_kind b) {
+  auto fast = [](lin::model_kind m) { return m == lin::model_kind::set || m == lin::model_kind::map; };
+  return a == b || (fast(a) && fast(b));
+}
+
+// The model a trace is checked under: --model where given, else the one
+// its header names (gfsl/record.cuh writes it), else set. A header that
+// names a model --model contradicts, or one gfsl check does not know, is
+// refused (one line, exit 2).
+struct model_choice {
+  bool explicit_model = false;
   lin::model_kind model = lin::model_kind::set;
-  if (!lin::parse_model(o.model, model)) {
-    std::fprintf(stderr, "gfsl check: --model %s: expected one of %s\n", lin::printable(o.model).c_str(), lin::model_names().c_str());
-    return exit_usage;
+  std::string file;
+  lin::model_kind pick(const traces::trace_header& h) const {
+    const std::string named = traces::declared_model(h);
+    if (named.empty()) return model;
+    lin::model_kind declared;
+    if (!lin::parse_model(named, declared)) {
+      throw traces::trace_error(file + ": the trace names model \"" + named + "\", which gfsl check does not know (one of " +
+                                lin::model_names() + ")");
+    }
+    if (explicit_model && !same_object(declared, model)) {
+      throw traces::trace_error(file + ": the trace names model " + named + ", not " + lin::model_name(model) +
+                                " (--model); leave --model out to check it as the trace says");
+    }
+    return explicit_model ? model : declared;
+  }
+};
+
+int run_check(const check_options& o) {
+  model_choice choice;
+  choice.file = o.file;
+  if (!o.model.empty()) {
+    choice.explicit_model = true;
+    if (!lin::parse_model(o.model, choice.model)) {
+      std::fprintf(stderr, "gfsl check: --model %s: expected one of %s\n", lin::printable(o.model).c_str(), lin::model_names().c_str());
+      return exit_usage;
+    }
   }
   // The default model reads as before: insert, delete and contains.
-  const traces::operation_table ops = lin::operation_table_of(model);
+  const traces::operation_table tables[] = {lin::operation_table_of(lin::model_kind::set), lin::operation_table_of(lin::model_kind::map),
+                                            lin::operation_table_of(lin::model_kind::upsert_map),
+                                            lin::operation_table_of(lin::model_kind::multiset)};
+  lin::model_kind model = choice.model;
   progress_line progress(progress_wanted(o.progress) && lin::fast_checker_decides(model), o.file);
   traces::trace t;
   try {
-    t = traces::read_trace(o.file, &progress.bytes_read, true, model == lin::model_kind::set ? nullptr : &ops);
+    const traces::model_chooser choose = [&](const traces::trace_header& h) -> const traces::operation_table* {
+      model = choice.pick(h);
+      return model == lin::model_kind::set ? nullptr : &tables[static_cast<int>(model)];
+    };
+    t = traces::read_trace(o.file, &progress.bytes_read, true, choose);
+    model = choice.pick(t.header);  // a binary trace's header too
   } catch (const traces::trace_error& e) {
     progress.finish();
     std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());
@@ -361,7 +404,10 @@ int run_check(const check_options& o) {
   const lin::check_result r = lin::check_history(t.history, co, unchecked);
 
   progress.enter(progress_line::invariants);
-  ctx.invariants = invariant_checks(t);
+  // GFSL's invariants are of GFSL's structure: a history another recorder
+  // wrote (its header names it: gfsl/record.cuh) is judged by
+  // linearizability alone, and its report lists nothing else.
+  if (traces::declared_recorder(t.header).empty()) ctx.invariants = invariant_checks(t);
   progress.finish();
   if (json_out) {
     std::printf("%s\n", lin::json_report(t.history, r, ctx).c_str());
@@ -509,9 +555,9 @@ command add_check_command(CLI::App& root) {
   c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)")->type_name("FILE");
   c->add_option("--model", o->model,
                 "the sequential specification: set (insert-if-absent, delete, contains: GFSL's map), map (insert, erase, find), "
-                "upsert-map (map and upsert), multiset (traces/FORMAT.md, \"Models\")")
+                "upsert-map (map and upsert), multiset (traces/FORMAT.md, \"Models\"); refused if the trace names another")
       ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset"}))
-      ->capture_default_str();
+      ->default_str("the trace's, else set");
   c->add_option("--subject", o->subject, "the structure the trace must record: gfsl or slabhash (refused if it records another; "
                                         "default: whichever it names)")
       ->check(CLI::IsMember({"gfsl", "slabhash"}));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "linearizability/wing_gong.hpp"
 #include "tests/files.hpp"
 #include "tests/gfsl_binary.hpp"
+#include "traces/internal.hpp"
 #include "traces/trace.hpp"
 
 namespace {
@@ -436,3 +438,95 @@ TEST(ModelBounds, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
 }
 
 }  // namespace
+
+// --- The model a trace names -----------------------------------------------
+
+namespace {
+
+// A trace as gfsl/record.cuh writes it: a metadata line naming the model and
+// the recorder, then the records.
+std::string recorded(const std::string& name, const std::string& model, const std::vector<std::string>& records,
+                     const std::string& recorder = ",\"recorder\":\"gfsl/record.cuh\"") {
+  std::vector<std::string> all{"{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"cuda\",\"clock\":\"device_counter\","
+                               "\"delete_value\":true" +
+                               recorder + (model.empty() ? "" : ",\"model\":\"" + model + "\"") + "}"};
+  all.insert(all.end(), records.begin(), records.end());
+  return lines(name, all);
+}
+
+const std::vector<std::string> multiset_records = {rec(0, "insert", 5, ",\"ok\":true", 1, "2"), rec(1, "insert", 5, ",\"ok\":true", 3, "4"),
+                                                   rec(2, "count", 5, ",\"value\":2,\"ok\":true", 5, "6")};
+
+}  // namespace
+
+TEST(TraceModel, ATraceNamingItsModelIsCheckedUnderItWithoutModel) {
+  const std::string p = recorded("named-multiset.jsonl", "multiset", multiset_records);
+  result r = run("check " + p);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("multiset"), std::string::npos) << r.out;
+  // From standard input too (the model is picked from the stream's first line).
+  r = run("check - < " + p);
+  EXPECT_EQ(r.code, 0) << r.out;
+  // The same --model agrees.
+  r = run("check --model multiset " + p);
+  EXPECT_EQ(r.code, 0) << r.out;
+  // Without the metadata's model the count is an operation set does not take.
+  r = run("check " + recorded("unnamed-multiset.jsonl", "", multiset_records));
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+TEST(TraceModel, AModelThatDisagreesWithTheTracesIsOneLineExitTwo) {
+  const std::string p = recorded("disagree.jsonl", "multiset", multiset_records);
+  for (const char* m : {"set", "map", "upsert-map"}) {
+    const result r = run(std::string("check --model ") + m + " " + p);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("the trace names model multiset, not " + std::string(m) + " (--model)"), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+  // set and map are one object: either --model takes a trace naming the other.
+  const std::string map = recorded("map.jsonl", "map", {rec(0, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2")});
+  EXPECT_EQ(run("check --model set " + map).code, 0);
+  // A model gfsl check does not know: refused, naming the ones it does.
+  const result r = run("check " + recorded("btree.jsonl", "btree", {rec(0, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2")}));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("the trace names model \"btree\", which gfsl check does not know"), std::string::npos) << r.out;
+}
+
+TEST(TraceModel, AForeignRecordersReportListsOnlyTheChecksThatApply) {
+  const std::vector<std::string> h = {rec(0, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2"),
+                                      rec(1, "contains", 5, ",\"value\":1,\"ok\":true", 3, "4")};
+  result r = run("check " + recorded("foreign.jsonl", "map", h));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("verdict:  linearizable"), std::string::npos) << r.out;
+  for (const char* gfsl_own : {"level-list", "lock-discipline", "not run", "snapshot:", "events:"})
+    EXPECT_EQ(r.out.find(gfsl_own), std::string::npos) << gfsl_own << "\n" << r.out;
+  r = run("check --json - " + recorded("foreign-json.jsonl", "map", h));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("level-list"), std::string::npos) << r.out;
+  // A trace of gfsl's own writers (no recorder named) reads as before: the
+  // invariants it cannot feed are listed as not run.
+  r = run("check " + recorded("own.jsonl", "", h, ""));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not run   level-list"), std::string::npos) << r.out;
+}
+
+TEST(TraceModel, TheModelIsPickedBeforeAnyRangeOfALargeFileIsRead) {
+  // Read in several ranges at once (each needs the operation table first).
+  std::vector<std::string> h;
+  for (unsigned i = 0; i < 3000; ++i)
+    h.push_back(rec(i % 4, i % 3 == 2 ? "count" : "insert", i % 50,
+                    i % 3 == 2 ? ",\"value\":0,\"ok\":true" : ",\"ok\":true", 10 * i + 1, std::to_string(10 * i + 2)));
+  const std::string p = recorded("ranges.jsonl", "multiset", h);
+  const gfsl::traces::operation_table ops = gfsl::lin::operation_table_of(gfsl::lin::model_kind::multiset);
+  unsigned calls = 0;
+  const gfsl::traces::model_chooser choose = [&](const gfsl::traces::trace_header& hd) -> const gfsl::traces::operation_table* {
+    ++calls;
+    EXPECT_EQ(gfsl::traces::declared_model(hd), "multiset");
+    return &ops;
+  };
+  const gfsl::traces::trace t = gfsl::traces::detail::read_json(p, 4, nullptr, nullptr, &choose);
+  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(t.history.size(), h.size());
+  EXPECT_EQ(t.op_codes.size(), h.size());
+  EXPECT_EQ(gfsl::traces::declared_recorder(t.header), "gfsl/record.cuh");
+}

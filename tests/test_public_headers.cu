@@ -14,6 +14,8 @@
 
 #include "../examples/hash_map/map.cuh"
 #include "linearizability/checker.hpp"
+#include "linearizability/models.hpp"
+#include "traces/trace.hpp"
 
 namespace {
 
@@ -229,6 +231,117 @@ TEST(RecordHeader, AFullTileCountsItsOverflowAndTheLogRefusesToHandItOver) {
   EXPECT_THROW(log.records(), std::runtime_error);
 }
 
+TEST(RecordHeader, SeveralLaunchesWithTheSameTileIdsMakeOneHistory) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned tiles = 64, ops = 16, keys = 16, launches = 3;
+  map_on_device d(4 * keys + 64);
+  rec::device_log log(tiles, launches * ops);
+  for (unsigned i = 0; i < launches; ++i) {
+    map_ops<<<(tiles * 8 + 255) / 256, 256>>>(d.m, log.ref(), ops, keys, i == 1 ? 8 : 1, 0, 0);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const std::vector<rec::entry> e = log.records();
+  ASSERT_EQ(e.size(), std::size_t{tiles} * launches * ops) << "a launch overwrote an earlier one's records";
+  // Each tile's records, in the log's order, are its operations in program
+  // order across the launches.
+  std::map<std::uint32_t, std::vector<const rec::entry*>> by_tile;
+  for (const rec::entry& r : e) by_tile[r.who].push_back(&r);
+  ASSERT_EQ(by_tile.size(), std::size_t{tiles});
+  for (const auto& [tile, rs] : by_tile) {
+    ASSERT_EQ(rs.size(), std::size_t{launches} * ops);
+    for (std::size_t i = 1; i < rs.size(); ++i) ASSERT_LE(rs[i - 1]->call, rs[i]->call);
+    for (unsigned l = 1; l < launches; ++l) ASSERT_LT(rs[l * ops - 1]->ret, rs[l * ops]->call);
+  }
+  EXPECT_EQ(verdict_of(e), gfsl::lin::verdict::linearizable);
+}
+
+// Two recorders of one tile id live at once: the second records nothing and
+// the log is refused.
+__global__ void two_recorders(rec::log_ref log) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  const unsigned id = (blockIdx.x * blockDim.x + threadIdx.x) / 8;
+  rec::recorder<8> a(tile, log, id);
+  rec::recorder<8> b(tile, log, id);
+  const rec::handle h = b.call(rec::op::find, 1);
+  b.ret(h, false, 0);
+  const rec::handle g = a.call(rec::op::find, 1);
+  a.ret(g, false, 0);
+}
+
+TEST(RecordHeader, TwoLiveRecordersOfOneTileAreRefusedNeverOverwritten) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  rec::device_log log(8, 4);
+  two_recorders<<<1, 64>>>(log.ref());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  try {
+    log.records();
+    ADD_FAILURE() << "the log was handed over";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("8 recorders found their tile id held by another recorder"), std::string::npos) << e.what();
+  }
+}
+
+// The writer's side needs no GPU: hand-made records, as ret() leaves them.
+rec::entry made(unsigned who, rec::op o, unsigned key, unsigned arg, bool ok, unsigned value, unsigned char known, unsigned long long call,
+                unsigned long long ret) {
+  rec::entry e{};
+  e.who = who, e.kind = static_cast<unsigned char>(o), e.key = key, e.arg = arg, e.ok = ok, e.value = value, e.known = known;
+  e.call = call, e.ret = ret;
+  return e;
+}
+
+std::string read_text(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return "";
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  return text;
+}
+
+TEST(RecordWriter, AMultisetsInsertsThatReturnNothingAreWrittenAsTrueAndCheck) {
+  // Two inserts of a multimap whose insert returns nothing (ret(h): known 0),
+  // then a count of 2, an erase, a find.
+  const std::vector<rec::entry> h = {made(0, rec::op::insert, 5, 1, false, 0, 0, 1, 2), made(1, rec::op::insert, 5, 2, false, 0, 0, 3, 4),
+                                     made(0, rec::op::erase, 5, 0, true, 0, 1, 5, 6), made(1, rec::op::find, 5, 0, true, 2, 3, 7, 8)};
+  const std::string path = ::testing::TempDir() + "/multiset-void-inserts.jsonl";
+  rec::device_log::write_json_lines_of(h, path, "", rec::trace_model::multiset);
+  const std::string text = read_text(path);
+  EXPECT_NE(text.find("\"model\":\"multiset\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("null"), std::string::npos) << text;
+  const gfsl::traces::operation_table ops = gfsl::lin::operation_table_of(gfsl::lin::model_kind::multiset);
+  const gfsl::traces::trace t = gfsl::traces::read_trace(path, nullptr, false, &ops);
+  ASSERT_EQ(t.history.size(), 4u);
+  EXPECT_TRUE(t.history[0].ok && t.history[1].ok);
+  EXPECT_EQ(gfsl::lin::check_history_model(gfsl::lin::model_kind::multiset, t.history, t.op_codes, gfsl::lin::deadline::after_seconds(0)).v,
+            gfsl::lin::verdict::linearizable);
+  // A count of the key among them: the model is inferred as multiset.
+  std::vector<rec::entry> counted = h;
+  counted.push_back(made(2, rec::op::count, 5, 0, true, 1, 3, 9, 10));
+  EXPECT_EQ(rec::device_log::model_of(counted), rec::trace_model::multiset);
+  rec::device_log::write_json_lines_of(counted, path);
+  EXPECT_NE(read_text(path).find("\"model\":\"multiset\""), std::string::npos);
+}
+
+TEST(RecordWriter, AnAnswerlessInsertOutsideAMultisetIsRefusedNotWrittenAsNull) {
+  const std::vector<rec::entry> h = {made(0, rec::op::insert, 5, 1, false, 0, 0, 1, 2)};
+  const std::string path = ::testing::TempDir() + "/map-void-insert.jsonl";
+  std::remove(path.c_str());
+  for (rec::trace_model m : {rec::trace_model::inferred, rec::trace_model::map}) {
+    try {
+      rec::device_log::write_json_lines_of(h, path, "", m);
+      ADD_FAILURE() << "written";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("an insert of key 5 answered nothing"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(read_text(path), "") << "a refused log left a file";
+  // An upsert outside upsert-map, a count outside multiset: refused too.
+  EXPECT_THROW(rec::device_log::model_of({made(0, rec::op::upsert, 5, 1, false, 0, 0, 1, 2)}, rec::trace_model::multiset), std::runtime_error);
+  EXPECT_THROW(rec::device_log::model_of({made(0, rec::op::count, 5, 0, true, 0, 3, 1, 2)}, rec::trace_model::map), std::runtime_error);
+  EXPECT_EQ(rec::device_log::model_of({made(0, rec::op::upsert, 5, 1, false, 0, 0, 1, 2)}), rec::trace_model::upsert_map);
+}
+
 // A map whose find misses its key once in a while: the oracle's report must
 // carry the window the failing find read.
 struct lying_map {
@@ -308,6 +421,163 @@ TEST(Oracles, AViolationCarriesTheWordsTheFailingReadSawWhenTheFindReportsThem) 
     cudaFree(lm.m.slots);
     cudaFree(lm.lies);
   }
+}
+
+// A kernel that never calls run() (as nvcc leaves a kernel whose body it
+// compiled away): the harness judged nothing and must refuse the run.
+__global__ void no_oracles(orc::launch) {}
+
+TEST(Oracles, AKernelThatRunsNoOracleIsRefusedNotClean) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.tiles = 64;
+  orc::harness h(c);
+  h.round([&](const orc::launch& l) { no_oracles<<<2, 256>>>(l); });
+  const orc::summary s = h.result();
+  EXPECT_EQ(s.judged(), 0u);
+  EXPECT_EQ(s.unlooked_keys, h.span());
+  EXPECT_TRUE(s.refused());
+  EXPECT_FALSE(h.clean());
+}
+
+// An insert-or-assign over the example's map: its insert answers true
+// whether it inserted or the key was in (the value it would assign,
+// value_of(k), is the one there).
+__global__ void assigning_oracles(map_ref m, orc::launch l) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  orc::run(tile, m, l,
+           [](auto& t, map_ref& m, unsigned k, unsigned v) {
+             unsigned out;
+             m.apply(t, op::insert, k, v, out);
+             return true;
+           },
+           [](auto& t, map_ref& m, unsigned k) { unsigned out; return m.apply(t, op::erase, k, 0, out); },
+           [](auto& t, map_ref& m, unsigned k, unsigned& v) { return m.apply(t, op::find, k, 0, v); });
+}
+
+// A multiset: one count per key, changed by lane 0's atomics; its insert
+// returns nothing (the callable answers true).
+struct counted_multiset {
+  unsigned* n;
+};
+__global__ void multiset_oracles(counted_multiset m, orc::launch l) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  orc::run(tile, m, l,
+           [](auto& t, counted_multiset& m, unsigned k, unsigned) {
+             if (t.thread_rank() == 0) atomicAdd(m.n + k, 1u);
+             t.sync();
+             return true;
+           },
+           [](auto& t, counted_multiset& m, unsigned k) {
+             bool ok = false;
+             if (t.thread_rank() == 0) {
+               cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(m.n[k]);
+               unsigned v = c.load();
+               while (v > 0 && !c.compare_exchange_weak(v, v - 1)) {}
+               ok = v > 0;
+             }
+             return t.shfl(ok, 0);
+           },
+           [](auto& t, counted_multiset& m, unsigned k, unsigned& v) {
+             bool ok = false;
+             if (t.thread_rank() == 0) ok = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(m.n[k]).load() > 0;
+             v = orc::value_of(k);
+             return t.shfl(ok, 0);
+           });
+}
+
+orc::config owned_with_churn(orc::insert_kind m) {
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.insert = m;
+  c.tiles = 256;
+  c.per_tile = 4;
+  c.churn = 16;
+  c.ops_per_tile = 256;
+  return c;
+}
+
+TEST(Oracles, AnInsertOrAssignIsCleanUnderOrAssignAndCaughtUnderIfAbsent) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  for (orc::insert_kind m : {orc::insert_kind::or_assign, orc::insert_kind::if_absent}) {
+    SCOPED_TRACE(orc::insert_kind_name(m));
+    const orc::config c = owned_with_churn(m);
+    orc::harness h(c);
+    map_on_device d(4 * h.span() + 64);
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_EQ(cudaMemset(d.m.slots, 0xFF, d.m.capacity * sizeof(unsigned long long)), cudaSuccess);
+      ASSERT_TRUE(h.round([&](const orc::launch& l) { assigning_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(d.m, l); }));
+    }
+    const orc::summary s = h.result();
+    EXPECT_GT(s.judged(), 0u);
+    if (m == orc::insert_kind::or_assign) {
+      EXPECT_TRUE(h.clean()) << s.violations() << " violations";
+    } else {
+      EXPECT_GT(s.n[orc::c_extra], 0u) << "an assign answering true was not caught as an insert over itself";
+    }
+  }
+}
+
+TEST(Oracles, AMultisetIsCleanUnderMultisetAndCaughtUnderIfAbsent) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  for (orc::kind k : {orc::kind::owned_keys, orc::kind::stable_keys, orc::kind::publication}) {
+    for (orc::insert_kind m : {orc::insert_kind::multiset, orc::insert_kind::if_absent}) {
+      SCOPED_TRACE(std::string(orc::kind_name(k)) + ", " + orc::insert_kind_name(m));
+      orc::config c = owned_with_churn(m);
+      c.oracle = k;
+      orc::harness h(c);
+      counted_multiset ms{nullptr};
+      const std::size_t words = c.base + h.span() + 64;
+      ASSERT_EQ(cudaMalloc(&ms.n, words * sizeof(unsigned)), cudaSuccess);
+      ASSERT_EQ(cudaMemset(ms.n, 0, words * sizeof(unsigned)), cudaSuccess);
+      ASSERT_TRUE(h.round([&](const orc::launch& l) { multiset_oracles<<<(c.tiles * 8 + 255) / 256, 256>>>(ms, l); }));
+      const orc::summary s = h.result();
+      EXPECT_GT(s.judged(), 0u);
+      if (m == orc::insert_kind::multiset) EXPECT_TRUE(h.clean()) << s.violations() << " violations";
+      if (m == orc::insert_kind::if_absent && k == orc::kind::owned_keys) EXPECT_FALSE(h.clean());
+      cudaFree(ms.n);
+    }
+  }
+}
+
+// A structure that livelocks in the run phase: its kernel spins until the
+// host lets it go (a word of mapped host memory), so that the test can end
+// it once the harness has reported the hang.
+__global__ void livelocking_oracles(map_ref m, orc::launch l, volatile int* release) {
+  if (l.ph == orc::phase::run) {
+    while (*release == 0) __nanosleep(1000);
+    return;
+  }
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  orc::run(tile, m, l, [](auto& t, map_ref& m, unsigned k, unsigned v) { unsigned out; return m.apply(t, op::insert, k, v, out); },
+           [](auto& t, map_ref& m, unsigned k) { unsigned out; return m.apply(t, op::erase, k, 0, out); },
+           [](auto& t, map_ref& m, unsigned k, unsigned& v) { return m.apply(t, op::find, k, 0, v); });
+}
+
+TEST(Oracles, ALivelockedLaunchIsReportedAtItsDeadlineNamingTheRoundAndPhase) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  int* release = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&release, sizeof(int), cudaHostAllocMapped), cudaSuccess);
+  *release = 0;
+  int* release_d = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(&release_d, release, 0), cudaSuccess);
+  orc::config c;
+  c.oracle = orc::kind::owned_keys;
+  c.tiles = 64;
+  c.deadline_seconds = 0.5;
+  auto* h = new orc::harness(c);  // left alive: after a hang its memory is the process's
+  map_on_device d(4 * h->span() + 64);
+  const bool finished = h->round([&](const orc::launch& l) { livelocking_oracles<<<2, 256>>>(d.m, l, release_d); });
+  EXPECT_FALSE(finished);
+  const orc::summary s = h->result();
+  EXPECT_TRUE(s.hung());
+  EXPECT_FALSE(h->clean());
+  EXPECT_NE(s.hang.find("round 1, the run phase: your kernel did not finish within"), std::string::npos) << s.hang;
+  EXPECT_FALSE(h->round([&](const orc::launch& l) { livelocking_oracles<<<2, 256>>>(d.m, l, release_d); }));
+  *release = 1;  // the test's own way out; a real livelock has none
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFreeHost(release);
 }
 
 }  // namespace

@@ -64,10 +64,12 @@ trace read_binary(const std::string& path, std::atomic<std::uint64_t>* bytes_rea
 // `ranges`: read the file as at most this many ranges, in parallel (cut at
 // line starts); 0: one per core, each of at least 16 MiB.
 // `ops`: see read_trace.
+// `choose`: see read_trace (given, `ops` is not used).
 trace read_json(const std::string& path, unsigned ranges = 0, std::atomic<std::uint64_t>* bytes_read = nullptr,
-                const operation_table* ops = nullptr);
+                const operation_table* ops = nullptr, const model_chooser* choose = nullptr);
 // One range, from a stream (what the sniffer held is read first).
-trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr, const operation_table* ops = nullptr);
+trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read = nullptr, const operation_table* ops = nullptr,
+                const model_chooser* choose = nullptr);
 
 std::string errno_text();
 

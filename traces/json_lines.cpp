@@ -425,8 +425,10 @@ struct range_result {
 // metadata line (its fields go there); null for the others.
 // `in`: positioned at `begin`; `end`: where the range stops (a stream: no end
 // but its own).
+// `choose` (the range that starts the file only): picks `ops` from the
+// metadata line, before the first record.
 void read_range(input& in, std::uint64_t begin, std::uint64_t end, trace* header, range_result& out,
-                std::atomic<std::uint64_t>* bytes_read, const operation_table* ops) {
+                std::atomic<std::uint64_t>* bytes_read, const operation_table* ops, const model_chooser* choose = nullptr) {
   try {
     // Room for as many records as the range could hold (a record line is
     // over 64 bytes): reserved, not touched, so it costs address space, not
@@ -448,7 +450,12 @@ void read_range(input& in, std::uint64_t begin, std::uint64_t end, trace* header
       ++where.line;
       if (first) {
         first = false;
-        if (parse_metadata(where, line, capacity, records.parser(), *header)) return;
+        const bool metadata = parse_metadata(where, line, capacity, records.parser(), *header);
+        if (choose) {
+          ops = (*choose)(header->header);
+          choose = nullptr;
+        }
+        if (metadata) return;
       }
       model::op_record r;
       bool value_known = false;
@@ -544,7 +551,8 @@ trace join_ranges(const std::string& path, std::uint64_t size, std::vector<range
 // least 16 MiB), read in parallel and joined in order: a refused line is
 // reported from the first range that has one, so the error is the one a
 // reader from the start would meet, with its line number.
-trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std::uint64_t>* bytes_read, const operation_table* ops) {
+trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std::uint64_t>* bytes_read, const operation_table* ops,
+                const model_chooser* choose) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw trace_error(path + ": cannot open: " + errno_text());
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
@@ -571,12 +579,34 @@ trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std
   std::vector<range_result> ranges(cuts.size() - 1);
   trace t;
   t.format = trace_format::json;
+  if (choose && ranges.size() > 1) {
+    // Every range needs the operations before it starts: the first line
+    // alone is read first, and picks them.
+    range_result first;
+    trace scratch;
+    const model_chooser pick = [&](const trace_header& h) { return ops = (*choose)(h); };
+    std::uint64_t first_end = 0;  // past the first line's newline (or where the 1 MiB a line may have ends)
+    {
+      std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+      if (!f) throw trace_error(path + ": cannot open: " + errno_text());
+      for (int c; first_end < cuts[1] && first_end <= block_bytes && (c = std::fgetc(f.get())) != EOF;) {
+        ++first_end;
+        if (c == '\n') break;
+      }
+    }
+    {
+      input in(path);
+      read_range(in, 0, first_end, &scratch, first, nullptr, nullptr, &pick);
+    }
+    if (first.read_error) throw trace_error(*first.read_error);
+    choose = nullptr;
+  }
   {
     auto read_part = [&](std::size_t k) {
       try {
         input in(path);
         if (cuts[k] != 0) in.seek(cuts[k]);
-        read_range(in, cuts[k], cuts[k + 1], k == 0 ? &t : nullptr, ranges[k], bytes_read, ops);
+        read_range(in, cuts[k], cuts[k + 1], k == 0 ? &t : nullptr, ranges[k], bytes_read, ops, k == 0 ? choose : nullptr);
       } catch (const trace_error& e) {
         ranges[k].read_error = e.what();
       }
@@ -599,11 +629,11 @@ trace read_json(const std::string& path, unsigned ranges_wanted, std::atomic<std
   return join_ranges(path, size, ranges, std::move(t));
 }
 
-trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read, const operation_table* ops) {
+trace read_json(input& in, std::atomic<std::uint64_t>* bytes_read, const operation_table* ops, const model_chooser* choose) {
   std::vector<range_result> ranges(1);
   trace t;
   t.format = trace_format::json;
-  read_range(in, 0, UINT64_MAX, &t, ranges[0], bytes_read, ops);
+  read_range(in, 0, UINT64_MAX, &t, ranges[0], bytes_read, ops, choose);
   return join_ranges(in.name(), in.position(), ranges, std::move(t));
 }
 

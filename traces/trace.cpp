@@ -406,6 +406,33 @@ trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read
   return t;
 }
 
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut, const model_chooser& choose) {
+  detail::input in(path);
+  const trace_format form = detail::sniff(in);
+  trace t;
+  if (in.regular()) {
+    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(path, 0, bytes_read, nullptr, &choose);
+  } else {
+    t = form == trace_format::binary ? detail::read_binary(in, bytes_read, keep_cut) : detail::read_json(in, bytes_read, nullptr, &choose);
+  }
+  name_snapshot_subject(t);
+  return t;
+}
+
+namespace {
+std::string declared_string(const trace_header& h, const char* name) {
+  for (const extra_field& f : h.extra) {
+    if (f.name != name) continue;
+    if (f.kind != extra_field::type::string) throw trace_error(std::string("expected a string for the header's \"") + name + "\"");
+    return f.s;
+  }
+  return "";
+}
+}  // namespace
+
+std::string declared_model(const trace_header& h) { return declared_string(h, "model"); }
+std::string declared_recorder(const trace_header& h) { return declared_string(h, "recorder"); }
+
 std::string replaced_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;

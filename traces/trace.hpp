@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -180,6 +181,21 @@ void write_file(const std::string& path, const std::string& text);
 // contains); binary traces hold those three only.
 trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read = nullptr, bool keep_cut = false,
                  const operation_table* ops = nullptr);
+// The same, the operations chosen from the trace's own header: `choose` is
+// called once, with the metadata line's fields (an empty header when the
+// first line is a record), before any record of JSON lines is read, and
+// returns their operation table (null: insert, delete and contains); it may
+// throw trace_error to refuse the trace. Binary traces: not called.
+using model_chooser = std::function<const operation_table*(const trace_header&)>;
+trace read_trace(const std::string& path, std::atomic<std::uint64_t>* bytes_read, bool keep_cut, const model_chooser& choose);
+
+// The sequential model a trace's header names (its metadata's "model", as
+// gfsl/record.cuh writes it; traces/FORMAT.md, "Models"), or "" when it
+// names none. Throws trace_error when the field is not a string.
+std::string declared_model(const trace_header& h);
+// The recorder a trace's header names ("recorder"; gfsl's own writers name
+// none), or "".
+std::string declared_recorder(const trace_header& h);
 
 // Writes a binary trace as a run goes: the header at once, then the history
 // in blocks (section type 6), each followed by its checksum and flushed to

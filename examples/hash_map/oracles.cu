@@ -7,6 +7,7 @@
 
 #include "map.cuh"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace o = gfsl::oracles;
@@ -34,7 +35,11 @@ int main(int argc, char** argv) {
     cudaMalloc(&m.slots, m.capacity * sizeof(unsigned long long));
     for (int r = 0; r < rounds; ++r) {
       cudaMemset(m.slots, 0xFF, m.capacity * sizeof(unsigned long long));  // a fresh, empty map each round
-      h.round([&](const o::launch& l) { oracles<<<(tiles * 8 + 255) / 256, 256>>>(m, l); });
+      if (!h.round([&](const o::launch& l) { oracles<<<(tiles * 8 + 255) / 256, 256>>>(m, l); })) {
+        h.print(stdout, "hash_map");  // a hang: the kernel cannot be stopped, so end here
+        std::fflush(stdout);
+        std::_Exit(1);
+      }
     }
     h.print(stdout, "hash_map");
     failed |= !h.clean();

@@ -15,7 +15,7 @@
 //   }
 //   // host: a harness per oracle; each round is three launches of your kernel
 //   gfsl::oracles::harness h({gfsl::oracles::kind::owned_keys, tiles});
-//   for (int r = 0; r < 4; ++r) { reset(m); h.round([&](auto l) { oracles<<<blocks, threads>>>(m, l); }); }
+//   for (int r = 0; r < 4; ++r) { reset(m); if (!h.round([&](auto l) { oracles<<<blocks, threads>>>(m, l); })) break; }  // false: a hang
 //   h.print(stdout, "my map");                    // exit status: h.clean() ? 0 : 1
 //
 // The oracles (one per harness; each round runs one of them on a structure
@@ -46,10 +46,16 @@
 // the host checks that its inserts and erases alternated: inserts - erases
 // is 0 or 1, and 1 exactly when the key is found. Catches lost inserts and
 // erases, and keys inserted twice, whatever answers the operations gave.
+// Only keys a final find ran on are judged, and a run that judged nothing
+// at all is refused (summary::refused; never clean).
+// The host side (configuration, summary, accounting, report) is plain C++,
+// in gfsl/oracles_host.hpp.
 //
 // The callables. Every lane of the tile calls them together, with the same
 // arguments, as your API wants; lane 0's answer is taken:
 //   bool insert(const Tile&, Handle&, unsigned key, unsigned value)  insert if absent: true iff it inserted
+//     (config::insert: insert_kind::or_assign for an insert-or-assign, whose answer is not judged;
+//     insert_kind::multiset for a multiset's or multimap's insert, which always adds and answers true)
 //   bool erase(const Tile&, Handle&, unsigned key)                   true iff the key was there
 //   bool find(const Tile&, Handle&, unsigned key, unsigned& value)   true iff found; value: the one found
 //   or find(const Tile&, Handle&, unsigned key, unsigned& value, seen& read): the same, and the words it
@@ -71,84 +77,13 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "oracles_host.hpp"
+
 namespace gfsl::oracles {
-
-enum class kind : std::uint8_t { stable_keys = 0, owned_keys = 1, publication = 2 };
-enum class phase : std::uint8_t { prefill = 0, run = 1, final_state = 2 };
-// The operation a violation names; final_state is the host's accounting.
-enum class op : std::uint8_t { insert = 0, erase = 1, find = 2, final_state = 3 };
-
-inline const char* kind_name(kind k) {
-  return k == kind::stable_keys ? "stable-keys" : k == kind::owned_keys ? "owned-keys" : "publication";
-}
-inline const char* op_name(op o) {
-  return o == op::insert ? "insert" : o == op::erase ? "erase" : o == op::find ? "find" : "final-state";
-}
-
-// The value stored with key k: a function of k, so that a reader knows it;
-// never ~0u (a common "erased" marker).
-__host__ __device__ constexpr unsigned value_of(unsigned k) { return ((k * 2654435761u) ^ 0x5BD1E995u) & 0x7FFFFFFFu; }
-
-struct config {
-  kind oracle = kind::owned_keys;
-  std::uint32_t tiles = 0;        // tiles in your launch (tiles past it return at once)
-  std::uint32_t base = 1;         // the smallest key used
-  // stable_keys: keys base .. base + range - 1, stable ones base + i * stride.
-  std::uint32_t range = 1024;
-  std::uint32_t stride = 2;
-  std::uint32_t writer_every = 4;  // stable_keys: tile t writes iff t % writer_every == 0
-  // owned_keys: keys a tile owns (at most 32), and the shared keys.
-  std::uint32_t per_tile = 8;
-  std::uint32_t churn = 0;
-  std::uint64_t ops_per_tile = 1024;  // the run phase's operations a tile (publication: rounds trips of a pair)
-  double seconds = 0;                 // and at most this long (0: no time limit)
-  double wait_seconds = 1.0;          // publication: a flag not seen this long ends the pair (counted, not a violation)
-  std::uint32_t reports = 8;          // violations recorded in full (the others counted)
-  std::uint64_t seed = 1;
-};
-
-// What a find read, where your find callable says (its optional fifth
-// parameter, `seen&`): up to 8 words of the node or bucket it answered from,
-// as it read them. The oracle keeps lane 0's copy; fill it in every lane, or
-// at least in lane 0.
-struct seen {
-  unsigned long long words[8];
-  std::uint32_t count = 0;  // words filled (at most 8)
-};
-
-// One violation: who, what, the answer expected and given, when, and what
-// the failing find read (when its callable reports it).
-struct violation {
-  std::uint32_t tile = 0;  // ~0u: the host's final-state accounting
-  std::uint32_t key = 0;
-  std::uint8_t oracle = 0;    // kind
-  std::uint8_t operation = 0; // op
-  std::uint8_t expected = 0;  // final_state: the key's inserts - erases (0 or 1 expected)
-  std::uint8_t given = 0;     // final_state: whether the final find found it
-  std::uint32_t value_expected = 0;  // final_state: successful inserts
-  std::uint32_t value_given = 0;     // final_state: successful erases
-  std::uint32_t sm = 0;
-  std::uint64_t time_ns = 0;  // since the first run phase began
-  seen read;                  // find: the words the failing read saw (count 0: not reported)
-};
-
-// Device counters, one word each (the host sums them).
-enum counter : int {
-  c_judged = 0,   // answers an oracle knew
-  c_violations,
-  c_missing,      // false where true was known (a key missing)
-  c_extra,        // true where false was known (a key present twice, or inserted over itself)
-  c_value,        // found, with another value
-  c_inserts,
-  c_erases,
-  c_finds,
-  c_cross_sm,     // publication: flags acquired on another SM than the producer's
-  c_timeouts,     // publication: pairs ended by a flag not seen in time
-  c_count
-};
 
 // What a launch of your kernel gets: plain data, passed by value.
 struct launch {
@@ -163,7 +98,7 @@ struct launch {
   unsigned long long* recorded = nullptr;
   unsigned* inserted = nullptr;  // per key of the span: successful inserts
   unsigned* erased = nullptr;    // and erases
-  unsigned* found = nullptr;     // final phase: 1 found, 0 not
+  unsigned* found = nullptr;     // final phase: a found_state (0: no find ran on the key)
   unsigned long long* flags = nullptr;  // publication: two words a pair (flag, acknowledgement)
 };
 
@@ -279,16 +214,6 @@ __device__ void acquire_fence(const Tile& tile) {
 
 }  // namespace detail
 
-// The keys a round of this configuration uses (base .. base + span - 1).
-inline std::uint32_t span_of(const config& c) {
-  switch (c.oracle) {
-    case kind::stable_keys: return c.range;
-    case kind::owned_keys: return c.tiles * c.per_tile + c.churn;
-    case kind::publication: return c.tiles / 2;
-  }
-  return 0;
-}
-
 // The oracles, run by every tile of your kernel with your structure's handle
 // and callables; `collide` (stable_keys only) names the j-th key that
 // collides with a stable key (any j: reduce it modulo your choice); a stable
@@ -304,11 +229,19 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
   detail::tile_run<Tile> t(tile, l, static_cast<std::uint32_t>(id64));
   const config& c = l.cfg;
   if constexpr (std::is_same_v<Collide, neighbours>) collide.stride = c.stride;
+  // An insert-or-assign's insert leaves the key in whatever it answered:
+  // the accounting counts every one, and its answer is never judged.
+  const bool assigns = c.insert == insert_kind::or_assign;
   auto do_insert = [&](unsigned k) {
     const bool ok = t.bcast(insert(tile, h, k, value_of(k)) ? 1 : 0) != 0;
     ++t.n[c_inserts];
-    if (ok) t.count_success(op::insert, k);
+    if (ok || assigns) t.count_success(op::insert, k);
     return ok;
+  };
+  // An insert whose answer is known: true (the key absent, or a multiset's).
+  auto insert_known_true = [&](unsigned k) {
+    const bool ok = do_insert(k);
+    if (!assigns) t.judge(op::insert, k, true, ok, 0, 0);
   };
   auto do_erase = [&](unsigned k) {
     const bool ok = t.bcast(erase(tile, h, k) ? 1 : 0) != 0;
@@ -336,8 +269,7 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
     // insert (the structure starts empty).
     if (c.oracle == kind::stable_keys) {
       for (std::uint32_t i = t.id; i * c.stride < c.range; i += c.tiles) {
-        const unsigned k = c.base + i * c.stride;
-        t.judge(op::insert, k, true, do_insert(k), 0, 0);
+        insert_known_true(c.base + i * c.stride);
       }
     }
   } else if (l.ph == phase::final_state) {
@@ -346,7 +278,7 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
       unsigned v = 0;
       const unsigned k = c.base + i;
       const bool ok = do_find(k, v);
-      if (t.leader()) l.found[i] = ok;
+      if (t.leader()) l.found[i] = ok ? looked_up_present : looked_up_absent;
       if (ok) t.judge(op::find, k, true, true, value_of(k), v);  // a found key has its value
     }
   } else if (c.oracle == kind::stable_keys) {
@@ -369,6 +301,10 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
   } else if (c.oracle == kind::owned_keys) {
     const std::uint32_t per = c.per_tile < 32 ? c.per_tile : 32;
     std::uint32_t present = 0;  // bit j: the tile's key j is in (it starts with none)
+    // multiset: bits 2j, 2j + 1: how many occurrences of key j are in (at
+    // most 3: an insert at 3 erases instead).
+    std::uint64_t occurrences = 0;
+    const bool multiset = c.insert == insert_kind::multiset;
     for (std::uint64_t i = 0; i < c.ops_per_tile; ++i) {
       if ((i & 15) == 0 && t.time_up()) break;
       const std::uint64_t r = t.next();
@@ -379,14 +315,19 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
       }
       const std::uint32_t j = static_cast<std::uint32_t>((r >> 32) % per);
       const unsigned k = c.base + t.id + j * c.tiles;
-      const bool in = (present >> j) & 1;
-      const unsigned which = static_cast<unsigned>((r >> 8) % 3);
+      const unsigned held = static_cast<unsigned>(occurrences >> (2 * j)) & 3u;
+      const bool in = multiset ? held > 0 : ((present >> j) & 1) != 0;
+      unsigned which = static_cast<unsigned>((r >> 8) % 3);
+      if (multiset && which == 0 && held == 3) which = 1;
       if (which == 0) {
-        t.judge(op::insert, k, !in, do_insert(k), 0, 0);
+        const bool ok = do_insert(k);
+        if (!assigns) t.judge(op::insert, k, multiset || !in, ok, 0, 0);
         present |= 1u << j;
+        if (multiset) occurrences += std::uint64_t{1} << (2 * j);
       } else if (which == 1) {
         t.judge(op::erase, k, in, do_erase(k), 0, 0);
         present &= ~(1u << j);
+        if (multiset && held > 0) occurrences -= std::uint64_t{1} << (2 * j);
       } else {
         unsigned v = 0;
         const bool ok = do_find(k, v);
@@ -425,7 +366,7 @@ __device__ void run(const Tile& tile, Handle& h, const launch& l, Insert&& inser
         if (t.time_up()) break;
         // The key is this pair's alone and erased at the end of every trip:
         // absent now, so the insert must succeed.
-        t.judge(op::insert, k, true, do_insert(k), 0, 0);
+        insert_known_true(k);
         detail::release_fence(tile);
         detail::release_store(flag, trip << 32 | detail::sm_id(), t.leader());
         unsigned long long seen = 0;
@@ -474,22 +415,6 @@ T* device_alloc(std::size_t n) {
 }
 }  // namespace detail
 
-// What a harness measured, summed over its rounds.
-struct summary {
-  unsigned long long n[c_count] = {};
-  std::uint64_t accounted_keys = 0;   // keys judged by the final-state accounting
-  std::uint64_t accounting_violations = 0;
-  std::uint32_t rounds = 0;
-  double seconds = 0;                 // run phases, device time
-  double first_s = -1;                // the first violation (online or accounting), since the first run phase began
-  std::vector<violation> records;
-
-  unsigned long long judged() const { return n[c_judged] + accounted_keys; }
-  unsigned long long violations() const { return n[c_violations] + accounting_violations; }
-  unsigned long long operations() const { return n[c_inserts] + n[c_erases] + n[c_finds]; }
-  double per_1e9_judged() const { return judged() ? 1e9 * static_cast<double>(violations()) / static_cast<double>(judged()) : 0; }
-};
-
 // The host side: device memory for one oracle's counters and records, and
 // the rounds. Not copyable (it owns device memory).
 class harness {
@@ -516,6 +441,9 @@ class harness {
   harness(const harness&) = delete;
   harness& operator=(const harness&) = delete;
   ~harness() {
+    // After a hang every cudaFree would wait for the kernel: the memory is
+    // left to the process's end.
+    if (s_.hung()) return;
     for (void* p : {static_cast<void*>(l_.counts), static_cast<void*>(l_.first_ns), static_cast<void*>(l_.records),
                     static_cast<void*>(l_.recorded), static_cast<void*>(l_.inserted), static_cast<void*>(l_.erased),
                     static_cast<void*>(l_.found), static_cast<void*>(l_.flags)})
@@ -526,41 +454,39 @@ class harness {
   std::uint32_t span() const { return span_; }
 
   // One round on a structure you have just reset (empty): `launch_kernel(l)`
-  // launches your kernel with l, three times (prefill, run, final state); the
-  // harness synchronizes after each and does the accounting.
+  // launches your kernel with l, three times (prefill, run, final state), on
+  // the default stream (the plain <<<blocks, threads>>>) or one that
+  // synchronizes with it; the harness waits for each, at most
+  // config::deadline_seconds (the run phase: `seconds` more), and does the
+  // accounting. False: a launch missed its deadline (summary::hang says
+  // which); every later round returns false at once. The kernel cannot be
+  // stopped from the host: print the summary and end the process
+  // (std::_Exit), since freeing device memory would wait for it.
   template <class Launcher>
-  void round(Launcher&& launch_kernel) {
+  bool round(Launcher&& launch_kernel) {
+    if (s_.hung()) return false;
     const std::size_t bytes = std::max<std::size_t>(1, span_) * sizeof(unsigned);
     detail::check(cudaMemset(l_.inserted, 0, bytes), "cudaMemset");
     detail::check(cudaMemset(l_.erased, 0, bytes), "cudaMemset");
     detail::check(cudaMemset(l_.found, 0, bytes), "cudaMemset");
     detail::check(cudaMemset(l_.flags, 0, 2 * (c_.tiles / 2 + 1) * sizeof(unsigned long long)), "cudaMemset");
     l_.round = s_.rounds;
-    step(launch_kernel, phase::prefill);
+    if (!step(launch_kernel, phase::prefill, 0)) return false;
     const std::uint64_t now = device_now();
     if (s_.rounds == 0) l_.origin_ns = now;
     l_.end_ns = c_.seconds > 0 ? now + static_cast<std::uint64_t>(c_.seconds * 1e9) : 0;
-    cudaEvent_t began, done;
-    detail::check(cudaEventCreate(&began), "cudaEventCreate");
-    detail::check(cudaEventCreate(&done), "cudaEventCreate");
-    cudaEventRecord(began);
-    step(launch_kernel, phase::run);
-    cudaEventRecord(done);
-    detail::check(cudaEventSynchronize(done), "the run phase");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, began, done);
-    cudaEventDestroy(began);
-    cudaEventDestroy(done);
-    s_.seconds += ms / 1000.0;
+    if (!step(launch_kernel, phase::run, c_.seconds)) return false;
     l_.end_ns = 0;
-    step(launch_kernel, phase::final_state);
+    if (!step(launch_kernel, phase::final_state, 0)) return false;
     account();
     ++s_.rounds;
+    return true;
   }
 
   // The figures so far (device counters and records copied back).
   summary result() const {
     summary s = s_;
+    if (s.hung()) return s;  // the device's figures are behind the running kernel
     detail::check(cudaMemcpy(s.n, l_.counts, sizeof s.n, cudaMemcpyDeviceToHost), "cudaMemcpy");
     unsigned long long first = ~0ull, recorded = 0;
     detail::check(cudaMemcpy(&first, l_.first_ns, sizeof first, cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -577,73 +503,23 @@ class harness {
     s.records = all;
     return s;
   }
-  bool clean() const { return result().violations() == 0; }
+  // No violation, and something judged (summary::refused: a run that
+  // judged nothing is never clean).
+  bool clean() const { return result().clean(); }
 
-  // The summary, in the words of `gfsl stress`.
+  // The summary, in the words of `gfsl stress` (print_summary).
   void print(std::FILE* out, const char* subject) const {
     const summary s = result();
     cudaDeviceProp prop{};
     int dev = 0;
     cudaGetDevice(&dev);
     cudaGetDeviceProperties(&prop, dev);
-    std::fprintf(out, "configuration: subject %s, oracle %s, device %s, %u tiles, keys %u..%u, %u rounds", subject,
-                 kind_name(c_.oracle), prop.name, c_.tiles, c_.base, c_.base + span_ - 1, s.rounds);
-    if (c_.oracle == kind::stable_keys)
-      std::fprintf(out, " (stable every %u of %u keys, 1 tile in %u writing)", c_.stride, c_.range, c_.writer_every);
-    if (c_.oracle == kind::owned_keys) std::fprintf(out, " (%u keys a tile, %u shared)", c_.per_tile, c_.churn);
-    std::fprintf(out, "\n");
-    std::fprintf(out, "  %llu operations in %.3f s of running tiles (%.2f M/s): %llu finds, %llu inserts, %llu erases\n",
-                 s.operations(), s.seconds, s.seconds > 0 ? s.operations() / s.seconds / 1e6 : 0.0, s.n[c_finds], s.n[c_inserts],
-                 s.n[c_erases]);
-    auto rate = [&](unsigned long long v) { return s.judged() ? 1e9 * static_cast<double>(v) / s.judged() : 0.0; };
-    std::fprintf(out,
-                 "  answers judged: %llu; false where true was known (a key missing) %llu, %.4g per 10^9; true where false was "
-                 "known (a key present twice or inserted over itself) %llu, %.4g per 10^9; another value %llu\n",
-                 s.n[c_judged], s.n[c_missing], rate(s.n[c_missing]), s.n[c_extra], rate(s.n[c_extra]), s.n[c_value]);
-    std::fprintf(out, "  final-state accounting: %llu keys judged, %llu whose inserts and erases did not alternate\n",
-                 static_cast<unsigned long long>(s.accounted_keys), static_cast<unsigned long long>(s.accounting_violations));
-    if (c_.oracle == kind::publication)
-      std::fprintf(out, "  publication: %llu flags acquired on another SM than their producer's, %llu pairs ended waiting\n",
-                   s.n[c_cross_sm], s.n[c_timeouts]);
-    std::fprintf(out, "  violations: %llu (%.4g per 10^9 judged answers), %s\n", s.violations(), s.per_1e9_judged(),
-                 s.first_s < 0 ? "none" : ("first at " + fmt(s.first_s, "%.6f") + " s").c_str());
-    for (std::size_t i = 0; i < s.records.size(); ++i) std::fprintf(out, "  violation %zu: %s\n", i + 1, describe(s.records[i]).c_str());
-    if (s.violations() > s.records.size())
-      std::fprintf(out, "  (%llu more violations counted, not shown)\n", s.violations() - s.records.size());
-    std::fprintf(out, "  verdict: %s\n", s.violations() ? "VIOLATIONS FOUND" : "no violation");
+    print_summary(out, subject, prop.name, c_, span_, s);
   }
 
-  static std::string describe(const violation& v) {
-    std::string s;
-    if (static_cast<op>(v.operation) == op::final_state) {
-      s = "round end, at " + fmt(v.time_ns / 1e9, "%.6f") + " s: key " + std::to_string(v.key) + ": " +
-          std::to_string(v.value_expected) + " successful inserts, " + std::to_string(v.value_given) + " erases, final find " +
-          (v.given ? "true" : "false");
-      return s;
-    }
-    s = "tile " + std::to_string(v.tile) + " (SM " + std::to_string(v.sm) + "), at " + fmt(v.time_ns / 1e9, "%.6f") + " s: " +
-        (v.given ? "true " : "false ") + op_name(static_cast<op>(v.operation)) + "(" + std::to_string(v.key) + ")";
-    if (v.given && v.expected && static_cast<op>(v.operation) == op::find) s += " value " + std::to_string(v.value_given);
-    s += " (expected " + std::string(v.expected ? "true" : "false");
-    if (v.expected && static_cast<op>(v.operation) == op::find) s += ", value " + std::to_string(v.value_expected);
-    s += ")";
-    if (v.read.count > 0 && v.read.count <= 8) {
-      s += "; the read saw";
-      char w[24];
-      for (std::uint32_t i = 0; i < v.read.count; ++i) {
-        std::snprintf(w, sizeof w, " %016llx", v.read.words[i]);
-        s += w;
-      }
-    }
-    return s;
-  }
+  static std::string describe(const violation& v) { return oracles::describe(v); }
 
  private:
-  static std::string fmt(double v, const char* f) {
-    char b[64];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-  }
   static std::uint64_t device_now() {
     unsigned long long* t = detail::device_alloc<unsigned long long>(1);
     detail::read_clock<<<1, 1>>>(t);
@@ -652,41 +528,53 @@ class harness {
     cudaFree(t);
     return v;
   }
+  // One launch, waited for against the host's clock (wait_for): an event
+  // recorded after it on the default stream, polled. `extra`: seconds the
+  // launch may take beyond the deadline. False: it missed the deadline,
+  // recorded in s_.hang.
   template <class Launcher>
-  void step(Launcher& launch_kernel, phase p) {
+  bool step(Launcher& launch_kernel, phase p, double extra) {
     l_.ph = p;
+    cudaEvent_t began, done;
+    detail::check(cudaEventCreate(&began), "cudaEventCreate");
+    detail::check(cudaEventCreate(&done), "cudaEventCreate");
+    detail::check(cudaEventRecord(began, 0), "cudaEventRecord");
     launch_kernel(l_);
     detail::check(cudaGetLastError(), "launching your kernel");
+    detail::check(cudaEventRecord(done, 0), "cudaEventRecord");
+    const double allowed = c_.deadline_seconds > 0 ? c_.deadline_seconds + extra : 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto host_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    const wait_result w = wait_for(
+        [&] {
+          const cudaError_t e = cudaEventQuery(done);
+          if (e == cudaErrorNotReady) return false;
+          detail::check(e, "your kernel");
+          return true;
+        },
+        host_seconds, [](std::uint64_t i) { std::this_thread::sleep_for(std::chrono::microseconds(i < 100 ? 20 : 1000)); }, allowed);
+    if (w == wait_result::deadline) {
+      s_.hang = hang_text(s_.rounds, p, host_seconds());
+      return false;  // the events stay: destroying them is safe, but nothing here needs it
+    }
     detail::check(cudaDeviceSynchronize(), "your kernel");
+    if (p == phase::run) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, began, done);
+      s_.seconds += ms / 1000.0;
+    }
+    cudaEventDestroy(began);
+    cudaEventDestroy(done);
+    return true;
   }
-  // Final-state accounting: the keys start absent, so a key's successful
-  // inserts and erases alternated iff inserts - erases is 0 or 1, and it is
-  // 1 exactly when the final find found the key.
+  // Final-state accounting (account_round): only keys a final find ran on
+  // are judged.
   void account() {
     std::vector<unsigned> ins(span_), era(span_), found(span_);
     detail::check(cudaMemcpy(ins.data(), l_.inserted, span_ * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
     detail::check(cudaMemcpy(era.data(), l_.erased, span_ * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
     detail::check(cudaMemcpy(found.data(), l_.found, span_ * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    for (std::uint32_t i = 0; i < span_; ++i) {
-      ++s_.accounted_keys;
-      const long long d = static_cast<long long>(ins[i]) - era[i];
-      if ((d == 0 || d == 1) && (d == 1) == (found[i] != 0)) continue;
-      ++s_.accounting_violations;
-      if (s_.first_s < 0) s_.first_s = s_.seconds;
-      if (s_.records.size() < c_.reports) {
-        violation v;
-        v.tile = ~0u;
-        v.key = c_.base + i;
-        v.oracle = static_cast<std::uint8_t>(c_.oracle);
-        v.operation = static_cast<std::uint8_t>(op::final_state);
-        v.expected = d == 1;
-        v.given = found[i] != 0;
-        v.value_expected = ins[i];
-        v.value_given = era[i];
-        v.time_ns = static_cast<std::uint64_t>(s_.seconds * 1e9);
-        s_.records.push_back(v);
-      }
-    }
+    account_round(c_, span_, ins.data(), era.data(), found.data(), s_);
   }
 
   config c_;

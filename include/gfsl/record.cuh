@@ -97,15 +97,38 @@ enum class clock_kind : std::uint8_t { counter = 0, globaltimer = 1 };
 // record (finish() stores their sum, so that none is optimized away).
 enum class parts : std::uint8_t { all = 0, records_only = 1, stamps_only = 2 };
 
+// The sequential object a history is of, as the trace names it (its
+// metadata's "model", which gfsl check reads: traces/FORMAT.md, "Models").
+// inferred: from the operations recorded (count: multiset; upsert:
+// upsert-map; else map). Declare multiset for a multiset or multimap whose
+// operations are insert, erase and find alone, and where an insert returns
+// nothing (ret(h)): a multiset's insert always adds, and is written as
+// having answered true.
+enum class trace_model : std::uint8_t { inferred = 0, map = 1, upsert_map = 2, multiset = 3 };
+inline const char* trace_model_name(trace_model m) {
+  return m == trace_model::multiset ? "multiset" : m == trace_model::upsert_map ? "upsert-map" : "map";
+}
+
 // The device side of a log: trivially copyable, passed to kernels by value.
 // Tile t owns records [t * per_tile, (t + 1) * per_tile) (call() takes them
 // in order; call_at() names its record itself).
+//
+// Several launches, one history: `taken[t]` counts the records tile t's
+// recorders have taken so far, so a recorder of tile t continues after
+// them, in this launch or a later one (a prefill kernel, the run, a kernel
+// of final finds), and the stamps come from the one counter. Bit 31 of
+// taken[t] marks a recorder of tile t that is live; a second recorder that
+// finds it set (two tiles given one id, two kernels of one log running at
+// once) records nothing and is counted in `clashes`, and records() refuses
+// the log: never a silent overwrite.
 struct log_ref {
   entry* records = nullptr;
   std::uint32_t per_tile = 0;
   std::uint32_t tiles = 0;
   std::uint64_t* clock = nullptr;          // the stamp counter, in device (global) memory
   unsigned int* overflow = nullptr;        // calls that found their tile's records full
+  unsigned int* clashes = nullptr;         // recorders that found their tile's id held by a live recorder
+  std::uint32_t* taken = nullptr;          // per tile: records taken by its recorders (bit 31: one is live); null: none kept
   clock_kind clock_source = clock_kind::counter;
 };
 
@@ -236,8 +259,31 @@ class recorder {
     state_.stamp() = never;
     state_.seen() = 0;
     state_.in_group() = 0;
-    if constexpr (State::ranges) state_.next() = 0;
+    if constexpr (State::ranges) {
+      // The tile's range continues after the records its earlier recorders
+      // took (log_ref, "Several launches"); a live one of the same id keeps it.
+      std::uint32_t start = 0;
+      if (log_.taken != nullptr && id_ < log_.tiles) {
+        std::uint32_t old = 0;
+        if (tile_.thread_rank() == 0) {
+          old = atomicOr(log_.taken + id_, live_bit);
+          if (old & live_bit) atomicAdd(log_.clashes, 1u);
+        }
+        old = tile_.shfl(old, 0);
+        owner_ = (old & live_bit) == 0;
+        start = old & ~live_bit;
+      }
+      state_.next() = start;
+    }
   }
+  // Hands the tile's count back to the log, for the tile's next recorder.
+  __device__ ~recorder() {
+    if constexpr (State::ranges) {
+      if (owner_ && log_.taken != nullptr && id_ < log_.tiles && tile_.thread_rank() == 0) atomicExch(log_.taken + id_, state_.next());
+    }
+  }
+  recorder(const recorder&) = delete;
+  recorder& operator=(const recorder&) = delete;
 
   // Before the tile's own operation (every lane, the same arguments): the
   // tile's next record.
@@ -256,7 +302,9 @@ class recorder {
   }
 
   // After it: ret(h) when nothing of the answer is known (an upsert that
-  // returns nothing), ret(h, ok), or ret(h, ok, value) (erase's value removed,
+  // returns nothing; a multiset's or multimap's insert that returns nothing,
+  // in a log whose model is multiset: written as true, since such an insert
+  // always adds), ret(h, ok), or ret(h, ok, value) (erase's value removed,
   // find's value found, count's count). ret_error(h, e): the operation
   // ended in an error and may or may not have taken effect; the checker
   // treats it as pending.
@@ -362,6 +410,7 @@ class recorder {
   // n records of the tile's range, or no_slot (counted once per call; a
   // tile id beyond the log's tiles has no range).
   __device__ std::uint64_t claim(std::uint32_t n) {
+    if (!owner_) return no_slot;  // counted once, as a clash
     const std::uint32_t next = state_.next();
     if (id_ >= log_.tiles || next + n > log_.per_tile) {
       if (tile_.thread_rank() == 0 && n > 0) atomicAdd(log_.overflow, 1u);
@@ -462,11 +511,14 @@ class recorder {
     state_.in_group() = 0;
   }
 
+  static constexpr std::uint32_t live_bit = 0x80000000u;
+
   tile_type tile_;
   log_ref log_;
   std::uint32_t id_;
   std::uint32_t group_;
   parts parts_;
+  bool owner_ = true;  // false: another recorder of this tile id was live; this one records nothing
   State state_;
 };
 
@@ -483,9 +535,12 @@ class device_log {
     ref_.clock_source = source;
     const std::size_t n = static_cast<std::size_t>(tiles) * per_tile;
     if (n >= 0xFFFFFFFFull) throw std::runtime_error("gfsl::record::device_log: at most 2^32 - 1 records (stamp groups number them in 32 bits)");
-    check(cudaMalloc(&ref_.records, n * sizeof(entry) + 16), "cudaMalloc");
+    if (per_tile >= 0x80000000u) throw std::runtime_error("gfsl::record::device_log: at most 2^31 - 1 records a tile");
+    check(cudaMalloc(&ref_.records, n * sizeof(entry) + 16 + static_cast<std::size_t>(tiles) * sizeof(std::uint32_t)), "cudaMalloc");
     ref_.clock = reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(ref_.records) + n * sizeof(entry));
     ref_.overflow = reinterpret_cast<unsigned int*>(ref_.clock + 1);
+    ref_.clashes = ref_.overflow + 1;
+    ref_.taken = reinterpret_cast<std::uint32_t*>(ref_.clashes + 1);
     reset();
   }
   ~device_log() { cudaFree(ref_.records); }
@@ -494,22 +549,36 @@ class device_log {
 
   log_ref ref() const { return ref_; }
 
-  // Every record pending and unused again, the clock at 1.
+  // The model the trace names (trace_model; inferred unless declared).
+  void set_model(trace_model m) { model_ = m; }
+  trace_model model() const { return model_; }
+
+  // Every record pending and unused again (every tile's range from its
+  // start), the clock at 1. Between launches that make one history, do not
+  // reset: each launch's recorders continue after the records taken.
   void reset() {
     const std::size_t n = static_cast<std::size_t>(ref_.tiles) * ref_.per_tile;
     check(cudaMemset(ref_.records, 0xFF, n * sizeof(entry)), "cudaMemset");
     const std::uint64_t init[2] = {1, 0};
     check(cudaMemcpy(ref_.clock, init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemset(ref_.taken, 0, static_cast<std::size_t>(ref_.tiles) * sizeof(std::uint32_t)), "cudaMemset");
   }
 
   // The records of operations that were called, in tile order (each tile's
   // in the order it ran them). Throws when a tile ran out of records: a
   // history with operations missing could make a correct run look wrong.
+  // Throws too when a recorder found its tile's id held by another live
+  // recorder (log_ref, "Several launches"): its operations are missing.
   std::vector<entry> records() const {
-    unsigned int overflow = 0;
-    check(cudaMemcpy(&overflow, ref_.overflow, sizeof overflow, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    if (overflow) {
-      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(overflow) + " calls found their tile's " +
+    unsigned int counts[2] = {0, 0};  // overflow, clashes
+    check(cudaMemcpy(counts, ref_.overflow, sizeof counts, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (counts[1]) {
+      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(counts[1]) +
+                               " recorders found their tile id held by another recorder still live (two tiles given one id, or two "
+                               "kernels of this log running at once); their operations were not recorded");
+    }
+    if (counts[0]) {
+      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(counts[0]) + " calls found their tile's " +
                                std::to_string(ref_.per_tile) + " records full; make per_tile larger");
     }
     const std::size_t n = static_cast<std::size_t>(ref_.tiles) * ref_.per_tile;
@@ -522,18 +591,53 @@ class device_log {
     return out;
   }
 
-  // The JSON-lines trace gfsl check reads (traces/FORMAT.md): a metadata line,
-  // then one record per line. insert, erase and find are written as insert,
-  // delete and contains, which every model takes; upsert and count by their
-  // names (gfsl check --model upsert-map, multiset).
+  // The JSON-lines trace gfsl check reads (traces/FORMAT.md): a metadata line
+  // naming the model (set_model; gfsl check needs no --model), then one
+  // record per line. insert, erase and find are written as insert, delete
+  // and contains, which every model takes; upsert and count by their names.
+  // Throws, writing nothing, where the records cannot be a history of the
+  // model: an upsert or count outside its model, both in one log, or an
+  // insert, erase or find that answered nothing (ret(h)) outside a
+  // multiset's inserts.
   void write_json_lines(const std::string& path, const std::string& device = "") const {
-    write_json_lines_of(records(), path, device);
+    write_json_lines_of(records(), path, device, model_);
   }
-  static void write_json_lines_of(const std::vector<entry>& recs, const std::string& path, const std::string& device = "") {
+  // The model a log of these records names: `declared`, or the one its
+  // operations need; throws where none takes them all.
+  static trace_model model_of(const std::vector<entry>& recs, trace_model declared = trace_model::inferred) {
+    bool upserts = false, counts = false;
+    for (const entry& e : recs) {
+      upserts |= e.kind == static_cast<std::uint8_t>(op::upsert);
+      counts |= e.kind == static_cast<std::uint8_t>(op::count);
+    }
+    if (upserts && counts) throw std::runtime_error("gfsl::record: the records hold upserts and counts; no model takes both");
+    if (declared == trace_model::inferred) return counts ? trace_model::multiset : upserts ? trace_model::upsert_map : trace_model::map;
+    if (upserts && declared != trace_model::upsert_map)
+      throw std::runtime_error(std::string("gfsl::record: the records hold upserts, which model ") + trace_model_name(declared) +
+                               " does not take (upsert-map does)");
+    if (counts && declared != trace_model::multiset)
+      throw std::runtime_error(std::string("gfsl::record: the records hold counts, which model ") + trace_model_name(declared) +
+                               " does not take (multiset does)");
+    return declared;
+  }
+  static void write_json_lines_of(const std::vector<entry>& recs, const std::string& path, const std::string& device = "",
+                                  trace_model declared = trace_model::inferred) {
+    const trace_model model = model_of(recs, declared);
+    for (const entry& e : recs) {
+      const bool pending = e.ret == never || e.status == 0xFF;
+      if (pending || e.status != 0 || (e.known & 1) || e.kind == static_cast<std::uint8_t>(op::upsert) || e.kind > 4) continue;
+      if (e.kind == static_cast<std::uint8_t>(op::insert) && model == trace_model::multiset) continue;  // written as true
+      static const char* const what[] = {"an insert", "an erase", "a find", "", "a count"};
+      throw std::runtime_error(std::string("gfsl::record: ") + what[e.kind] + " of key " + std::to_string(e.key) +
+                               " answered nothing (ret(h)); only upserts and a multiset's inserts may (set_model(trace_model::multiset) "
+                               "for a multiset's or multimap's inserts)");
+    }
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (!f) throw std::runtime_error(path + ": cannot write");
     std::string line = "{\"format\":\"gfsl-history\",\"version\":1,\"backend\":\"cuda\",\"clock\":\"device_counter\"";
-    line += ",\"delete_value\":true,\"recorder\":\"gfsl/record.cuh\"";
+    line += ",\"delete_value\":true,\"recorder\":\"gfsl/record.cuh\",\"model\":\"";
+    line += trace_model_name(model);
+    line += "\"";
     if (!device.empty() && device.find_first_of("\"\\") == std::string::npos) line += ",\"device\":\"" + device + "\"";
     line += "}\n";
     static const char* const names[] = {"insert", "delete", "contains", "upsert", "count"};
@@ -554,6 +658,8 @@ class device_log {
       }
       if (errored) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":false,\"status\":\"%s\"", errors[e.status <= 4 ? e.status : 4]);
+      } else if (!pending && !ok_known && e.kind == static_cast<std::uint8_t>(op::insert)) {
+        n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":true");  // a multiset's insert always adds (model_of checked)
       } else if (pending || !ok_known) {
         n += std::snprintf(buf + n, sizeof buf - n, pending ? ",\"ok\":false" : ",\"ok\":null");
       } else {
@@ -580,6 +686,7 @@ class device_log {
     if (e != cudaSuccess) throw std::runtime_error(std::string("gfsl::record::device_log: ") + what + ": " + cudaGetErrorString(e));
   }
   log_ref ref_;
+  trace_model model_ = trace_model::inferred;
 };
 
 }  // namespace gfsl::record
