@@ -1,4 +1,4 @@
-// The hard history families of issue 44 (linearizability/synthetic.hpp,
+// The hard history families (linearizability/synthetic.hpp,
 // hard_family_history), written as JSON-lines traces and checked by
 // `gfsl check` and, when given its path, by Porcupine's command line
 // (../shared/peers/porcupine/build.sh builds `porccheck`; it is never part of

@@ -2,7 +2,7 @@
 // project's own structures through nothing but their callables, as a user's
 // structure would be, to show that they catch real faults:
 // - SlabHash (core/slabhash/), tiles of 16: `published` loses inserts and
-//   duplicates keys when deletes of one key race (issue 38), which the owned
+//   duplicates keys when deletes of one key race (docs/FINDINGS.md, "SlabHash"), which the owned
 //   keys with shared churn keys and the final-state accounting see; `fixed`
 //   must show nothing under any oracle.
 // - GFSL `thesis` (core/algorithm.hpp), tiles of 32, under stable keys: its

@@ -199,7 +199,7 @@ model::operation slab_op(op_kind k, key_type key) { return {k, key, 0}; }
 
 // SlabHash's scenarios: the interleavings of its published faults, written
 // down so that a campaign meets them in its first runs and shrinks from a
-// handful of operations (issue 38). One bucket; the slab's layout is known
+// handful of operations (docs/FINDINGS.md, "SlabHash"). One bucket; the slab's layout is known
 // from the ascending prefill; only team 0 parks, after its first slab reads,
 // for the whole operations of the others that make the fault.
 //  0 lost insert: team 0's delete(5) reads 5 in pair 1 and parks; team 1

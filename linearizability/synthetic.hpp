@@ -54,7 +54,7 @@ struct adversarial_options {
 
 std::vector<model::op_record> adversarial_history(const adversarial_options& o);
 
-// The hard families of issue 44, built as a GPU run records them: `in_flight`
+// The hard history families, built as a GPU run records them: `in_flight`
 // teams on one hot key (key 1), each operation's interval drawn at random
 // and the answers those of the sequential map at a point inside each;
 // operations that end in an error or never return took effect or not, at

@@ -1,4 +1,4 @@
-// gfsl stress --subject slabhash on the GPU (issue 38): rounds of a fresh
+// gfsl stress --subject slabhash on the GPU (docs/FINDINGS.md, "SlabHash"): rounds of a fresh
 // table each, every answer judged on the device by the shape's oracle, every
 // round's table copied back and scanned whole (stress/slab_oracle.hpp).
 //

@@ -70,7 +70,7 @@ std::uint32_t default_teams(const options& o);
 // its own team count); otherwise one line naming the option.
 std::string validate(const options& o, std::uint32_t teams);
 
-// SlabHash's defaults on the device (issue 38): every team on a bucket with
+// SlabHash's defaults on the device (docs/FINDINGS.md, "SlabHash"): every team on a bucket with
 // about 63 others, so that chains stay a few slabs long while deletes of
 // one key race; two owned keys a team; four shared keys per bucket.
 std::uint32_t slabhash_default_buckets(std::uint32_t teams);

@@ -54,7 +54,7 @@ struct params {
   // owned-keys: keys range+1 .. range+churn belong to no team; writers spend
   // half of their operations inserting and deleting them, unjudged. Two
   // deletes of one key racing on one pair is what erases another key's
-  // insert in SlabHash's published delete (issue 38); owned keys alone never
+  // insert in SlabHash's published delete (docs/FINDINGS.md, "SlabHash"); owned keys alone never
   // have two deleters. 0 (GFSL's default): no shared keys.
   std::uint32_t churn = 0;
 };

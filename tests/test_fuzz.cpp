@@ -576,7 +576,7 @@ TEST(FuzzDetectors, AZoneRefutationNamesTheOperationItRulesOut) {
 
 }  // namespace
 
-// SlabHash's published faults through a whole campaign (issue 38): the lost
+// SlabHash's published faults through a whole campaign (docs/FINDINGS.md, "SlabHash"): the lost
 // insert and the duplicate key, each under its own signature, shrunk to a
 // handful of operations, and each shrunk run failing again when replayed.
 // Budgeted in runs: the same campaign on any machine.

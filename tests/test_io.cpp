@@ -605,7 +605,7 @@ TEST(KilledRuns, ARunInTurnsIsRecordedAsItGoes) {
 
 }  // namespace
 
-// ---- issue 43: hostile input, resources and concurrency ----
+// ---- the hostile-input audits: hostile input, resources and concurrency ----
 
 namespace {
 

@@ -435,7 +435,7 @@ TEST(KeyChecker, AMemoryBoundGivesUnknownNeverAWrongVerdict) {
 
 namespace {
 
-// The hard families of issue 44 at a size CI affords (the large forms are
+// The hard history families at a size CI affords (the large forms are
 // bench/checker_families.cpp's). Budgets are generous: the verdicts asserted
 // do not depend on the machine's speed.
 gfsl::lin::check_result check_family(const gfsl::lin::hard_history& h, unsigned threads, bool all_keys = false, double explain = 0) {

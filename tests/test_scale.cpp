@@ -767,7 +767,7 @@ TEST(Merge, FailuresAreGroupedBySignatureWithOneArtifactEach) {
   EXPECT_EQ(without_failures.code, 0) << without_failures.out;
 }
 
-// ---- issue 43, finding 5: a resume never forgets a run ----
+// ---- the hostile-input audit: a resume never forgets a run ----
 
 // The runs an unfinished batch journalled stay counted across a resume: the
 // resume line says how many it keeps, and the resumed process journals only
@@ -885,7 +885,7 @@ TEST(ResumeKeepsRuns, ARunCountNeverGoesDownAndEndsAsTheUninterruptedOne) {
   }
 }
 
-// ---- issue 43, findings 7 and 8: a resumed journal's campaign line is held
+// ---- the hostile-input audit: a resumed journal's campaign line is held
 // to the command line's rules, and what it says is printed escaped ----
 TEST(ResumedHeader, EachFieldIsValidatedLikeTheCommandLineInOneLine) {
   const std::string dir = temp_dir("resumed_header");

@@ -1,6 +1,6 @@
 // SlabHash (core/slabhash/): both variants against std::map in long
 // sequential runs; the snapshot invariants (invariants/slabhash_snapshot.hpp)
-// on hand-made tables they must reject; and the published faults of issue 38
+// on hand-made tables they must reject; and the published faults of docs/FINDINGS.md
 // as exact two-team interleavings, present in `published` and absent in
 // `fixed`.
 #include <gtest/gtest.h>
@@ -72,7 +72,7 @@ struct map_model {
   }
 };
 
-// Upstream's operations run one at a time, written plainly (issue 38): a
+// Upstream's operations run one at a time, written plainly (docs/FINDINGS.md, "SlabHash"): a
 // chain of slabs of 15 pairs; insert looks for k in one slab at a time and
 // claims that slab's first EMPTY pair; delete empties the first pair holding
 // k. Sequentially it departs from a set once a delete opens a hole before a

@@ -74,7 +74,7 @@ TEST(StressSlabOracle, AWellFormedRoundPasses) {
   }
 }
 
-// The lost insert (issue 38): a stale delete's exchange empties another
+// The lost insert (docs/FINDINGS.md, "SlabHash"): a stale delete's exchange empties another
 // key's pair. The full scan names the key and its bucket.
 TEST(StressSlabOracle, ALostInsertIsAMissingKnownKey) {
   table t(params{1, 4, 1});

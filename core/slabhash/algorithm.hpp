@@ -1,13 +1,13 @@
 // SlabHash (Ashkiani et al., IPDPS 2018, ../shared/papers/slabhash-ashkiani-2018.txt),
 // written once against the team interface of core/team.hpp, in two variants
-// from one source (issue 38):
+// from one source (docs/FINDINGS.md, "SlabHash"):
 //
 // `published`: upstream's concurrent operations, faults included. A slab is
 //   read with relaxed loads (upstream: plain 4-byte loads, no fences); search
 //   walks the whole chain; unique insert looks for k only in the slab it is
 //   reading and claims that slab's first EMPTY pair by a 64-bit CAS from
 //   EMPTY; delete empties the pair where it saw k with an unconditional
-//   64-bit exchange. Two faults follow (issue 38): deletes reopen holes that
+//   64-bit exchange. Two faults follow (docs/FINDINGS.md, "SlabHash"): deletes reopen holes that
 //   inserts of one key claim at different places (upstream issues 27 and 17:
 //   the same key twice), and a delete's exchange erases a pair that another
 //   delete emptied and an insert of another key refilled in between (a
@@ -224,7 +224,7 @@ class algorithm {
         t_.mark(open_mark(slab_window::erase), s);
         if constexpr (!fixed) {
           // Upstream: atomicExch to EMPTY_PAIR, whatever the pair holds by
-          // now (the lost insert of issue 38), and the answer is true.
+          // now (the lost insert of docs/FINDINGS.md), and the answer is true.
           t_.exchange(pair, lane, empty_pair, mem_order::relaxed);
           t_.mark(effect_mark(slab_effect::remove), s);
           return {status::ok, true, pair_value(seen)};

@@ -44,7 +44,7 @@ inline constexpr slab_mutant_info slab_mutant_catalog[] = {
     {slab_mutant::delete_empties_pair, "delete-empties-pair",
      "upstream's hole reuse: delete CASes the pair to EMPTY instead of TOMBSTONE, so pairs go back to EMPTY and the "
      "prefix property falls: an insert claims a hole before a live k further on (duplicates), a search stops at a "
-     "hole before k (issue 27)"},
+     "hole before k (upstream issue 27)"},
     {slab_mutant::insert_checks_claim_slab_only, "insert-checks-claim-slab-only",
      "upstream issue 17: insert looks for k only in the slab where it claims, not in the full slabs it walked past, "
      "so \"no live k before the claimed pair\" is not established and k is inserted twice"},
