@@ -87,7 +87,7 @@ std::string check_resumed_header(const fuzz::campaign_header& h) {
   }
   if (!one_of(h.granularity, {"any", "chunk", "line", "lane"})) return bad("granularity", h.granularity, "any, chunk, line, lane");
   if (!one_of(h.upper, {"thesis", "reraise", "mixed"})) return bad("upper", h.upper, "thesis, reraise, mixed");
-  if (!one_of(h.memory, {"sc", "ptx"})) return bad("memory", h.memory, "sc, ptx");
+  if (!one_of(h.memory, {"sc", "ptx", "mixed"})) return bad("memory", h.memory, "sc, ptx, mixed");
   const auto real = [](double d) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", d);
@@ -123,7 +123,7 @@ command add_fuzz_command(CLI::App& root) {
     subject_text subject;
     std::string granularity = "any";
     std::string upper;  // "": mixed for gfsl, thesis (no upper levels) for the others
-    std::string memory = "sc";
+    std::string memory;  // "": mixed on the host, sc on the other backends
     scale_options scale;
     std::string resume;
     std::vector<std::string> merge_dirs;
@@ -184,10 +184,10 @@ command add_fuzz_command(CLI::App& root) {
       ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
       ->capture_default_str();
   fz->add_option("--memory", st->memory,
-                 "host: what the runs' loads see: sc (the latest store) or ptx (the PTX model: a load that no acquire, "
-                 "fence or RMW orders may return an older store)")
-      ->check(CLI::IsMember({"sc", "ptx"}))
-      ->capture_default_str();
+                 "host: what the runs' loads see: sc (the latest store), ptx (the PTX model: a load that no acquire, "
+                 "fence or RMW orders may return an older store), or mixed (ptx in one run of 4, sc in the others; the "
+                 "default on the host, sc elsewhere)")
+      ->check(CLI::IsMember({"sc", "ptx", "mixed"}));
   add_progress_option(fz, st->progress);
   fz->add_flag("--keep-going", o.keep_going,
                "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
@@ -296,10 +296,11 @@ command add_fuzz_command(CLI::App& root) {
             o.progress = progress_wanted(st->progress);
             sc.progress = o.progress;
             if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
-            sched::parse(st->memory, o.limits.memory);
-            if (o.limits.memory != sched::memory::sc && o.backend != "host") {
+            if (st->memory.empty()) st->memory = o.backend == "host" ? "mixed" : "sc";
+            fuzz::parse_memory_choice(st->memory, o.limits.memory);
+            if (o.limits.memory != fuzz::memory_choice::sc && o.backend != "host") {
               std::fprintf(stderr, "gfsl fuzz: --memory %s needs --backend host: its stale loads are choices of the "
-                                   "deterministic scheduler\n", sched::name(o.limits.memory));
+                                   "deterministic scheduler\n", fuzz::memory_choice_name(o.limits.memory));
               return exit_usage;
             }
             {
@@ -335,7 +336,7 @@ command add_mutants_command(CLI::App& root) {
     double shrink_seconds = 0;                            // 0: --seconds
     bool list = false;
     std::string json, junit, only, granularity = "chunk", progress = "auto";
-    std::string memory = "sc";
+    std::string memory;  // "": mixed on the host, sc on the other backends
     subject_text subject;
     std::uint64_t seed = 1;
     std::string devices;
@@ -372,10 +373,10 @@ command add_mutants_command(CLI::App& root) {
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
       ->capture_default_str();
   mu->add_option("--memory", st->memory,
-                 "host: what the campaigns' loads see: sc (the latest store) or ptx (the PTX model, under which the "
-                 "memory-order mutants, cuda-only under sc, take effect on the host)")
-      ->check(CLI::IsMember({"sc", "ptx"}))
-      ->capture_default_str();
+                 "host: what the campaigns' loads see: sc (the latest store), ptx (the PTX model, under which the "
+                 "memory-order mutants, cuda-only under sc, take effect on the host), or mixed (ptx in one run of 4; the "
+                 "default on the host, sc elsewhere)")
+      ->check(CLI::IsMember({"sc", "ptx", "mixed"}));
   mu->add_option("--json", st->json, "write the matrix as one JSON object to FILE (-: standard output, instead of the table)")->type_name("FILE");
   mu->add_option("--junit", st->junit, "write JUnit XML to FILE")->type_name("FILE");
   add_progress_option(mu, st->progress);
@@ -401,10 +402,15 @@ command add_mutants_command(CLI::App& root) {
               return exit_ok;
             }
             const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
-            const bool weak_memory = st->memory == "ptx";
+            if (st->memory.empty()) st->memory = st->backend == "host" ? "mixed" : "sc";
+            // Runs under ptx: the memory-order mutants take effect on the
+            // host. Only campaigns all under ptx judge SlabHash's mutants that
+            // weaken an order sc gives anyway (mixed ones keep them equivalent).
+            const bool weak_memory = st->memory != "sc";
+            const bool all_ptx = st->memory == "ptx";
             if (weak_memory && st->backend != "host") {
-              std::fprintf(stderr, "gfsl mutants: --memory ptx needs --backend host: its stale loads are choices of the "
-                                   "deterministic scheduler\n");
+              std::fprintf(stderr, "gfsl mutants: --memory %s needs --backend host: its stale loads are choices of the "
+                                   "deterministic scheduler\n", st->memory.c_str());
               return exit_usage;
             }
             auto find_entry = [&](int id) -> const mutant_entry* {
@@ -418,7 +424,7 @@ command add_mutants_command(CLI::App& root) {
               if (!m) return false;
               // SlabHash's equivalent mutants weaken an order that sc gives
               // anyway; under ptx the order is the model's to break.
-              if (weak_memory && subject == subject_kind::slabhash) return false;
+              if (all_ptx && subject == subject_kind::slabhash) return false;
               return !equivalence_reason(subject, *m, variant_text, whole_chunk_reads).empty();
             };
             struct row {
@@ -453,7 +459,7 @@ command add_mutants_command(CLI::App& root) {
               o.runs_per_batch = 10;
               o.limits.vary_granularity = false;
               sched::parse(st->granularity, o.limits.granularity);
-              sched::parse(st->memory, o.limits.memory);
+              fuzz::parse_memory_choice(st->memory, o.limits.memory);
               o.shrink_seconds = st->shrink_seconds > 0 ? st->shrink_seconds : st->budget;
               o.limits.max_teams = st->backend == "cuda" ? 2048 : 8;
               o.limits.max_ops = st->backend == "cuda" ? 20000 : 400;

@@ -312,7 +312,7 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
                              std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
                              std::to_string(o.limits.max_range), "--out", dir, "--progress", "off"};
   if (const std::string bug = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut); bug != "none") a.insert(a.end(), {"--mutant", bug});
-  if (o.limits.memory != sched::memory::sc) a.insert(a.end(), {"--memory", sched::name(o.limits.memory)});
+  a.insert(a.end(), {"--memory", fuzz::memory_choice_name(o.limits.memory)});
   // The upper-level rule is the campaign's (workers would otherwise take the default).
   a.insert(a.end(), {"--upper", fuzz::upper_choice_name(o.limits.upper)});
   if (o.keep_going) a.push_back("--keep-going");
@@ -446,7 +446,7 @@ fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_opt
   h.variant = fuzz::variant_label(o.limits.subject, o.var, o.slab_var);
   h.mutant = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut);
   h.granularity = s.granularity;
-  h.memory = sched::name(o.limits.memory);
+  h.memory = fuzz::memory_choice_name(o.limits.memory);
   h.upper = fuzz::upper_choice_name(o.limits.upper);
   h.seconds = o.seconds;
   h.shrink_seconds = o.shrink_seconds;

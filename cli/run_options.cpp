@@ -81,6 +81,9 @@ std::string encode_replay(const run_options& o) {
         << ":max-steps=" << o.so.max_steps;
       // Written only when not sc: lines from before the memory models ran sc.
       if (o.so.mem != sched::memory::sc) s << ":memory=" << sched::name(o.so.mem);
+      // Written only for stale choices of their own stream (lines from
+      // before them drew stale loads from the schedule's).
+      if (o.so.mem == sched::memory::ptx && o.so.stale_seed != 0) s << ":stale=" << o.so.stale_pct << "," << o.so.stale_seed;
       // Written only for a run with a targeted park (lines from before it had none).
       if (o.so.hold.active) s << ":hold=" << fuzz::hold_text(o.w.subject, o.so.hold);
       if (o.so.strat == sched::strategy::park) {
@@ -218,6 +221,19 @@ std::string decode_replay(const std::string& text, run_options& o) {
       if (!sched::parse(gran, r.so.gran)) return "replay string: field 'granularity' has a bad value '" + gran + "'";
       if (const auto it = fields.find("memory"); it != fields.end()) {
         if (!sched::parse(it->second, r.so.mem)) return "replay string: field 'memory' has a bad value '" + it->second + "' (sc or ptx)";
+        fields.erase(it);
+      }
+      if (const auto it = fields.find("stale"); it != fields.end()) {
+        unsigned pct = 0;
+        unsigned long long seed = 0;
+        char extra = 0;
+        if (std::sscanf(it->second.c_str(), "%u,%llu%c", &pct, &seed, &extra) != 2 || pct > 100 || seed == 0 ||
+            it->second.find('-') != std::string::npos) {
+          return "replay string: field 'stale' has a bad value '" + it->second + "' (PCT,SEED: a percentage and a seed of 1 or more)";
+        }
+        if (r.so.mem != sched::memory::ptx) return "replay string: field 'stale' needs memory=ptx";
+        r.so.stale_pct = pct;
+        r.so.stale_seed = seed;
         fields.erase(it);
       }
       if (const auto it = fields.find("hold"); it != fields.end()) {

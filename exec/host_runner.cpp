@@ -28,8 +28,10 @@ std::uint32_t pool_for_keys(double keys, const model::workload& w) {
   if (w.subject == subject_kind::slabhash) {
     // The fixed variant never reuses a pair while operations run, so every
     // successful insert takes one; each bucket may end with a part-filled
-    // slab, and each lost race to append a slab leaks one.
-    const double slabs = 2.0 * w.buckets + keys / slabhash::pairs_per_slab + 2.0 * w.teams + 64.0;
+    // slab, and an insert that allocated a slab to append and found the
+    // chain longer (a lost race, or under ptx a stale read of the last
+    // slab's next word) leaks it: at most one an insert.
+    const double slabs = 2.0 * w.buckets + keys / slabhash::pairs_per_slab + keys + 2.0 * w.teams + 64.0;
     return static_cast<std::uint32_t>(std::min(slabs, 4.0e9));
   }
   const double per_split = (w.chunk - 2) / 2.0;  // a split leaves two half-full chunks

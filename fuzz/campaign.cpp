@@ -133,7 +133,9 @@ constexpr std::uint64_t listed_at_once = 64;  // operations (shrink_further)
 
 // Takes `candidate` as the counterexample when it fails with the same
 // signature as the counterexample so far and is smaller: fewer operations,
-// or as many on fewer teams, or on half-size chunks. `same_detector`: the
+// or as many on fewer teams, or on half-size chunks, or the same under sc
+// memory where it was ptx (a failure that needs no stale load is one of
+// interleavings alone, and reads so). `same_detector`: the
 // first detector alone must match (a cut in time of a long run,
 // fuzz/shrink.hpp, repeats the failing execution up to the cut, and the
 // checker may then get stuck at an earlier operation of the same
@@ -148,8 +150,8 @@ bool try_smaller(failure& f, const run_config& candidate, const campaign_options
       !(same_detector && j.found.front().detector == f.verdict.found.front().detector)) {
     return false;
   }
-  if (std::make_tuple(size_of(j), j.config.w.teams, j.config.w.chunk) >=
-      std::make_tuple(size_of(f.verdict), f.shrunk.w.teams, f.shrunk.w.chunk)) {
+  if (std::make_tuple(size_of(j), j.config.w.teams, j.config.w.chunk, j.config.so.mem != sched::memory::sc) >=
+      std::make_tuple(size_of(f.verdict), f.shrunk.w.teams, f.shrunk.w.chunk, f.shrunk.so.mem != sched::memory::sc)) {
     return false;
   }
   f.shrunk = j.config;
@@ -326,8 +328,19 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     }
     return false;
   };
+  // A ptx failure that sc memory gives too, under some schedule: the
+  // stale loads took no part in it.
+  const auto without_stale_loads = [&] {
+    if (f.shrunk.so.mem != sched::memory::ptx || s.cancelled()) return false;
+    run_config n = f.shrunk;
+    n.so.mem = sched::memory::sc;
+    n.so.stale_seed = 0;
+    n.so.stale_pct = 50;
+    return try_smaller_any_schedule(f, n, o);
+  };
   bool progress = true;
   while (progress && s.elapsed() < until && !s.cancelled()) {
+    without_stale_loads();
     while (cut_in_time() || trim_tails()) {
     }
     while (key_window()) {

@@ -86,6 +86,23 @@ bool parse_upper_choice(const std::string& text, upper_choice& out) {
   return false;
 }
 
+const char* memory_choice_name(memory_choice c) {
+  return c == memory_choice::ptx ? "ptx" : c == memory_choice::mixed ? "mixed" : "sc";
+}
+bool parse_memory_choice(const std::string& text, memory_choice& out) {
+  for (memory_choice c : {memory_choice::sc, memory_choice::ptx, memory_choice::mixed}) {
+    if (text == memory_choice_name(c)) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+sched::memory memory_of(memory_choice c, std::uint64_t schedule_seed) {
+  if (c == memory_choice::mixed) return (model::mix64(schedule_seed) >> 41) % ptx_share_of_mixed == 0 ? sched::memory::ptx : sched::memory::sc;
+  return c == memory_choice::ptx ? sched::memory::ptx : sched::memory::sc;
+}
+
 rc::Gen<model::workload> gen_workload(const generator_limits& lim) {
   using namespace rc;
   // Kinds: all three in half the runs, each other subset in the rest.
@@ -137,13 +154,21 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
                   : gen::just(lim.granularity);
   return gen::apply(
       [ops, mem = lim.memory](sched::strategy s, int depth, sched::granularity g, std::uint64_t seed, sched::park_point at, std::uint32_t park_ops,
-            std::uint32_t park_every) {
+            std::uint32_t park_every, std::uint32_t stale_pct, std::uint64_t stale_seed) {
         sched::options o;
         o.strat = s;
         o.depth = depth;
         o.gran = g;
-        o.mem = mem;
+        o.mem = memory_of(mem, seed);
         o.seed = seed;
+        // ptx: the stale choices a dimension of their own, shrinking
+        // towards the model's half and the first seed (the arguments come
+        // after the others, so that the other fields of a campaign seed's
+        // runs are what they were before them).
+        if (o.mem == sched::memory::ptx) {
+          o.stale_pct = stale_pct;
+          o.stale_seed = stale_seed;
+        }
         // PCT's k and fair-pct's bound are measured when the run is
         // executed (a dry run of the same workload: fuzz/detectors.hpp): an
         // estimate from the operation count overshoots, and change points
@@ -162,7 +187,8 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
       gen::element(sched::strategy::random, sched::strategy::fair_pct, sched::strategy::pct, sched::strategy::park),
       gen::inRange(1, 5), gran, gen::inRange<std::uint64_t>(1, 1000000000),
       gen::element(sched::park_point::lock_cas, sched::park_point::after_read, sched::park_point::before_write),
-      gen::inRange<std::uint32_t>(1, 4), gen::element<std::uint32_t>(10, 3, 50, 1));
+      gen::inRange<std::uint32_t>(1, 4), gen::element<std::uint32_t>(10, 3, 50, 1), gen::element<std::uint32_t>(50, 25, 75, 10, 90),
+      gen::inRange<std::uint64_t>(1, 1000000000));
 }
 
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m, variant v) {
@@ -227,7 +253,7 @@ run_config slab_scenario(int kind, std::uint64_t seed, const generator_limits& l
   c.so.depth = 1;
   c.so.seed = 1 + (seed >> 20) % 1000000000;
   c.so.gran = lim.vary_granularity ? static_cast<sched::granularity>(seed % 3) : lim.granularity;
-  c.so.mem = lim.memory;
+  c.so.mem = memory_of(lim.memory, c.so.seed);
   c.so.pct_steps = 1;
   c.so.park_at = sched::park_point::after_read;
   c.so.park_every = 1;

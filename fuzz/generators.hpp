@@ -19,6 +19,22 @@ enum class upper_choice { thesis, reraise, mixed };
 const char* upper_choice_name(upper_choice c);
 bool parse_upper_choice(const std::string& text, upper_choice& out);
 
+// What the generated runs' loads see (exec/sched/memory_model.hpp): sc in
+// every run, ptx in every run, or each run's own: ptx in one run of
+// `ptx_share_of_mixed` (two bits of its schedule seed, so that the sc runs
+// are the runs a campaign made before), sc in the others. Mixed is the host
+// campaigns' default: a bug made of a missing acquire or release shows only
+// under ptx, a bug of interleavings alone is found faster under sc, where
+// no load is stale. A ptx run draws its stale choices from a stream of its
+// own (sched::options::stale_seed) with a share of stale loads that
+// shrinks towards the model's half.
+enum class memory_choice { sc, ptx, mixed };
+inline constexpr unsigned ptx_share_of_mixed = 4;
+const char* memory_choice_name(memory_choice c);
+bool parse_memory_choice(const std::string& text, memory_choice& out);
+// The run's model under `c`, from its schedule seed.
+sched::memory memory_of(memory_choice c, std::uint64_t schedule_seed);
+
 struct generator_limits {
   std::uint32_t max_teams = 64;         // 2..max_teams on the CPU
   std::uint64_t max_ops = 2000;
@@ -30,9 +46,8 @@ struct generator_limits {
   // (fuzz/coverage.hpp). false: neither (the campaign as it was before).
   bool targeted_parks = true;
   sched::granularity granularity = sched::granularity::chunk;
-  // What the runs' loads see (exec/sched/memory_model.hpp): one model for a
-  // whole campaign, as its journal header records it.
-  sched::memory memory = sched::memory::sc;
+  // What the runs' loads see: as its journal header records it.
+  memory_choice memory = memory_choice::sc;
   upper_choice upper = upper_choice::mixed;
   // The structure the runs test; SlabHash's runs draw a bucket count that
   // shrinks towards one bucket, where every key collides.

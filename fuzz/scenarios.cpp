@@ -102,7 +102,7 @@ run_config base_run(const generator_limits& lim, mutant m, variant v, team_rng& 
   static constexpr sched::granularity grans[] = {sched::granularity::chunk, sched::granularity::line, sched::granularity::lane};
   c.so.gran = !lim.vary_granularity ? lim.granularity : torn_reads ? sched::granularity::lane : pick(grans, rng);
   c.so.pct_steps = 1;
-  c.so.mem = lim.memory;
+  c.so.mem = memory_of(lim.memory, c.so.seed);
   c.so.livelock_steps = 500000;
   c.so.max_steps = 50000000;
   return c;

@@ -178,11 +178,14 @@ struct scheduler::impl {
   std::vector<std::uint64_t> tear_extensions;
   std::uint64_t tears = 0, torn = 0, tears_held_now = 0;
 
-  explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull) {}
+  team_rng stale_rng;
 
-  std::uint64_t below(std::uint64_t bound) {  // uniform in [0, bound), no modulo bias worth caring for at 64 bits
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(rng.next()) * bound) >> 64);
+  explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull), stale_rng(o.stale_seed ^ 0x13198A2E03707344ull) {}
+
+  static std::uint64_t below(team_rng& r, std::uint64_t bound) {  // uniform in [0, bound), no modulo bias worth caring for at 64 bits
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(r.next()) * bound) >> 64);
   }
+  std::uint64_t below(std::uint64_t bound) { return below(rng, bound); }
   bool enabled(team_id t) const {
     return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total && t != held;
   }
@@ -572,9 +575,13 @@ std::uint64_t scheduler::load_value(const access& a, std::uint64_t latest) {
   // any visible one (the latest among them), uniformly. Stale reads are
   // then common enough that a fault needing one is found in few runs, and
   // a team re-reading a word reaches its latest store within a few reads.
+  // With a stale stream of its own (options::stale_seed), stale_pct
+  // percent of such loads return an older store, uniformly among them.
   const std::uint64_t v = s.memory->load(a.team, a.word, a.order, latest,
                                          [&s](std::uint32_t n) -> std::uint32_t {
-                                           return s.below(2) == 0 ? 0u : static_cast<std::uint32_t>(s.below(n));
+                                           if (s.opt.stale_seed == 0) return s.below(2) == 0 ? 0u : static_cast<std::uint32_t>(s.below(n));
+                                           if (impl::below(s.stale_rng, 100) >= s.opt.stale_pct) return 0u;
+                                           return 1u + static_cast<std::uint32_t>(impl::below(s.stale_rng, n - 1));
                                          },
                                          s.last_stale);
   if (s.last_stale.stale) s.stale_in_read[a.team] = 1;

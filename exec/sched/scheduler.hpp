@@ -121,6 +121,15 @@ struct options {
   // this schedule (drawn from the seed, replayed bit for bit). ptx needs the
   // teams' shared words: `memory_base`, `memory_words`.
   memory mem = memory::sc;
+  // ptx: which loads return an older store than the latest. stale_seed 0:
+  // the choices come from the schedule's own stream, half of them the
+  // latest (as every run before these fields). Otherwise from a stream of
+  // their own, seeded by stale_seed, with stale_pct percent of the loads
+  // that may see an older store returning one (uniformly among those
+  // visible): a campaign and its shrinking then vary which loads are stale
+  // apart from how the teams interleave (docs/BACKENDS.md, "stale choices").
+  std::uint64_t stale_seed = 0;
+  std::uint32_t stale_pct = 50;
   const std::uint64_t* memory_base = nullptr;
   std::size_t memory_words = 0;
   // A targeted park (any strategy): replayed bit for bit like the rest.
