@@ -445,7 +445,10 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
           journal_append(line + "}", false);
         }
         any_failure = any_failure || r.code == exit_violation;
-        return r.code == exit_violation;  // the campaign stops at its first failure
+        // The campaign stops at its first failure, unless it goes on after
+        // failures (--keep-going): a worker that ended with some stopped
+        // the others' shards short of their budget.
+        return r.code == exit_violation && !o.keep_going;
       },
       warn, [&] {
         // Every ten seconds, the campaign so far, from the workers' journals.

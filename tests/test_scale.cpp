@@ -771,6 +771,23 @@ TEST(Workers, WorkersOnAFullDiskSayWhatWentWrongWithoutProgress) {
       << p.out;
 }
 
+// --jobs 2 --keep-going: a worker that ended with failures stopped the
+// other, whose shard was cut short of its budget ("did not finish"). Each
+// worker runs to its share of --max-runs; the campaign exits 1.
+TEST(Workers, AKeepGoingCampaignOfWorkersRunsEveryShardToItsBudget) {
+  const std::string dir = temp_dir("keep_going_jobs");
+  const result r = run("fuzz --jobs 2 --keep-going --variant thesis --mutant insert-left-to-right --seed 1 --max-runs 300 --max-ops 300 "
+                       "--seconds 3600 --shrink-seconds 1 --progress off --out " + dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.out.find("did not finish"), std::string::npos) << r.out;
+  for (const std::string w : {"/worker-0", "/worker-1"}) {
+    const auto j = journal_of(dir + w);
+    EXPECT_TRUE(j.end_reason == "failure" || j.end_reason == "budget") << w << ": " << j.end_reason;
+    EXPECT_GE(j.all.runs, 150u) << w;
+  }
+  EXPECT_EQ(journal_of(dir).end_reason, "failure");
+}
+
 // ---- --shard auto ----
 
 struct fake_env {
