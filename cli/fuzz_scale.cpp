@@ -320,6 +320,26 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
   return a;
 }
 
+// Whether another process owns campaign folder `dir` (its .lock is held):
+// "in use by process N ..." when it does, "" when it is free or has no lock
+// file. The lock is not kept: the worker started there takes it.
+std::string folder_in_use(const fs::path& dir) {
+  const std::string path = (dir / lock_file).string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string owner;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    std::string pid(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) pid = "unknown";
+    owner = "in use by process " + pid;
+  }
+  ::close(fd);  // releases the lock if it was taken here
+  return owner;
+}
+
 // A campaign run by worker processes, merged into one report.
 int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   const fs::path dir(o.out_dir);
@@ -342,6 +362,23 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
     if (prior.header.workers != workers) {
       std::fprintf(stderr, "gfsl fuzz: --resume %s: the campaign ran %u workers, %u can be started here (--devices %s)\n",
                    gfsl::lin::printable(o.out_dir).c_str(), prior.header.workers, workers, gfsl::lin::printable(s.devices).c_str());
+      return exit_usage;
+    }
+    // A parent killed with SIGKILL leaves its workers finishing the run
+    // under way (they were sent SIGTERM): a worker started in a folder one
+    // of them still owns would be refused, in its log alone (the resume
+    // exited 2 with nothing on stderr). Refused here, before anything starts.
+    std::vector<std::string> busy;
+    for (unsigned j = 0; j < workers; ++j) {
+      const std::string owner = folder_in_use(dir / ("worker-" + std::to_string(j)));
+      if (!owner.empty()) busy.push_back("worker-" + std::to_string(j) + " " + owner);
+    }
+    if (!busy.empty()) {
+      std::string list;
+      for (const std::string& b : busy) list += (list.empty() ? "" : ", ") + b;
+      std::fprintf(stderr, "gfsl fuzz: --resume %s: %s (a worker of the stopped campaign still finishing its run; wait for it to "
+                           "end, or stop it, and resume again)\n",
+                   gfsl::lin::printable(o.out_dir).c_str(), gfsl::lin::printable(list).c_str());
       return exit_usage;
     }
   }
@@ -380,8 +417,17 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
     plan_worker.push_back(j);
   }
   stop_on_signals(stop_requested);
+  // Progress lines go with --progress; what goes wrong with a worker (it
+  // cannot start, it ends on its own error) is said whatever --progress
+  // says: one line each (a parent exited 4 with nothing on stderr).
   auto say = [&](const std::string& line) {
     if (s.progress) std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(line).c_str());
+  };
+  auto warn = [&](const std::string& line) { std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(line).c_str()); };
+  std::string journal_error;  // the first append to this parent's journal that failed
+  auto journal_append = [&](const std::string& line, bool durable) {
+    if (!journal_error.empty()) return;
+    journal_error = journal.append(line, durable);
   };
   say("running " + std::to_string(plans.size()) + " worker process(es) in " + o.out_dir + "/worker-<j>/ (output in worker-<j>.log)");
   bool any_failure = false;
@@ -390,16 +436,21 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
   const std::vector<worker_result> results = run_workers(
       plans, 3, stop_requested,
       [&](std::size_t i, const worker_result& r) {
-        say(plans[i].name + ": " + r.status);
+        const bool fine = !r.signal && (r.code == exit_ok || r.code == exit_violation || r.code == exit_undecided);
+        if (fine || r.stopped) say(plans[i].name + ": " + r.status);
+        else warn(plans[i].name + ": " + r.status + (r.last_line.empty() ? "" : ": " + r.last_line) + " (" + plans[i].output + ")");
         if (!stop_requested.load()) {
           std::string line = "{\"type\":\"worker\",\"worker\":" + std::to_string(plan_worker[i]) + ",\"status\":";
           traces::json::append_string(line, r.status);
-          journal.append(line + "}");
+          journal_append(line + "}", false);
         }
         any_failure = any_failure || r.code == exit_violation;
-        return r.code == exit_violation;  // the campaign stops at its first failure
+        // The campaign stops at its first failure, unless it goes on after
+        // failures (--keep-going): a worker that ended with some stopped
+        // the others' shards short of their budget.
+        return r.code == exit_violation && !o.keep_going;
       },
-      say, [&] {
+      warn, [&] {
         // Every ten seconds, the campaign so far, from the workers' journals.
         if (!s.progress || steady::now() < next_progress) return;
         next_progress = steady::now() + std::chrono::seconds(10);
@@ -423,18 +474,32 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
     else if (r.code == exit_undecided) interrupted = true;
     else if (r.code != exit_ok && r.code != exit_violation && !(any_failure && r.signal == SIGTERM)) rc = exit_run_error;
   }
-  const std::string reason = m.failure_count() ? "failure" : interrupted ? "interrupted" : rc == exit_ok ? "budget" : "interrupted";
-  journal.append(fuzz::end_line(reason, m.seconds), true);
+  // A worker that never ran leaves its shard unsearched: the campaign has
+  // not reached its budget.
+  if (!m.missing.empty() && rc == exit_ok) rc = exit_run_error;
+  // A campaign that stops at its first failure has finished there; one
+  // that goes on after failures (--keep-going) has not while a shard is
+  // unfinished (run_here journals the same).
+  const bool unfinished = interrupted || rc != exit_ok;
+  const std::string reason = m.failure_count() && (!o.keep_going || !unfinished) ? "failure" : unfinished ? "interrupted" : "budget";
+  journal_append(fuzz::end_line(reason, m.seconds), true);
   const std::string report_error = fuzz::write_file_atomically((dir / fuzz::report_file).string(), fuzz::merged_json(m) + "\n");
   std::printf("gfsl fuzz: %u workers\n%s", workers, fuzz::merged_text(m).c_str());
-  if (!report_error.empty()) std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(report_error).c_str());
+  // One line, exit 4, for a write of this parent's that failed (its
+  // journal's worker or end line, report.json), as for a campaign in one
+  // process: the first of them, and where the campaign's runs are kept.
+  if (const std::string& first = journal_error.empty() ? report_error : journal_error; !first.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: %s (the workers' journals hold their runs and failures: gfsl fuzz merge %s reads them)\n",
+                 gfsl::lin::printable(first).c_str(), gfsl::lin::printable(o.out_dir).c_str());
+    return exit_run_error;
+  }
   if (m.failure_count()) return exit_violation;
   if (rc != exit_ok) return rc;
   if (interrupted) {
     std::printf("interrupted; gfsl fuzz --resume %s continues\n", gfsl::lin::printable(o.out_dir).c_str());
     return exit_undecided;
   }
-  return report_error.empty() ? exit_ok : exit_run_error;
+  return exit_ok;
 }
 
 }  // namespace
@@ -548,7 +613,14 @@ int merge_fuzz_campaigns(const std::vector<std::string>& dirs, const std::string
       return exit_usage;
     }
   }
-  return m.failure_count() ? exit_violation : exit_ok;
+  if (!m.missing.empty()) {
+    std::fprintf(stderr, "gfsl fuzz merge: %zu %s never ran (%s%s): the campaign is not complete\n", m.missing.size(),
+                 m.missing.size() == 1 ? "shard" : "shards", gfsl::lin::printable(m.missing.front()).c_str(),
+                 m.missing.size() == 1 ? "" : (" ... " + gfsl::lin::printable(m.missing.back())).c_str());
+  }
+  // A failure wins; shards that never ran leave the campaign undecided:
+  // not a pass (exit 3), with a note naming them.
+  return m.failure_count() ? exit_violation : !m.missing.empty() ? exit_undecided : exit_ok;
 }
 
 }  // namespace gfsl::cli

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linearizability/report.hpp"
+
 #if defined(GFSL_HAVE_CUDA)
 #include "exec/cuda/device_runner.hpp"
 #endif
@@ -230,6 +232,21 @@ std::string describe(int code, int signal) {
 
 }  // namespace
 
+std::string last_line_of(const std::string& path) {
+  if (path.empty()) return {};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const off_t from = size > 4096 ? size - 4096 : 0;
+  std::string text(static_cast<std::size_t>(size - from > 0 ? size - from : 0), '\0');
+  const ssize_t n = text.empty() ? 0 : ::pread(fd, text.data(), text.size(), from);
+  ::close(fd);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const std::size_t nl = text.rfind('\n');
+  return nl == std::string::npos ? (from == 0 ? text : std::string()) : text.substr(nl + 1);
+}
+
 std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, unsigned max_restarts, const std::atomic<bool>& stop,
                                        const std::function<bool(std::size_t, const worker_result&)>& on_exit,
                                        const std::function<void(const std::string&)>& say,
@@ -293,9 +310,12 @@ std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, un
     r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     const bool we_stopped_it = asked_to_stop[i] && (r.signal == SIGTERM || r.signal == SIGKILL);
+    r.stopped = we_stopped_it;
+    r.last_line = last_line_of(plans[i].errors.empty() ? plans[i].output : plans[i].errors);
     if (!stopping && !we_stopped_it && worth_restarting(r.code, r.signal) && r.restarts < max_restarts &&
         !plans[i].restart_args.empty()) {
-      say(plans[i].name + " ended (" + describe(r.code, r.signal) + "): started again");
+      say(plans[i].name + " ended (" + describe(r.code, r.signal) + (r.last_line.empty() ? "" : ": " + r.last_line) +
+          "): started again");
       ++r.restarts;
       std::string error;
       pids[i] = spawn(plans[i], plans[i].restart_args, error);
@@ -362,7 +382,7 @@ std::vector<device_output> run_on_each_device(const std::vector<device_slot>& de
   static std::atomic<bool> stop{false};
   stop_on_signals(stop);
   const std::vector<worker_result> results = run_workers(plans, 2, stop, nullptr, [&](const std::string& line) {
-    std::fprintf(stderr, "%s: %s\n", command_name.c_str(), line.c_str());
+    std::fprintf(stderr, "%s: %s\n", command_name.c_str(), gfsl::lin::printable(line).c_str());
   });
   std::vector<device_output> out;
   for (std::size_t i = 0; i < devices.size(); ++i) {

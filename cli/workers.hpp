@@ -51,6 +51,8 @@ struct worker_result {
   int signal = 0;
   unsigned restarts = 0;
   std::string status;     // "exit 0", "killed by signal 9 (restarted 1 time)"
+  bool stopped = false;   // ended by the SIGTERM or SIGKILL this process sent it (a stop, not the worker's error)
+  std::string last_line;  // the last line the worker wrote to its output (or errors) file: what it said went wrong
 };
 
 // Whether a worker that ended so is started again: ended by a signal nobody
@@ -58,11 +60,17 @@ struct worker_result {
 // fault, a kernel watchdog).
 bool worth_restarting(int code, int signal);
 
+// The last line of a worker's output file (at most its last 4 KiB; "" when
+// there is none), control characters and all: print it escaped.
+std::string last_line_of(const std::string& path);
+
 // Runs every plan at once and waits for all. When `stop` becomes true (a
 // signal to the parent) every worker is sent SIGTERM and waited for. When
 // `on_exit` returns true for a worker that ended, the others are sent SIGTERM
 // (a fuzzing campaign stops at its first failure). A worker is restarted at
-// most `max_restarts` times. `tick`, when given, is called about every 20 ms
+// most `max_restarts` times. `say` gets one line for each worker that could
+// not be started and each one that ended on its own error and is started
+// again (with its last line). `tick`, when given, is called about every 20 ms
 // while workers run (progress lines).
 std::vector<worker_result> run_workers(const std::vector<worker_plan>& plans, unsigned max_restarts, const std::atomic<bool>& stop,
                                        const std::function<bool(std::size_t, const worker_result&)>& on_exit,

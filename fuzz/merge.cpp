@@ -157,9 +157,22 @@ std::string merge_campaigns(const std::vector<std::string>& dirs, merged_campaig
     journal_summary top;
     if (std::string e = read_journal(journal.string(), top); !e.empty()) return e;
     if (top.header.workers > 0) {
-      const std::vector<std::string> workers = worker_dirs(d);
-      if (workers.empty()) out.notes.push_back(d + ": a campaign of " + std::to_string(top.header.workers) + " workers, none of which started");
-      for (const std::string& w : workers) leaves.push_back(w);
+      // Its workers are worker-0 .. worker-<N-1>: one whose folder or journal
+      // is not there never ran (it could not be started), and its shard was
+      // never searched (merge passed 10 of 30 shards without a word).
+      std::vector<std::string> never;
+      for (unsigned j = 0; j < top.header.workers; ++j) {
+        const std::string w = (fs::path(d) / ("worker-" + std::to_string(j))).string();
+        if (fs::exists(fs::path(w) / journal_file)) leaves.push_back(w);
+        else never.push_back(w);
+      }
+      if (!never.empty()) {
+        const std::string first = fs::path(never.front()).filename().string(), last = fs::path(never.back()).filename().string();
+        out.notes.push_back(d + ": " + std::to_string(never.size()) + " of " + std::to_string(top.header.workers) +
+                            " workers never ran (" + (never.size() == 1 ? first : first + " ... " + last) +
+                            " have no journal): their shards were not searched (gfsl fuzz --resume " + d + " starts them)");
+        out.missing.insert(out.missing.end(), never.begin(), never.end());
+      }
     } else {
       leaves.push_back(d);
     }
@@ -263,6 +276,8 @@ std::string merged_json(const merged_campaigns& m) {
       << ",\"batches\":" << s.journal.batches_done << ",\"end\":" << quoted(s.journal.end_reason.empty() ? "killed" : s.journal.end_reason)
       << ",\"failures\":" << s.journal.failures.size() << "}";
   }
+  j << "],\"missing_shards\":[";
+  for (std::size_t i = 0; i < m.missing.size(); ++i) j << (i ? "," : "") << quoted(m.missing[i]);
   j << "],\"notes\":[";
   for (std::size_t i = 0; i < m.notes.size(); ++i) j << (i ? "," : "") << quoted(m.notes[i]);
   j << "]}";
@@ -273,9 +288,15 @@ std::string merged_junit(const merged_campaigns& m) {
   std::ostringstream x;
   std::size_t failing_shards = 0;
   for (const shard_entry& s : m.shards) failing_shards += !s.journal.failures.empty();
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gfsl-fuzz\" tests=\"" << m.shards.size() + m.failures.size()
-    << "\" failures=\"" << failing_shards + m.failures.size() << "\" time=\"" << fixed(m.seconds) << "\">\n";
-  x << "  <testsuite name=\"shards\" tests=\"" << m.shards.size() << "\" failures=\"" << failing_shards << "\">\n";
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gfsl-fuzz\" tests=\""
+    << m.shards.size() + m.missing.size() + m.failures.size() << "\" failures=\"" << failing_shards + m.failures.size() << "\" errors=\""
+    << m.missing.size() << "\" time=\"" << fixed(m.seconds) << "\">\n";
+  x << "  <testsuite name=\"shards\" tests=\"" << m.shards.size() + m.missing.size() << "\" failures=\"" << failing_shards
+    << "\" errors=\"" << m.missing.size() << "\">\n";
+  for (const std::string& d : m.missing) {
+    x << "    <testcase classname=\"gfsl-fuzz.shards\" name=\"" << xml(d) << " (never ran)\"><error message=\""
+      << xml(d + ": no journal: the worker was never started, its shard never searched") << "\"/></testcase>\n";
+  }
   for (const shard_entry& s : m.shards) {
     const campaign_header& h = s.journal.header;
     x << "    <testcase classname=\"gfsl-fuzz.shards\" name=\"" << xml(s.dir) << " (shard " << h.shard << "/" << h.shards << ", seed "

@@ -30,12 +30,17 @@ struct merged_campaigns {
   double shard_seconds = 0;  // the shards' times added up
   std::vector<failure_group> failures;
   std::vector<std::string> notes;  // torn journal tails, shards that did not finish
+  // The worker folders a campaign of worker processes should have and has
+  // no journal in (a worker that could not be started): shards never searched.
+  std::vector<std::string> missing;
   std::uint64_t failure_count() const;
 };
 
 // Reads the journals of `dirs`; a folder of worker processes (--jobs,
-// --devices) stands for its worker-<j>/ folders. Empty on success; otherwise
-// one line naming the folder.
+// --devices) stands for its worker-<j>/ folders, worker-0 to worker-<N-1>
+// for the N workers its journal names: one without a journal is `missing`
+// (and named in a note), not an error. Empty on success; otherwise one line
+// naming the folder.
 std::string merge_campaigns(const std::vector<std::string>& dirs, merged_campaigns& out);
 
 std::string merged_json(const merged_campaigns& m);

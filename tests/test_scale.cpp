@@ -634,6 +634,160 @@ TEST(Workers, AKilledParentLeavesWorkersThatResume) {
   EXPECT_EQ(merged({dir}).totals.ops, ref_ops) << r.out;
 }
 
+// ---- issue 55, N4 (and F14): what workers report reaches stderr whatever
+// --progress says, and merge does not pass shards that never ran ----
+
+// gfsl with variables added to its environment: its exit code and what it
+// wrote to standard error alone.
+result run_stderr(const std::string& env, const std::string& args) {
+  const std::string cmd = "env " + env + " " + GFSL_BINARY + " " + args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  result r{-1, {}};
+  if (!p) return r;
+  char buf[4096];
+  while (fgets(buf, sizeof buf, p)) r.out += buf;
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Workers that cannot be started (a pids limit: --jobs 30 under 12; root
+// ignores RLIMIT_NPROC, so an LD_PRELOAD shim fails fork after N) are named
+// one line each with --progress off (the parent exited 4 with nothing on
+// stderr), and `gfsl fuzz merge` names the shards that never ran and exits 3
+// (it passed 10 of 30 shards, exit 0); --resume starts them.
+TEST(Workers, WorkersThatCannotStartAreSaidAndMergeDoesNotPassTheirShards) {
+  const std::string dir = temp_dir("cannot_start");
+  const std::string preload = std::string("GFSL_TEST_FORKS_ALLOWED=2 LD_PRELOAD=") + FAIL_THREADS_PRELOAD;
+  const result r = run_stderr(preload, "fuzz --jobs 6 --seed 1 --max-runs 6 --max-ops 50 --seconds 3600 --progress off --out " + dir);
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;
+  for (int j = 2; j < 6; ++j) {
+    EXPECT_NE(r.out.find("gfsl fuzz: cannot start worker " + std::to_string(j) + ": Resource temporarily unavailable\n"),
+              std::string::npos)
+        << r.out;
+  }
+  EXPECT_EQ(journal_of(dir).end_reason, "interrupted");
+  const result m = run("fuzz merge " + dir);
+  EXPECT_EQ(m.code, 3) << m.out;
+  EXPECT_NE(m.out.find(": 4 of 6 workers never ran (worker-2 ... worker-5 have no journal)"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("gfsl fuzz merge: 4 shards never ran (" + dir + "/worker-2 ... " + dir + "/worker-5)"), std::string::npos)
+      << m.out;
+  const std::string junit = dir + ".junit.xml";
+  const result j = run("fuzz merge " + dir + " --json - --junit " + junit);
+  EXPECT_EQ(j.code, 3) << j.out;
+  EXPECT_NE(j.out.find("\"missing_shards\":[\"" + dir + "/worker-2\",\"" + dir + "/worker-3\","), std::string::npos) << j.out;
+  EXPECT_NE(slurp(junit).find("errors=\"4\""), std::string::npos) << slurp(junit);
+  EXPECT_EQ(count_of(slurp(junit), "(never ran)\"><error message="), 4u) << slurp(junit);
+  // With processes to spare again, --resume starts them: merge passes.
+  const result resumed = run("fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(resumed.code, 0) << resumed.out;
+  const result after = run("fuzz merge " + dir);
+  EXPECT_EQ(after.code, 0) << after.out;
+  EXPECT_NE(after.out.find("campaigns: 6,"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("never ran"), std::string::npos) << after.out;
+}
+
+// A --jobs 2 parent killed with SIGKILL and resumed at once, while its
+// workers still finish their run (held stopped here, so that "at once" does
+// not depend on speed): the resumed workers were refused in their logs
+// alone, and the resume exited 2 with nothing on stderr. It is refused in
+// one line naming the workers' owners, before anything starts, and goes on
+// once they have ended.
+TEST(Workers, AResumeWhileTheKilledParentsWorkersStillRunIsRefusedInOneLine) {
+  const std::string dir = temp_dir("resume_busy");
+  const pid_t pid = start({"fuzz", "--jobs", "2", "--seed", "3", "--max-runs", "1000000", "--max-ops", "50", "--seconds", "3600",
+                           "--progress", "off", "--out", dir},
+                          dir + ".log");
+  ASSERT_TRUE(wait_for_event(pid, [&] { return both_workers_completed_a_batch(dir); })) << slurp(dir + ".log");
+  const std::vector<pid_t> kids = children_of(pid);
+  ASSERT_EQ(kids.size(), 2u);
+  for (pid_t k : kids) kill(k, SIGSTOP);
+  kill(pid, SIGKILL);
+  EXPECT_EQ(wait_exit(pid), -SIGKILL);
+  const std::string journal = slurp(dir + "/journal.jsonl");
+  const result r = run_stderr("GFSL_UNUSED=1", "fuzz --resume " + dir + " --progress off");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  for (pid_t k : kids) EXPECT_NE(r.out.find("in use by process " + std::to_string(k)), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(dir + "/journal.jsonl"), journal) << "the parent's journal is left as it was";
+  // Let go, the workers end (their SIGTERM from the parent's death was
+  // waiting); the resumed campaign then searches on.
+  for (pid_t k : kids) kill(k, SIGCONT);
+  auto running = [](pid_t k) {
+    const std::string stat = slurp("/proc/" + std::to_string(k) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
+  };
+  for (pid_t k : kids) {
+    for (int i = 0; i < 30000 && running(k); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // hang guard only
+    ASSERT_FALSE(running(k)) << "worker " << k << " outlived its parent by 300 s";
+  }
+  const std::uint64_t before = journal_of(dir + "/worker-0").batches_done;
+  const pid_t again = start({"fuzz", "--resume", dir, "--progress", "off"}, dir + ".again.log");
+  ASSERT_TRUE(wait_for_event(again, [&] {
+    gfsl::fuzz::journal_summary j;
+    return gfsl::fuzz::read_journal(dir + "/worker-0/journal.jsonl", j).empty() && j.batches_done > before;
+  }));
+  kill(again, SIGINT);
+  EXPECT_EQ(wait_exit(again), 3) << slurp(dir + ".again.log");
+}
+
+// --jobs 2 --keep-going on a full disk: each worker's error is one line on
+// the parent's stderr with --progress off (exit 4 with nothing on stderr),
+// naming the worker and what failed; a parent whose own journal fills says
+// so in one line and exits 4 (its worker and end lines went unchecked).
+TEST(Workers, WorkersOnAFullDiskSayWhatWentWrongWithoutProgress) {
+  const std::string args = "fuzz --jobs 2 --keep-going --variant thesis --mutant insert-left-to-right --seed 1 --max-runs 200 "
+                           "--seconds 3600 --shrink-seconds 1 --progress off --out ";
+  const std::string full = std::string("LD_PRELOAD=") + FAIL_WRITES_PRELOAD + " GFSL_TEST_WRITE_BYTES=";
+  const std::string dir = temp_dir("jobs_full_disk");
+  const result r = run_stderr(full + "3000", args + dir);
+  EXPECT_EQ(r.code, 4) << r.out;
+  for (const std::string w : {"worker 0", "worker 1"}) {
+    EXPECT_NE(r.out.find("gfsl fuzz: " + w + ": exit 4 (restarted 3 times): "), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find("No space left on device"), std::string::npos) << r.out;
+  std::istringstream lines(r.out);
+  for (std::string l; std::getline(lines, l);) EXPECT_EQ(l.rfind("gfsl fuzz: ", 0), 0u) << l;
+  // The parent's own journal: room for its first line, not for a worker's.
+  const std::string ref = temp_dir("jobs_full_disk_ref");
+  ASSERT_EQ(run("fuzz --jobs 2 --seed 1 --max-runs 2 --max-ops 50 --progress off --out " + ref).code, 0);
+  const std::string text = slurp(ref + "/journal.jsonl");
+  const std::size_t header_bytes = text.find('\n') + 1;
+  const std::string parent = temp_dir("jobs_full_parent");
+  const result p = run_stderr(full + std::to_string(header_bytes + 8),
+                              "fuzz --jobs 2 --seed 1 --max-runs 2 --max-ops 50 --progress off --out " + parent);
+  EXPECT_EQ(p.code, 4) << p.out;
+  EXPECT_NE(p.out.find("gfsl fuzz: " + parent + "/journal.jsonl: cannot append to the journal: No space left on device (the workers' "
+                       "journals hold their runs and failures: gfsl fuzz merge " + parent + " reads them)"),
+            std::string::npos)
+      << p.out;
+}
+
+// --jobs 2 --keep-going: a worker that ended with failures stopped the
+// other, whose shard was cut short of its budget ("did not finish"). Each
+// worker runs to its share of --max-runs; the campaign exits 1.
+TEST(Workers, AKeepGoingCampaignOfWorkersRunsEveryShardToItsBudget) {
+  const std::string dir = temp_dir("keep_going_jobs");
+  const result r = run("fuzz --jobs 2 --keep-going --variant thesis --mutant insert-left-to-right --seed 1 --max-runs 300 --max-ops 300 "
+                       "--seconds 3600 --shrink-seconds 1 --progress off --out " + dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.out.find("did not finish"), std::string::npos) << r.out;
+  for (const std::string w : {"/worker-0", "/worker-1"}) {
+    const auto j = journal_of(dir + w);
+    EXPECT_TRUE(j.end_reason == "failure" || j.end_reason == "budget") << w << ": " << j.end_reason;
+    EXPECT_GE(j.all.runs, 150u) << w;
+  }
+  EXPECT_EQ(journal_of(dir).end_reason, "failure");
+}
+
 // ---- --shard auto ----
 
 struct fake_env {
