@@ -652,6 +652,7 @@ command add_run_command(CLI::App& root) {
     std::string keys = "uniform";
     std::string upper;  // "": the variant's rule (reraises_by_default)
     std::string memory = "sc";
+    std::string stale;
   };
   auto st = std::make_shared<state>();
   run_options& o = st->opts;
@@ -687,6 +688,10 @@ command add_run_command(CLI::App& root) {
                   "fence or RMW orders may return an older store; the choice is part of the schedule)")
       ->check(CLI::IsMember({"sc", "ptx"}))
       ->capture_default_str();
+  run->add_option("--stale", st->stale,
+                  "with --memory ptx: PCT,SEED: PCT percent of the loads that may see an older store return one, drawn from "
+                  "a stream of their own seeded by SEED (default: half, from the schedule's stream)")
+      ->type_name("PCT,SEED");
   CLI::Option* sched_seed = run->add_option("--sched-seed", o.so.seed, "host: scheduler seed (default: --seed)");
   o.so.pct_steps = 0;
   run->add_option("--pct-steps", o.so.pct_steps, "pct: k, the expected run length in steps (0: estimated)")->capture_default_str();
@@ -779,6 +784,23 @@ command add_run_command(CLI::App& root) {
             gfsl::sched::parse(st->park_at, o.so.park_at);
             gfsl::sched::parse(st->tear, o.so.tear);
             gfsl::sched::parse(st->memory, o.so.mem);
+            if (!st->stale.empty()) {
+              unsigned pct = 0;
+              unsigned long long seed = 0;
+              char extra = 0;
+              if (o.so.mem != gfsl::sched::memory::ptx) {
+                std::fprintf(stderr, "gfsl run: --stale needs --memory ptx\n");
+                return exit_usage;
+              }
+              if (std::sscanf(st->stale.c_str(), "%u,%llu%c", &pct, &seed, &extra) != 2 || pct > 100 || seed == 0 ||
+                  st->stale.find('-') != std::string::npos) {
+                std::fprintf(stderr, "gfsl run: --stale %s: expected PCT,SEED (a percentage and a seed of 1 or more)\n",
+                             gfsl::lin::printable(st->stale).c_str());
+                return exit_usage;
+              }
+              o.so.stale_pct = pct;
+              o.so.stale_seed = seed;
+            }
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";

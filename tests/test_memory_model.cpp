@@ -5,6 +5,7 @@
 // mutants are killed. Every test counts outcomes over fixed seeds: nothing
 // depends on the machine's speed.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "exec/sched/memory_model.hpp"
 #include "exec/sched/scheduler.hpp"
 #include "gfsl_binary.hpp"
+#include "tests/files.hpp"
 
 namespace {
 
@@ -340,8 +342,72 @@ TEST(MemoryModelCli, GfslMemoryOrderMutantsAreKilledUnderPtx) {
     EXPECT_NE(r.out.find("1 of 1 non-equivalent host mutants killed; control passed"), std::string::npos) << r.out;
   }
   // Under sc they cannot take effect on the host: not applicable.
-  const auto sc = run("mutants --only load-relaxed --max-runs 10 --progress off");
+  const auto sc = run("mutants --memory sc --only load-relaxed --max-runs 10 --progress off");
   EXPECT_NE(sc.out.find("n/a"), std::string::npos) << sc.out;
+}
+
+// The default campaign draws ptx runs (--memory mixed: one run in 4), so a
+// bug made of a missing acquire or release is within its reach: both
+// memory-order mutants are killed by `gfsl fuzz --mutant M` with no other
+// option than a run budget, and by `gfsl mutants` as it runs by default; the
+// failure's replay line names its ptx run and stale choices and fails again.
+TEST(MemoryModelCli, TheDefaultCampaignDrawsPtxRunsAndKillsTheMemoryOrderMutants) {
+  using gfsl::testing_cli::run;
+  for (const char* m : {"load-relaxed", "release-weakened"}) {
+    const std::string dir = testing::TempDir() + "gfsl_mixed_" + std::to_string(::getpid()) + "_" + m;
+    const auto r = run(std::string("fuzz --mutant ") + m + " --max-runs 300 --seconds 3600 --progress off --overwrite --out " + dir);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("FAILURE ["), std::string::npos) << r.out;
+    const std::size_t at = r.out.find("gfsl1:");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string line = r.out.substr(at, r.out.find_first_of(" \n", at) - at);
+    EXPECT_NE(line.find(":memory=ptx"), std::string::npos) << line;
+    EXPECT_NE(line.find(":stale="), std::string::npos) << line;
+    EXPECT_EQ(run("replay '" + line + "'").code, 1) << line;
+    const auto matrix = run(std::string("mutants --only ") + m + " --max-runs 300 --seconds 600 --progress off");
+    EXPECT_EQ(matrix.code, 0) << matrix.out;
+    EXPECT_NE(matrix.out.find("1 of 1 non-equivalent host mutants killed; control passed"), std::string::npos) << matrix.out;
+  }
+  // The journal says so, and a campaign on another backend stays sc.
+  const std::string dir = testing::TempDir() + "gfsl_mixed_" + std::to_string(::getpid()) + "_journal";
+  ASSERT_EQ(run("fuzz --max-runs 5 --seconds 600 --progress off --overwrite --out " + dir).code, 0);
+  EXPECT_NE(gfsl::testing_files::slurp(dir + "/journal.jsonl").find("\"memory\":\"mixed\""), std::string::npos);
+  EXPECT_EQ(run("fuzz --backend threads --memory mixed --max-runs 5 --progress off --out " + dir + "-threads").code, 2);
+}
+
+// A ptx run's stale choices as a dimension of their own: `--stale PCT,SEED`
+// (the replay field stale=PCT,SEED) replays bit for bit, other seeds make
+// other stale loads under the same schedule, and bad values are refused in
+// one line.
+TEST(MemoryModelCli, StaleChoicesOfTheirOwnReplayAndAreRefusedWhenBad) {
+  using gfsl::testing_cli::run;
+  const std::string base = "run --memory ptx --teams 4 --ops 200 --range 16 --granularity lane";
+  const auto a = run(base + " --stale 40,7");
+  const auto b = run(base + " --stale 40,7");
+  ASSERT_EQ(a.code, 0) << a.out;
+  const auto untimed = [](std::string out) {  // the elapsed line is the machine's
+    const std::size_t at = out.find("elapsed:");
+    return at == std::string::npos ? out : out.erase(at, out.find('\n', at) - at);
+  };
+  EXPECT_EQ(untimed(a.out), untimed(b.out));
+  EXPECT_NE(a.out.find(":memory=ptx:stale=40,7"), std::string::npos) << a.out;
+  const auto none = run(base + " --stale 0,7");
+  EXPECT_NE(none.out.find("memory:   ptx: 0 loads returned a store older"), std::string::npos) << none.out;
+  const auto all = run(base + " --stale 100,7");
+  EXPECT_EQ(all.out.find("memory:   ptx: 0 loads returned"), std::string::npos) << all.out;
+  for (const std::string& bad : {std::string("101,7"), std::string("40,0"), std::string("40"), std::string("-1,5"), std::string("x")}) {
+    const auto r = run(base + " --stale " + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+  }
+  EXPECT_EQ(run("run --teams 2 --ops 10 --stale 40,7").code, 2);  // sc: nothing to draw
+  const std::size_t at = a.out.find("gfsl1:");
+  ASSERT_NE(at, std::string::npos);
+  std::string line = a.out.substr(at, a.out.find_first_of(" \n", at) - at);
+  EXPECT_EQ(run("replay '" + line + "'").code, 0);
+  line.replace(line.find("stale=40,7"), 10, "stale=40,x");
+  const auto r = run("replay '" + line + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("field 'stale' has a bad value"), std::string::npos) << r.out;
 }
 
 }  // namespace
