@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "linearizability/checker.hpp"
+#include "linearizability/key_checker.hpp"
 #include "linearizability/report.hpp"
 #include "linearizability/model_search.hpp"
 #include "traces/json.hpp"
@@ -84,6 +85,16 @@ std::optional<upsert_key_model::state> upsert_key_model::step(const state& s, co
 
 bool upsert_key_model::read_only(const input& in, const output& out) {
   return in.code == find || ((in.code == insert || in.code == erase) && out.ok_known && !out.ok);
+}
+
+std::optional<value_type> upsert_key_model::value_needed(const input& in, const output& out) {
+  if ((in.code == find || in.code == erase) && out.ok_known && out.ok && out.value_known) return out.value;
+  return std::nullopt;
+}
+
+std::optional<value_type> upsert_key_model::value_written(const input& in) {
+  if (in.code == insert || in.code == upsert) return in.value;
+  return std::nullopt;
 }
 
 std::string upsert_key_model::describe_operation(const input& in, const output* out) { return describe(in, out); }
@@ -222,6 +233,33 @@ key_outcome check_key(const std::vector<model::op_record>& h, const std::vector<
   return {v, v == verdict::unknown && stats.out_of_memory};
 }
 
+// An upsert that answered true did what insert-if-absent does when it
+// succeeds (absent before, v after), and insert, erase and find are the
+// map's: a key whose upserts all completed and all answered true is a key of
+// the map model, decided by the set checker (exact, Theorem 4 of
+// linearizability/README.md, at its speed). One that replaced a value, or
+// may have, is not.
+bool is_map_key(const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes, const std::uint32_t* idx,
+                std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint32_t i = idx[k];
+    const std::uint8_t code = code_of(h[i], codes, i);
+    if ((code & ~traces::ok_not_recorded) != upsert) continue;
+    if ((code & traces::ok_not_recorded) || h[i].pending() || !h[i].ok) return false;
+  }
+  return true;
+}
+
+key_outcome check_map_key(key_checker& checker, const std::vector<model::op_record>& h, const std::uint32_t* idx, std::size_t count,
+                          const std::vector<std::uint32_t>& unrecorded, const deadline& d, std::size_t memory_budget) {
+  if (memory_budget && count * sizeof(key_op) > memory_budget) return {verdict::unknown, true};
+  const std::vector<key_op> ops = key_operations(h, std::vector<std::uint32_t>(idx, idx + count), unrecorded);
+  key_check_options ko;
+  ko.memory_budget = memory_budget;
+  const verdict v = checker.check(ops, d, nullptr, ko);
+  return {v, v == verdict::unknown && checker.out_of_memory()};
+}
+
 }  // namespace
 
 model_check_result check_history_model(model_kind m, const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes,
@@ -263,9 +301,13 @@ model_check_result check_history_model(model_kind m, const std::vector<model::op
   so.key_seconds = options.key_seconds;
   // Every key is decided: the report counts the violating ones.
   so.stop_at_first = false;
-  const schedule_result sr = decide_keys(keys.size(), {}, so, [&](unsigned, std::size_t k, const deadline& d) {
+  std::vector<key_checker> map_checkers(m == model_kind::upsert_map ? threads : 0);
+  const schedule_result sr = decide_keys(keys.size(), {}, so, [&](unsigned t, std::size_t k, const deadline& d) {
     const std::uint32_t* idx = order.data() + keys[k].first;
     const std::size_t count = keys[k].second - keys[k].first;
+    if (m == model_kind::upsert_map && is_map_key(h, codes, idx, count)) {
+      return check_map_key(map_checkers[t], h, idx, count, unrecorded, d, per_thread_memory);
+    }
     return m == model_kind::multiset ? check_key<multiset_key_model>(h, codes, idx, count, unrecorded, d, per_thread_memory)
                                      : check_key<upsert_key_model>(h, codes, idx, count, unrecorded, d, per_thread_memory);
   });

@@ -77,6 +77,11 @@ struct upsert_key_model {
   // find, and an insert or erase that answered false: wherever they hold,
   // the state stays as it was.
   static bool read_only(const input& in, const output& out);
+  // The value a find or erase answered (it holds only where the key has
+  // it), the value an insert or upsert may write, the value a state holds.
+  static std::optional<value_type> value_needed(const input& in, const output& out);
+  static std::optional<value_type> value_written(const input& in);
+  static std::optional<value_type> value_of(const state& s) { return s.present ? std::optional<value_type>(s.value) : std::nullopt; }
   static std::string describe_operation(const input& in, const output* out);
   static std::string describe_state(const state& s);
 };
