@@ -136,8 +136,9 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
            heads.size() * (sizeof(std::pair<const std::uint64_t, std::uint32_t>) + 2 * sizeof(void*)) +
            heads.bucket_count() * sizeof(void*);
   };
+  std::size_t value_bytes = 0;  // the segment's R3' tables, roughly
   auto other_bytes = [&] {
-    return stack.capacity() * sizeof(frame) + moves.capacity() * sizeof(move) + (starts.capacity() + ends.capacity()) * sizeof(state) +
+    return value_bytes + stack.capacity() * sizeof(frame) + moves.capacity() * sizeof(move) + (starts.capacity() + ends.capacity()) * sizeof(state) +
            (fin.capacity() + open.capacity()) * (sizeof(void*) + sizeof(std::uint32_t) + 1) + ops.size() * sizeof(model_op<M>);
   };
   auto forget = [&] {
@@ -201,6 +202,8 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
       for (std::uint32_t k = 0; k < open.size(); ++k) {
         if (auto v = M::value_written(open[k]->in)) by_value[*v].second.push_back(nf + static_cast<std::uint32_t>(k));
       }
+      value_bytes = by_value.size() * (sizeof(value_type) + 2 * sizeof(std::vector<std::uint32_t>) + 4 * sizeof(void*)) +
+                    (nf + open.size()) * 2 * sizeof(std::uint32_t);
     }
     if (heads.bucket_count() > 4096) heads = {};  // a big segment's buckets are not cleared at every small one after it
     entries.clear();

@@ -364,8 +364,9 @@ std::string model_text_report(model_kind m, const std::vector<model::op_record>&
   else s += "undecided: " + std::to_string(r.undecided_keys) + " of " + of_keys + " within the limits (exit 3)\n";
   s += "history:  " + std::to_string(r.operations) + " operations (" + std::to_string(r.optional_operations) +
        " pending or failed), " + std::to_string(r.keys) + " keys\n";
-  s += "checked:  key by key, the generic search (Wing-Gong with memo, split at cuts) against the " + std::string(model_name(m)) +
-       " model, " + std::to_string(r.threads) + " threads\n";
+  s += std::string("checked:  key by key, ") +
+       (m == model_kind::upsert_map ? "the segmented checker where every upsert inserted, elsewhere " : "") +
+       "the generic search (split at cuts) against the " + model_name(m) + " model, " + std::to_string(r.threads) + " threads\n";
   s += undecided_key_lines(r.undecided, r.undecided_keys);
   if (r.failing_key) {
     s += "violating: " + std::to_string(r.violating_keys) + " keys; the smallest, key " + std::to_string(*r.failing_key) +

@@ -10,10 +10,12 @@
 //
 // Every one is a product of independent one-key objects, so a history is
 // split by key and each key checked alone (linearizability is local). set and
-// map go through the segmented per-key checker of checker.hpp; upsert-map and
-// multiset through the generic search of model_search.hpp on each key, with
-// the one-key models below, scheduled by the set checker's decide_keys under
-// the same bounds (--seconds, --key-seconds, --max-memory).
+// map go through the segmented per-key checker of checker.hpp, and so do the
+// upsert-map keys whose upserts all inserted (they are map keys); the other
+// upsert-map keys and multiset keys through the generic search of
+// model_search.hpp, with the one-key models below. All are scheduled by the
+// set checker's decide_keys under the same bounds (--seconds, --key-seconds,
+// --max-memory).
 #pragma once
 
 #include <cstdint>
