@@ -47,7 +47,8 @@ struct model_search_stats {
   std::uint64_t memo_hits = 0;
   std::uint64_t segments = 0;
   std::uint64_t memo_forgotten = 0;
-  std::uint64_t doomed = 0;          // configurations R3 or R3' cut off  // times the memo was emptied at its quarter of the budget
+  std::uint64_t doomed = 0;          // configurations R3 or R3' cut off
+  std::uint64_t joined = 0;          // segments searched together with the rest (at most one)  // times the memo was emptied at its quarter of the budget
   bool out_of_memory = false;        // `unknown` because of memory_budget
 };
 
@@ -174,12 +175,23 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
     }
   };
 
+  // Every state a segment can end in is found by going through all of its
+  // configurations, which a segment whose end is easy to reach but whose
+  // configurations are many cannot afford (40 concurrent upserts of values
+  // nobody reads, before a find: 2^40). Past 64 steps per operation, that
+  // segment and every one after it are searched as one (Lemma 1 read
+  // backwards), which stops at the first linearization found.
+  bool joined = false;
   for (std::size_t a = 0; a < ops.size();) {
     // The segment [a, b): up to the next cut.
     std::size_t b = a;
     std::uint64_t last_ret = 0;
     while (b < ops.size() && (b == a || ops[b].call <= last_ret)) last_ret = std::max(last_ret, ops[b++].ret);
+    if (joined) b = ops.size();
     const bool last = b == ops.size();
+    const std::uint64_t nodes_before = stats.nodes;
+    const std::uint64_t enumeration_budget = last ? 0 : std::max<std::uint64_t>(4096, 64 * static_cast<std::uint64_t>(b - a));
+    bool restart = false;
     ++stats.segments;
     fin.clear();
     open.clear();
@@ -425,6 +437,10 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
           }
         }
         if (opt.node_budget && stats.nodes > opt.node_budget) return finish(verdict::unknown);
+        if (enumeration_budget && stats.nodes - nodes_before > enumeration_budget) {
+          restart = true;
+          break;
+        }
         bool pushed = false;
         while (stack[fi].cursor < stack[fi].moves_to) {
           const frame& cur = stack[fi];
@@ -479,6 +495,12 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
           stack.pop_back();
         }
       }
+      if (restart) break;
+    }
+    if (restart) {
+      joined = true;
+      ++stats.joined;
+      continue;
     }
     if (!found_one) return finish(verdict::not_linearizable);
     starts.swap(ends);

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 
 #include "linearizability/checker.hpp"
 #include "linearizability/key_checker.hpp"
@@ -214,6 +215,75 @@ bool is_read(std::uint8_t code) {
   return code == find || code == count;
 }
 
+// Zones (Gibbons and Korach's, for the upsert map's values): a value v with
+// one operation that may write it, a completed one W, is held during one
+// period only, which holds every completed operation that needs v (a find
+// or erase that answered it) and W first. With lo the earliest return and
+// hi the latest call among them, the period reaches from at most lo to at
+// least hi. Periods do not overlap, so with u's zone forward (lo_u < hi_u)
+// v's period lies before lo_u or after hi_u: all of v's operations were
+// called by lo_u (hi_v <= lo_u) or all returned after hi_u (lo_v >= hi_u).
+// True when some value breaks that, is needed but never written, is needed
+// by an operation that returned before W was called or called after an
+// erase of v returned, or is erased twice: no linearization exists. A
+// shortcut that refutes in O(n log n) what the search might take
+// exponential time to exhaust; never a verdict the search would not reach.
+bool refuted_by_zones(const std::vector<model_op<upsert_key_model>>& ops) {
+  struct zone {
+    std::uint32_t writers = 0, erases = 0;
+    const model_op<upsert_key_model>* writer = nullptr;
+    const model_op<upsert_key_model>* erase = nullptr;
+    std::uint64_t lo = never_returned, hi = 0;
+    std::uint64_t first_ret = never_returned, last_call = 0;  // of the ops that need v
+    bool needed = false;
+  };
+  std::unordered_map<value_type, zone> zones;
+  for (const auto& o : ops) {
+    if (auto v = upsert_key_model::value_written(o.in); v && (o.optional || o.in.code == upsert || o.out.ok)) {
+      zone& z = zones[*v];
+      ++z.writers;
+      z.writer = &o;
+    }
+    if (o.optional) continue;
+    if (auto v = upsert_key_model::value_needed(o.in, o.out)) {
+      zone& z = zones[*v];
+      z.needed = true;
+      z.first_ret = std::min(z.first_ret, o.ret);
+      z.last_call = std::max(z.last_call, o.call);
+      if (o.in.code == erase) {
+        z.erase = &o;
+        ++z.erases;
+      }
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> forward;  // (lo, hi)
+  for (auto& [v, z] : zones) {
+    if (!z.needed) continue;
+    if (z.writers == 0) return true;
+    if (z.writers > 1 || z.writer->optional) continue;
+    if (z.erases > 1 || z.first_ret < z.writer->call) return true;
+    if (z.erase && z.last_call > z.erase->ret) return true;
+    z.lo = std::min(z.first_ret, z.writer->ret);
+    z.hi = std::max(z.last_call, z.writer->call);
+    if (z.lo < z.hi) forward.emplace_back(z.lo, z.hi);
+  }
+  std::sort(forward.begin(), forward.end());
+  for (std::size_t k = 1; k < forward.size(); ++k) {
+    if (forward[k].first < forward[k - 1].second) return true;
+  }
+  // Disjoint and sorted by lo, the forward zones are sorted by hi too.
+  for (const auto& [v, z] : zones) {
+    if (!z.needed || z.writers != 1 || z.writer->optional) continue;
+    auto it = std::upper_bound(forward.begin(), forward.end(), z.lo,
+                               [](std::uint64_t lo, const std::pair<std::uint64_t, std::uint64_t>& f) { return lo < f.second; });
+    for (int step = 0; step < 2 && it != forward.end(); ++step, ++it) {
+      if (it->first == z.lo && it->second == z.hi) continue;  // v's own (zones of two values never coincide: they are disjoint)
+      if (it->first < z.hi) return true;
+    }
+  }
+  return false;
+}
+
 template <class M>
 key_outcome check_key(const std::vector<model::op_record>& h, const std::vector<std::uint8_t>& codes, const std::uint32_t* idx,
                       std::size_t count, const std::vector<std::uint32_t>& unrecorded, const deadline& d, std::size_t memory_budget) {
@@ -225,6 +295,9 @@ key_outcome check_key(const std::vector<model::op_record>& h, const std::vector<
     const std::uint8_t code = code_of(h[i], codes, i);
     if (h[i].pending() && is_read(code)) continue;
     ops.push_back(to_model_op<M>(h[i], code, !std::binary_search(unrecorded.begin(), unrecorded.end(), i)));
+  }
+  if constexpr (std::is_same_v<M, upsert_key_model>) {
+    if (refuted_by_zones(ops)) return {verdict::not_linearizable, false};
   }
   model_search_options so;
   so.memory_budget = memory_budget;

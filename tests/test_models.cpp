@@ -235,13 +235,16 @@ TEST(CheckModels, UpsertMapAgreesWithTheSetCheckerOnSetHistories) {
 // --- Bounds (finding N1: --key-seconds, --seconds, --max-memory reached only
 // the set and map checkers) -------------------------------------------------
 
-// 40 concurrent upserts writing 20 values twice each, then a find of a value
-// none wrote: every order of the upserts has to be ruled out, 3^20 sets of
-// them at least, so only a bound ends it. Key 6 is easy and decided.
+// 40 concurrent upserts writing 20 values twice each, then finds of 0 and
+// of 1, one after the other: the states the upserts can end in are found
+// by going through every set of them, 3^20 at least, so only a bound ends
+// it (the values are written twice: no zone refutes it). Key 6 is easy and
+// decided.
 std::string exponential_upserts(const std::string& name) {
   std::vector<std::string> r;
   for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", 5, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
-  r.push_back(rec(99, "find", 5, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+  r.push_back(rec(99, "find", 5, ",\"value\":0,\"ok\":true", 2000, "2001"));
+  r.push_back(rec(99, "find", 5, ",\"value\":1,\"ok\":true", 2002, "2003"));
   r.push_back(rec(98, "upsert", 6, ",\"value\":1,\"ok\":true", 1, "2"));
   return lines(name, r);
 }
@@ -251,10 +254,10 @@ TEST(ModelBounds, KeySecondsEndsAnExponentialUpsertKeyAsUndecided) {
   result r = run("check --model upsert-map --key-seconds 0.2 " + p);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("undecided: 1 of 2 keys"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("undecided: key 5 (41 operations): stopped by its own time limit (--key-seconds)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("undecided: key 5 (42 operations): stopped by its own time limit (--key-seconds)"), std::string::npos) << r.out;
   r = run("check --model upsert-map --key-seconds 0.2 --json - " + p);
   EXPECT_EQ(r.code, 3) << r.out;
-  EXPECT_NE(r.out.find("\"undecided\":[{\"key\":5,\"operations\":41,\"why\":\"key-seconds\"}]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"undecided\":[{\"key\":5,\"operations\":42,\"why\":\"key-seconds\"}]"), std::string::npos) << r.out;
 }
 
 TEST(ModelBounds, SecondsEndsItWithTheChecksOwnReason) {
@@ -451,7 +454,8 @@ TEST(ModelBounds, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
   std::vector<std::string> r;
   for (unsigned key : {5u, 6u}) {
     for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", key, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
-    r.push_back(rec(99, "find", key, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+    r.push_back(rec(99, "find", key, ",\"value\":0,\"ok\":true", 2000, "2001"));
+    r.push_back(rec(99, "find", key, ",\"value\":1,\"ok\":true", 2002, "2003"));
   }
   const std::string p = lines("two_hard_keys.jsonl", r);
   for (unsigned kb : {40000u, 80000u, 160000u}) {
@@ -591,6 +595,23 @@ TEST(UpsertMap, AHotKeyOf64InFlightTakesAFewStepsPerOperation) {
     EXPECT_EQ(gfsl::lin::model_key_search<M>(damaged, {}, budget, &st), gfsl::lin::verdict::not_linearizable)
         << wrong << ": " << st.nodes << " steps";
   }
+}
+
+// 40 concurrent upserts of values none reads, then finds of two of them one
+// after the other: both would have to be the last written. The search goes
+// through the sets of the other 38 (it was undecided at --key-seconds 5);
+// the zones of the two values overlap, and refute it at once.
+TEST(UpsertMap, OverlappingZonesRefuteWhatTheSearchWouldExhaust) {
+  std::vector<std::string> r = {rec(1, "upsert", 5, ",\"value\":1000,\"ok\":true", 1, "2")};
+  for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 2, "upsert", 5, ",\"value\":" + std::to_string(i + 1) + ",\"ok\":false", 3, "100"));
+  r.push_back(rec(99, "find", 5, ",\"value\":1,\"ok\":true", 200, "201"));
+  r.push_back(rec(99, "find", 5, ",\"value\":2,\"ok\":true", 202, "203"));
+  result out = run("check --model upsert-map --key-seconds 0 --seconds 300 " + lines("zones.jsonl", r));
+  EXPECT_EQ(out.code, 1) << out.out;
+  // One find alone is fine: value 1 written last.
+  r.pop_back();
+  out = run("check --model upsert-map --key-seconds 0 --seconds 300 " + lines("zones_ok.jsonl", r));
+  EXPECT_EQ(out.code, 0) << out.out;
 }
 
 }  // namespace
