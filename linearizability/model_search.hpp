@@ -40,6 +40,9 @@ namespace gfsl::lin {
 struct model_search_options {
   std::size_t memory_budget = 0;  // bytes (0: none)
   std::uint64_t node_budget = 0;  // configurations entered (0: none)
+  // Steps per operation (at least 4,096 in all) that finding every end state
+  // of a segment may take before it is searched together with the rest.
+  std::uint64_t enumeration_steps_per_op = 64;
 };
 
 struct model_search_stats {
@@ -190,7 +193,8 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
     if (joined) b = ops.size();
     const bool last = b == ops.size();
     const std::uint64_t nodes_before = stats.nodes;
-    const std::uint64_t enumeration_budget = last ? 0 : std::max<std::uint64_t>(4096, 64 * static_cast<std::uint64_t>(b - a));
+    const std::uint64_t enumeration_budget =
+        last ? 0 : std::max<std::uint64_t>(opt.enumeration_steps_per_op ? 4096 : 1, opt.enumeration_steps_per_op * (b - a));
     bool restart = false;
     ++stats.segments;
     fin.clear();

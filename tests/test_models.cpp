@@ -389,6 +389,11 @@ void agree_with_wing_gong(std::uint32_t seed, int histories, bool unique_values 
     std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
     const verdict want = gfsl::lin::wing_gong_check<M>(ops, {});
     verdict got = gfsl::lin::model_key_search<M>(ops, {});
+    // With no steps allowed for finding a segment's end states, the first
+    // segment with a choice is searched together with the rest.
+    gfsl::lin::model_search_options joined;
+    joined.enumeration_steps_per_op = 0;
+    ASSERT_EQ(gfsl::lin::model_key_search<M>(ops, {}, joined), gfsl::lin::wing_gong_check<M>(ops, {})) << "joined, history " << h;
     if (whole_history) {
       // The same operations as records through gfsl check's path: the set
       // checker where every upsert inserted, model_key_search elsewhere.
