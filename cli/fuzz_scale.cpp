@@ -171,13 +171,9 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
                    (unsigned long long)prior.open.runs, prior.seconds);
     }
   } else {
-    if (std::string e = journal.open(journal_path); !e.empty()) {
+    if (std::string e = journal.create(journal_path, fuzz::header_line(header_of(o, s, 0))); !e.empty()) {
       std::fprintf(stderr, "gfsl fuzz: --out: %s\n", gfsl::lin::printable(e).c_str());
       return exit_usage;
-    }
-    if (std::string e = journal.append(fuzz::header_line(header_of(o, s, 0)), true); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
-      return exit_run_error;
     }
   }
   // A signal, or a journal that cannot be written (a full disk), ends the
@@ -382,15 +378,10 @@ int run_workers_campaign(fuzz::campaign_options o, const scale_options& s) {
       return exit_usage;
     }
   }
-  if (std::string e = journal.open(journal_path); !e.empty()) {
+  if (std::string e = s.resuming ? journal.open(journal_path) : journal.create(journal_path, fuzz::header_line(header_of(o, s, workers)));
+      !e.empty()) {
     std::fprintf(stderr, "gfsl fuzz: --out: %s\n", gfsl::lin::printable(e).c_str());
     return exit_usage;
-  }
-  if (!s.resuming) {
-    if (std::string e = journal.append(fuzz::header_line(header_of(o, s, workers)), true); !e.empty()) {
-      std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
-      return exit_run_error;
-    }
   }
   std::vector<worker_plan> plans;
   std::vector<std::size_t> plan_worker;

@@ -138,6 +138,11 @@ std::string journal_writer::open(const std::string& path) {
   return {};
 }
 
+std::string journal_writer::create(const std::string& path, const std::string& first_line) {
+  if (std::string e = write_file_atomically(path, first_line + "\n"); !e.empty()) return e;
+  return open(path);
+}
+
 std::string journal_writer::append(const std::string& json_object, bool durable) {
   if (fd_ < 0) return path_ + ": the journal is not open";
   const std::string line = json_object + "\n";

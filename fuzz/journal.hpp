@@ -108,6 +108,12 @@ class journal_writer {
   ~journal_writer();
   // Empty on success; otherwise one line.
   std::string open(const std::string& path);
+  // A new journal holding `first_line` (its campaign line), then open for
+  // appending: written to a temporary file and renamed into place, so that a
+  // journal that exists always holds its campaign line (a campaign killed
+  // between creating its journal and writing that line left an empty one,
+  // which neither merge nor --resume could read).
+  std::string create(const std::string& path, const std::string& first_line);
   // One complete line (the newline is added); `durable` also waits for the
   // disk (batch ends, failures, the end), so a lost machine keeps them too.
   // Empty on success; otherwise one line (a full disk, a removed folder).

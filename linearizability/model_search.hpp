@@ -30,6 +30,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/types.hpp"
+
 #include "linearizability/model.hpp"
 #include "linearizability/ops.hpp"
 
@@ -38,13 +40,18 @@ namespace gfsl::lin {
 struct model_search_options {
   std::size_t memory_budget = 0;  // bytes (0: none)
   std::uint64_t node_budget = 0;  // configurations entered (0: none)
+  // Steps per operation (at least 4,096 in all) that finding every end state
+  // of a segment may take before it is searched together with the rest.
+  std::uint64_t enumeration_steps_per_op = 64;
 };
 
 struct model_search_stats {
   std::uint64_t nodes = 0;
   std::uint64_t memo_hits = 0;
   std::uint64_t segments = 0;
-  std::uint64_t memo_forgotten = 0;  // times the memo was emptied at its quarter of the budget
+  std::uint64_t memo_forgotten = 0;
+  std::uint64_t doomed = 0;          // configurations R3 or R3' cut off
+  std::uint64_t joined = 0;          // segments searched together with the rest (at most one)  // times the memo was emptied at its quarter of the budget
   bool out_of_memory = false;        // `unknown` because of memory_budget
 };
 
@@ -61,6 +68,17 @@ template <class M>
 concept comparable_operations = requires(const typename M::input& a, const typename M::output& b) {
   { a == a } -> std::convertible_to<bool>;
   { b == b } -> std::convertible_to<bool>;
+};
+
+// A model may name values: the one an operation needs the state to hold
+// (a find or erase that answered it), the one it may write, and the one a
+// state holds. The search then knows when a state is the last period of
+// its value (R3' below).
+template <class M>
+concept model_with_values = requires(const typename M::input& in, const typename M::output& out, const typename M::state& s) {
+  { M::value_needed(in, out) } -> std::same_as<std::optional<value_type>>;
+  { M::value_written(in) } -> std::same_as<std::optional<value_type>>;
+  { M::value_of(s) } -> std::same_as<std::optional<value_type>>;
 };
 
 namespace model_search_detail {
@@ -122,8 +140,9 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
            heads.size() * (sizeof(std::pair<const std::uint64_t, std::uint32_t>) + 2 * sizeof(void*)) +
            heads.bucket_count() * sizeof(void*);
   };
+  std::size_t value_bytes = 0;  // the segment's R3' tables, roughly
   auto other_bytes = [&] {
-    return stack.capacity() * sizeof(frame) + moves.capacity() * sizeof(move) + (starts.capacity() + ends.capacity()) * sizeof(state) +
+    return value_bytes + stack.capacity() * sizeof(frame) + moves.capacity() * sizeof(move) + (starts.capacity() + ends.capacity()) * sizeof(state) +
            (fin.capacity() + open.capacity()) * (sizeof(void*) + sizeof(std::uint32_t) + 1) + ops.size() * sizeof(model_op<M>);
   };
   auto forget = [&] {
@@ -159,12 +178,24 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
     }
   };
 
+  // Every state a segment can end in is found by going through all of its
+  // configurations, which a segment whose end is easy to reach but whose
+  // configurations are many cannot afford (40 concurrent upserts of values
+  // nobody reads, before a find: 2^40). Past 64 steps per operation, that
+  // segment and every one after it are searched as one (Lemma 1 read
+  // backwards), which stops at the first linearization found.
+  bool joined = false;
   for (std::size_t a = 0; a < ops.size();) {
     // The segment [a, b): up to the next cut.
     std::size_t b = a;
     std::uint64_t last_ret = 0;
     while (b < ops.size() && (b == a || ops[b].call <= last_ret)) last_ret = std::max(last_ret, ops[b++].ret);
+    if (joined) b = ops.size();
     const bool last = b == ops.size();
+    const std::uint64_t nodes_before = stats.nodes;
+    const std::uint64_t enumeration_budget =
+        last ? 0 : std::max<std::uint64_t>(opt.enumeration_steps_per_op ? 4096 : 1, opt.enumeration_steps_per_op * (b - a));
+    bool restart = false;
     ++stats.segments;
     fin.clear();
     open.clear();
@@ -174,6 +205,22 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
     fin_done.assign(fin.size(), 0);
     open_done.assign(open.size(), 0);
     const auto nf = static_cast<std::uint32_t>(fin.size());
+    // R3': for each value, the completed ops that need it (by call) and the
+    // ops that may write it (finite ones as positions, open ones as nf + k).
+    [[maybe_unused]] std::unordered_map<value_type, std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>>> by_value;
+    if constexpr (model_with_values<M>) {
+      for (std::uint32_t i = 0; i < nf; ++i) {
+        if (!fin[i]->optional) {
+          if (auto v = M::value_needed(fin[i]->in, fin[i]->out)) by_value[*v].first.push_back(i);
+        }
+        if (auto v = M::value_written(fin[i]->in)) by_value[*v].second.push_back(i);
+      }
+      for (std::uint32_t k = 0; k < open.size(); ++k) {
+        if (auto v = M::value_written(open[k]->in)) by_value[*v].second.push_back(nf + static_cast<std::uint32_t>(k));
+      }
+      value_bytes = by_value.size() * (sizeof(value_type) + 2 * sizeof(std::vector<std::uint32_t>) + 4 * sizeof(void*)) +
+                    (nf + open.size()) * 2 * sizeof(std::uint32_t);
+    }
     if (heads.bucket_count() > 4096) heads = {};  // a big segment's buckets are not cleared at every small one after it
     entries.clear();
     arena.clear();
@@ -184,6 +231,81 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
         if (M::equal(e, s)) return;
       }
       ends.push_back(s);
+    };
+
+    // R3, doomed states: a completed read x with ret(x) < E, E the earliest
+    // call of an op that may change the state (not a completed read), goes
+    // before every such op in any completion (whatever precedes x was called
+    // by ret(x)), so it sees this state: if it fails here, so does every
+    // completion. R3': when the state holds v and no op left may write v,
+    // this is v's last period; it lasts until the last op left that needs v
+    // (called at B) is placed, every completed op x with ret(x) < B goes
+    // before that one, so x is placed while v holds and must hold there
+    // without changing it.
+    auto doomed = [&](const frame& f, std::uint32_t stop) -> bool {
+      if constexpr (model_with_reads<M>) {
+        std::uint64_t e = stop < nf ? fin[stop]->call : never_returned;
+        for (std::uint32_t i = f.lo; i < stop; ++i) {
+          if (!fin_done[i] && (fin[i]->optional || !M::read_only(fin[i]->in, fin[i]->out))) e = std::min(e, fin[i]->call);
+        }
+        for (std::uint32_t k = 0; k < open.size(); ++k) {
+          if (!open_done[k]) e = std::min(e, open[k]->call);
+        }
+        for (std::uint32_t i = f.lo; i < stop && fin[i]->call < e; ++i) {
+          const model_op<M>& x = *fin[i];
+          if (fin_done[i] || x.optional || x.ret >= e || !M::read_only(x.in, x.out)) continue;
+          if (!M::step(f.s, x.in, &x.out)) return true;
+        }
+      }
+      if constexpr (model_with_values<M>) {
+        const std::optional<value_type> v = M::value_of(f.s);
+        if (!v) return false;
+        const auto it = by_value.find(*v);
+        if (it == by_value.end()) return false;
+        for (std::uint32_t w : it->second.second) {
+          if (w < nf ? !fin_done[w] : !open_done[w - nf]) return false;
+        }
+        const std::vector<std::uint32_t>& readers = it->second.first;
+        std::uint32_t z = none;
+        for (std::size_t r = readers.size(); r-- > 0;) {
+          if (!fin_done[readers[r]]) {
+            z = readers[r];
+            break;
+          }
+        }
+        if (z == none) return false;
+        const std::uint64_t b = fin[z]->call;
+        // Ops are by call: one called at B or later cannot return before it.
+        // Looking at fewer of them is sound, so the scan is bounded.
+        const std::uint32_t end = std::min<std::uint32_t>(nf, stop + 256);
+        for (std::uint32_t i = f.lo; i < end && fin[i]->call < b; ++i) {
+          const model_op<M>& x = *fin[i];
+          if (fin_done[i] || x.optional || i == z || x.ret >= b) continue;
+          const std::optional<state> next = M::step(f.s, x.in, &x.out);
+          if (!next || !M::equal(*next, f.s)) return true;
+        }
+      }
+      return false;
+    };
+
+    // R5, stranded reads: a move that takes the state away from v, when an
+    // op left needs v and none left may write it again, leaves that op
+    // nothing to hold in (`placing` counts as placed).
+    [[maybe_unused]] auto strands = [&](const state& from, const state& to, std::uint32_t placing) -> bool {
+      if constexpr (model_with_values<M>) {
+        const std::optional<value_type> v = M::value_of(from);
+        if (!v || M::value_of(to) == v) return false;
+        const auto it = by_value.find(*v);
+        if (it == by_value.end()) return false;
+        bool needed = false;
+        for (std::uint32_t r : it->second.first) needed = needed || (r != placing && !fin_done[r]);
+        if (!needed) return false;
+        for (std::uint32_t w : it->second.second) {
+          if (w != placing && (w < nf ? !fin_done[w] : !open_done[w - nf])) return false;
+        }
+        return true;
+      }
+      return false;
     };
 
     // Enters the configuration on top of the stack: false when the memo
@@ -235,6 +357,11 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
       for (; stop < nf && fin[stop]->call <= m; ++stop) {
         if (!fin_done[stop]) m = std::min(m, fin[stop]->ret);
       }
+      if (doomed(f, stop)) {
+        ++stats.doomed;
+        moves.resize(f.moves_from);
+        return true;  // entered, and stored: it has no moves
+      }
       best.clear();
       for (std::uint32_t i = f.lo; i < stop; ++i) {
         const model_op<M>& o = *fin[i];
@@ -278,8 +405,20 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
       return true;
     };
 
+    // A value that ops of the segment need and none of it writes has to be
+    // there from the start (R5 at the root).
+    [[maybe_unused]] auto start_fails = [&](const state& start) -> bool {
+      if constexpr (model_with_values<M>) {
+        const std::optional<value_type> held = M::value_of(start);
+        for (const auto& [v, rw] : by_value) {
+          if (!rw.first.empty() && rw.second.empty() && held != v) return true;
+        }
+      }
+      return false;
+    };
     bool found_one = false;
     for (const state& start : starts) {
+      if (start_fails(start)) continue;
       stack.clear();
       moves.clear();
       stack.push_back({});
@@ -302,6 +441,10 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
           }
         }
         if (opt.node_budget && stats.nodes > opt.node_budget) return finish(verdict::unknown);
+        if (enumeration_budget && stats.nodes - nodes_before > enumeration_budget) {
+          restart = true;
+          break;
+        }
         bool pushed = false;
         while (stack[fi].cursor < stack[fi].moves_to) {
           const frame& cur = stack[fi];
@@ -318,6 +461,12 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
             if (next && M::equal(*next, cur.s)) next.reset();  // J4
           }
           if (!next) continue;
+          if constexpr (model_with_values<M>) {
+            if (strands(cur.s, *next, mv.op)) {
+              ++stats.doomed;
+              continue;
+            }
+          }
           frame child;
           child.s = std::move(*next);
           child.lo = cur.lo;
@@ -350,6 +499,12 @@ verdict model_key_search(const std::vector<model_op<M>>& ops, const deadline& d,
           stack.pop_back();
         }
       }
+      if (restart) break;
+    }
+    if (restart) {
+      joined = true;
+      ++stats.joined;
+      continue;
     }
     if (!found_one) return finish(verdict::not_linearizable);
     starts.swap(ends);

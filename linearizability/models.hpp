@@ -10,10 +10,12 @@
 //
 // Every one is a product of independent one-key objects, so a history is
 // split by key and each key checked alone (linearizability is local). set and
-// map go through the segmented per-key checker of checker.hpp; upsert-map and
-// multiset through the generic search of model_search.hpp on each key, with
-// the one-key models below, scheduled by the set checker's decide_keys under
-// the same bounds (--seconds, --key-seconds, --max-memory).
+// map go through the segmented per-key checker of checker.hpp, and so do the
+// upsert-map keys whose upserts all inserted (they are map keys); the other
+// upsert-map keys and multiset keys through the generic search of
+// model_search.hpp, with the one-key models below. All are scheduled by the
+// set checker's decide_keys under the same bounds (--seconds, --key-seconds,
+// --max-memory).
 #pragma once
 
 #include <cstdint>
@@ -77,6 +79,11 @@ struct upsert_key_model {
   // find, and an insert or erase that answered false: wherever they hold,
   // the state stays as it was.
   static bool read_only(const input& in, const output& out);
+  // The value a find or erase answered (it holds only where the key has
+  // it), the value an insert or upsert may write, the value a state holds.
+  static std::optional<value_type> value_needed(const input& in, const output& out);
+  static std::optional<value_type> value_written(const input& in);
+  static std::optional<value_type> value_of(const state& s) { return s.present ? std::optional<value_type>(s.value) : std::nullopt; }
   static std::string describe_operation(const input& in, const output* out);
   static std::string describe_state(const state& s);
 };

@@ -237,13 +237,16 @@ TEST(CheckModels, UpsertMapAgreesWithTheSetCheckerOnSetHistories) {
 // --- Bounds (finding N1: --key-seconds, --seconds, --max-memory reached only
 // the set and map checkers) -------------------------------------------------
 
-// 40 concurrent upserts writing 20 values twice each, then a find of a value
-// none wrote: every order of the upserts has to be ruled out, 3^20 sets of
-// them at least, so only a bound ends it. Key 6 is easy and decided.
+// 40 concurrent upserts writing 20 values twice each, then finds of 0 and
+// of 1, one after the other: the states the upserts can end in are found
+// by going through every set of them, 3^20 at least, so only a bound ends
+// it (the values are written twice: no zone refutes it). Key 6 is easy and
+// decided.
 std::string exponential_upserts(const std::string& name) {
   std::vector<std::string> r;
   for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", 5, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
-  r.push_back(rec(99, "find", 5, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+  r.push_back(rec(99, "find", 5, ",\"value\":0,\"ok\":true", 2000, "2001"));
+  r.push_back(rec(99, "find", 5, ",\"value\":1,\"ok\":true", 2002, "2003"));
   r.push_back(rec(98, "upsert", 6, ",\"value\":1,\"ok\":true", 1, "2"));
   return lines(name, r);
 }
@@ -253,10 +256,10 @@ TEST(ModelBounds, KeySecondsEndsAnExponentialUpsertKeyAsUndecided) {
   result r = run("check --model upsert-map --key-seconds 0.2 " + p);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("undecided: 1 of 2 keys"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("undecided: key 5 (41 operations): stopped by its own time limit (--key-seconds)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("undecided: key 5 (42 operations): stopped by its own time limit (--key-seconds)"), std::string::npos) << r.out;
   r = run("check --model upsert-map --key-seconds 0.2 --json - " + p);
   EXPECT_EQ(r.code, 3) << r.out;
-  EXPECT_NE(r.out.find("\"undecided\":[{\"key\":5,\"operations\":41,\"why\":\"key-seconds\"}]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"undecided\":[{\"key\":5,\"operations\":42,\"why\":\"key-seconds\"}]"), std::string::npos) << r.out;
 }
 
 TEST(ModelBounds, SecondsEndsItWithTheChecksOwnReason) {
@@ -334,7 +337,7 @@ TEST(ModelSearch, ASequentialHistoryTakesAStepPerOperation) {
 // the points of a sequential run, pending ones, errors, answers not
 // recorded, and a third of them damaged.
 template <class M>
-void agree_with_wing_gong(std::uint32_t seed, int histories) {
+void agree_with_wing_gong(std::uint32_t seed, int histories, bool unique_values = false, bool whole_history = false) {
   using gfsl::lin::model_op;
   using gfsl::lin::verdict;
   using namespace gfsl::lin::model_ops;
@@ -353,7 +356,7 @@ void agree_with_wing_gong(std::uint32_t seed, int histories) {
       o.call = point - pick(spread);
       o.ret = point + pick(spread);
       o.in.code = static_cast<std::uint8_t>(multiset ? (pick(4) == 3 ? unsigned{count} : pick(3)) : pick(4));
-      if (!multiset && (o.in.code == insert || o.in.code == upsert)) o.in.value = 1 + pick(3);
+      if (!multiset && (o.in.code == insert || o.in.code == upsert)) o.in.value = unique_values ? 1 + i : 1 + pick(3);
       // The answer the sequential run gives, read off the model's step.
       for (bool ok : {false, true}) {
         for (std::uint64_t v = 0; v < 12; ++v) {
@@ -383,11 +386,39 @@ void agree_with_wing_gong(std::uint32_t seed, int histories) {
     if (pick(3) == 0 && !ops.empty()) {
       auto& o = ops[pick(static_cast<unsigned>(ops.size()))];
       if (pick(2)) o.out.ok = !o.out.ok;
-      else o.out.value = (o.out.value + 1 + pick(3)) % 5;
+      else o.out.value = (o.out.value + 1 + pick(3)) % (unique_values ? 11 : 5);
     }
     std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
     const verdict want = gfsl::lin::wing_gong_check<M>(ops, {});
-    const verdict got = gfsl::lin::model_key_search<M>(ops, {});
+    verdict got = gfsl::lin::model_key_search<M>(ops, {});
+    // With no steps allowed for finding a segment's end states, the first
+    // segment with a choice is searched together with the rest.
+    gfsl::lin::model_search_options joined;
+    joined.enumeration_steps_per_op = 0;
+    ASSERT_EQ(gfsl::lin::model_key_search<M>(ops, {}, joined), gfsl::lin::wing_gong_check<M>(ops, {})) << "joined, history " << h;
+    if (whole_history) {
+      // The same operations as records through gfsl check's path: the set
+      // checker where every upsert inserted, model_key_search elsewhere.
+      std::vector<gfsl::model::op_record> records;
+      std::vector<std::uint8_t> codes;
+      for (const auto& o : ops) {
+        gfsl::model::op_record r;
+        r.team = static_cast<gfsl::team_id>(records.size());
+        r.op.key = 1;
+        r.op.kind = o.in.code == insert || o.in.code == upsert ? gfsl::op_kind::insert
+                    : o.in.code == erase                       ? gfsl::op_kind::remove
+                                                               : gfsl::op_kind::contains;
+        if (r.op.kind == gfsl::op_kind::insert) r.op.value = o.in.value;
+        else r.value = o.out.value;
+        r.ok = o.out.ok;
+        r.call = o.call;
+        r.ret = o.ret == gfsl::lin::never_returned ? gfsl::model::no_stamp : o.ret;
+        if (o.optional && o.ret != gfsl::lin::never_returned) r.st = gfsl::status::pool_exhausted;
+        records.push_back(r);
+        codes.push_back(static_cast<std::uint8_t>(o.in.code | (o.out.ok_known ? 0 : gfsl::traces::ok_not_recorded)));
+      }
+      got = gfsl::lin::check_history_model(gfsl::lin::model_kind::upsert_map, records, codes, {}).v;
+    }
     if (got != want) {
       std::string dump;
       for (const auto& o : ops) {
@@ -407,6 +438,18 @@ TEST(ModelSearch, AgreesWithThePlainSearchOnRandomUpsertMapHistories) {
   agree_with_wing_gong<gfsl::lin::upsert_key_model>(1, 20000);
 }
 
+// Every value written once: where R3' (a value's last period) cuts most.
+TEST(ModelSearch, AgreesWithThePlainSearchOnRandomUpsertMapHistoriesOfUniqueValues) {
+  agree_with_wing_gong<gfsl::lin::upsert_key_model>(3, 20000, true);
+}
+
+// Through check_history_model: keys whose upserts all inserted go to the set
+// checker (they are map keys), the others to the search.
+TEST(ModelSearch, UpsertMapHistoriesAgreeWithThePlainSearchThroughEitherChecker) {
+  agree_with_wing_gong<gfsl::lin::upsert_key_model>(4, 20000, false, true);
+  agree_with_wing_gong<gfsl::lin::upsert_key_model>(5, 20000, true, true);
+}
+
 TEST(ModelSearch, AgreesWithThePlainSearchOnRandomMultisetHistories) {
   agree_with_wing_gong<gfsl::lin::multiset_key_model>(2, 20000);
 }
@@ -418,7 +461,8 @@ TEST(ModelBounds, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
   std::vector<std::string> r;
   for (unsigned key : {5u, 6u}) {
     for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 1, "upsert", key, ",\"value\":" + std::to_string(i / 2) + ",\"ok\":null", 1, "1000"));
-    r.push_back(rec(99, "find", key, ",\"value\":1000000,\"ok\":true", 2000, "2001"));
+    r.push_back(rec(99, "find", key, ",\"value\":0,\"ok\":true", 2000, "2001"));
+    r.push_back(rec(99, "find", key, ",\"value\":1,\"ok\":true", 2002, "2003"));
   }
   const std::string p = lines("two_hard_keys.jsonl", r);
   for (unsigned kb : {40000u, 80000u, 160000u}) {
@@ -435,6 +479,146 @@ TEST(ModelBounds, MemoryRunningOutWhileThreadsCheckIsOneLineAndExitTwo) {
     EXPECT_EQ(WEXITSTATUS(status), 2) << kb << " KB: " << out;
     EXPECT_EQ(out, "gfsl check: " + p + ": out of memory\n") << kb << " KB";
   }
+}
+
+// --- upsert-map at set speed (issue 53) --------------------------------------
+
+// Histories every upsert-map checker must reject, and close relatives it
+// must accept; each value written once, so R3' applies throughout.
+TEST(UpsertMap, RejectsWhatNoOrderExplainsAndAcceptsItsRelatives) {
+  struct kase {
+    const char* name;
+    std::vector<std::string> records;
+    int code;
+  };
+  const std::vector<kase> cases = {
+      {"stale read: find saw 1 after upsert(2) returned",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(1, "upsert", 5, ",\"value\":2,\"ok\":false", 3, "4"),
+        rec(2, "find", 5, ",\"value\":1,\"ok\":true", 5, "6")},
+       1},
+      {"the same find concurrent with upsert(2): fine",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(1, "upsert", 5, ",\"value\":2,\"ok\":false", 3, "6"),
+        rec(2, "find", 5, ",\"value\":1,\"ok\":true", 5, "7")},
+       0},
+      {"a read of a value never written",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "find", 5, ",\"value\":9,\"ok\":true", 1, "6")},
+       1},
+      {"a read from a write overwritten before the read began",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "upsert", 5, ",\"value\":2,\"ok\":false", 1, "4"),
+        rec(3, "find", 5, ",\"value\":2,\"ok\":true", 5, "6"), rec(3, "find", 5, ",\"value\":1,\"ok\":true", 7, "8")},
+       1},
+      {"two finds that see the writes in either order, concurrent: fine",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":null", 1, "10"), rec(2, "upsert", 5, ",\"value\":2,\"ok\":null", 1, "10"),
+        rec(3, "find", 5, ",\"value\":2,\"ok\":true", 2, "9"), rec(4, "find", 5, ",\"value\":1,\"ok\":true", 3, "9")},
+       0},
+      {"the same finds one after the other see opposite orders",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":null", 1, "10"), rec(2, "upsert", 5, ",\"value\":2,\"ok\":null", 1, "10"),
+        rec(3, "find", 5, ",\"value\":2,\"ok\":true", 2, "3"), rec(3, "find", 5, ",\"value\":1,\"ok\":true", 4, "5"),
+        rec(4, "find", 5, ",\"value\":2,\"ok\":true", 6, "7")},
+       1},
+      {"erase said absent while the key held a value",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "erase", 5, ",\"ok\":false", 3, "4")},
+       1},
+      {"insert said inserted while the key held a value",
+       {rec(1, "upsert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "insert", 5, ",\"value\":2,\"ok\":true", 3, "4")},
+       1},
+      {"upsert said it replaced after the only value was erased",
+       {rec(1, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "erase", 5, ",\"value\":1,\"ok\":true", 3, "4"),
+        rec(3, "upsert", 5, ",\"value\":2,\"ok\":false", 5, "6")},
+       1},
+      {"erase answered a value that an earlier upsert had replaced",
+       {rec(1, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "upsert", 5, ",\"value\":2,\"ok\":false", 3, "4"),
+        rec(3, "erase", 5, ",\"value\":1,\"ok\":true", 5, "6")},
+       1},
+      {"a pending upsert explains a later find of its value",
+       {rec(1, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "upsert", 5, ",\"value\":2,\"ok\":null", 3, "null"),
+        rec(3, "find", 5, ",\"value\":2,\"ok\":true", 5, "6"), rec(3, "find", 5, ",\"value\":2,\"ok\":true", 7, "8")},
+       0},
+      {"a pending upsert takes effect once: its value cannot come back after another",
+       {rec(1, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "upsert", 5, ",\"value\":2,\"ok\":null", 3, "null"),
+        rec(3, "find", 5, ",\"value\":2,\"ok\":true", 5, "6"), rec(3, "upsert", 5, ",\"value\":3,\"ok\":false", 7, "8"),
+        rec(3, "find", 5, ",\"value\":2,\"ok\":true", 9, "10")},
+       1},
+      {"a pending erase explains a later absent find",
+       {rec(1, "insert", 5, ",\"value\":1,\"ok\":true", 1, "2"), rec(2, "erase", 5, ",\"ok\":true", 3, "null"),
+        rec(3, "find", 5, ",\"ok\":false", 5, "6")},
+       0},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    // Erases' values are compared where the trace says its recorder wrote them.
+    std::vector<std::string> records = {R"({"format":"gfsl-history","version":1,"delete_value":true})"};
+    records.insert(records.end(), cases[i].records.begin(), cases[i].records.end());
+    const result r = run("check --model upsert-map " + lines("um_" + std::to_string(i) + ".jsonl", records));
+    EXPECT_EQ(r.code, cases[i].code) << cases[i].name << "\n" << r.out;
+  }
+}
+
+// A hot key, 64 operations in flight, every value written once, upserts
+// that replace: decided in a bounded number of steps per operation (it was
+// undecided after 20 s at 100,000 operations before R3'), and damaged, refused.
+TEST(UpsertMap, AHotKeyOf64InFlightTakesAFewStepsPerOperation) {
+  using M = gfsl::lin::upsert_key_model;
+  using gfsl::value_type;
+  using namespace gfsl::lin::model_ops;
+  std::mt19937 rng(9);
+  std::vector<gfsl::lin::model_op<M>> ops;
+  M::state s = M::init();
+  const std::uint64_t n = 20000, spread = 320;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    gfsl::lin::model_op<M> o;
+    const std::uint64_t point = 10 * i + spread + 1;
+    o.call = point - rng() % spread;
+    o.ret = point + rng() % spread;
+    const unsigned r = rng() % 20;
+    o.in.code = r < 6 ? upsert : r < 8 ? insert : r < 11 ? erase : find;
+    o.in.value = i + 1;
+    o.out.ok = o.in.code == insert || o.in.code == upsert ? !s.present : s.present;
+    o.out.value = o.in.code == erase || o.in.code == find ? s.value : 0;
+    s = *M::step(s, o.in, &o.out);
+    ops.push_back(o);
+  }
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
+  gfsl::lin::model_search_options budget;
+  budget.node_budget = 20 * n;
+  gfsl::lin::model_search_stats st;
+  EXPECT_EQ(gfsl::lin::model_key_search<M>(ops, {}, budget, &st), gfsl::lin::verdict::linearizable) << st.nodes << " steps";
+  // A find in the middle answers a value written (and overwritten) long
+  // before, or one never written.
+  value_type early = 0;
+  for (const auto& o : ops) {
+    if (o.in.code == upsert) {
+      early = o.in.value;
+      break;
+    }
+  }
+  for (const value_type wrong : {early, value_type{n + 100}}) {
+    std::vector<gfsl::lin::model_op<M>> damaged = ops;
+    for (auto& o : damaged) {
+      if (o.call > 10 * n / 2 && o.in.code == find && o.out.ok) {
+        o.out.value = wrong;
+        break;
+      }
+    }
+    EXPECT_EQ(gfsl::lin::model_key_search<M>(damaged, {}, budget, &st), gfsl::lin::verdict::not_linearizable)
+        << wrong << ": " << st.nodes << " steps";
+  }
+}
+
+// 40 concurrent upserts of values none reads, then finds of two of them one
+// after the other: both would have to be the last written. The search goes
+// through the sets of the other 38 (it was undecided at --key-seconds 5);
+// the zones of the two values overlap, and refute it at once.
+TEST(UpsertMap, OverlappingZonesRefuteWhatTheSearchWouldExhaust) {
+  std::vector<std::string> r = {rec(1, "upsert", 5, ",\"value\":1000,\"ok\":true", 1, "2")};
+  for (unsigned i = 0; i < 40; ++i) r.push_back(rec(i + 2, "upsert", 5, ",\"value\":" + std::to_string(i + 1) + ",\"ok\":false", 3, "100"));
+  r.push_back(rec(99, "find", 5, ",\"value\":1,\"ok\":true", 200, "201"));
+  r.push_back(rec(99, "find", 5, ",\"value\":2,\"ok\":true", 202, "203"));
+  result out = run("check --model upsert-map --key-seconds 0 --seconds 300 " + lines("zones.jsonl", r));
+  EXPECT_EQ(out.code, 1) << out.out;
+  // One find alone is fine: value 1 written last.
+  r.pop_back();
+  out = run("check --model upsert-map --key-seconds 0 --seconds 300 " + lines("zones_ok.jsonl", r));
+  EXPECT_EQ(out.code, 0) << out.out;
 }
 
 }  // namespace
