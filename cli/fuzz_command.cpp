@@ -401,11 +401,14 @@ command add_mutants_command(CLI::App& root) {
               }
               return exit_ok;
             }
-            const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
             // The published GFSL is linearizable only under sc with whole-chunk
             // reads (docs/ALGORITHM.md): its matrix's control would fail in
             // the ptx runs, so its default is sc.
             if (st->memory.empty()) st->memory = st->backend == "host" && variant_text != "thesis" ? "mixed" : "sc";
+            // Under ptx a whole-chunk read is not one instant: each lane's load
+            // may return an older store of its own (docs/BACKENDS.md). The
+            // mutants equivalent because a read is one instant are then not.
+            const bool whole_chunk_reads = (st->granularity == "chunk" && st->memory == "sc") || st->backend == "cuda";
             // Runs under ptx: the memory-order mutants take effect on the
             // host. Only campaigns all under ptx judge SlabHash's mutants that
             // weaken an order sc gives anyway (mixed ones keep them equivalent).
