@@ -405,10 +405,7 @@ command add_mutants_command(CLI::App& root) {
             // reads (docs/ALGORITHM.md): its matrix's control would fail in
             // the ptx runs, so its default is sc.
             if (st->memory.empty()) st->memory = st->backend == "host" && variant_text != "thesis" ? "mixed" : "sc";
-            // Under ptx a whole-chunk read is not one instant: each lane's load
-            // may return an older store of its own (docs/BACKENDS.md). The
-            // mutants equivalent because a read is one instant are then not.
-            const bool whole_chunk_reads = (st->granularity == "chunk" && st->memory == "sc") || st->backend == "cuda";
+            const bool whole_chunk_reads = st->granularity == "chunk" || st->backend == "cuda";
             // Runs under ptx: the memory-order mutants take effect on the
             // host. Only campaigns all under ptx judge SlabHash's mutants that
             // weaken an order sc gives anyway (mixed ones keep them equivalent).
@@ -431,7 +428,9 @@ command add_mutants_command(CLI::App& root) {
               // SlabHash's equivalent mutants weaken an order that sc gives
               // anyway; under ptx the order is the model's to break.
               if (all_ptx && subject == subject_kind::slabhash) return false;
-              return !equivalence_reason(subject, *m, variant_text, whole_chunk_reads).empty();
+              // Under ptx a whole-chunk read is not one instant: the mutants
+              // whose argument needs it (core/mutants.hpp) are then not equivalent.
+              return !equivalence_reason(subject, *m, variant_text, whole_chunk_reads, st->memory == "sc").empty();
             };
             struct row {
               const mutant_entry* m = nullptr;

@@ -104,7 +104,8 @@ std::vector<mutant_entry> mutant_entries(subject_kind s) {
   return out;
 }
 
-std::string equivalence_reason(subject_kind s, const mutant_entry& m, const std::string& variant_name, bool whole_chunk_reads) {
+std::string equivalence_reason(subject_kind s, const mutant_entry& m, const std::string& variant_name, bool whole_chunk_reads,
+                               bool sc_memory) {
   if (s == subject_kind::slabhash) {
     // SlabHash's equivalent mutants weaken an order the CPU's sequentially
     // consistent memory gives anyway (core/slabhash/mutants.hpp).
@@ -113,7 +114,7 @@ std::string equivalence_reason(subject_kind s, const mutant_entry& m, const std:
   const auto v = parse_variant(variant_name);
   if (!v) return {};
   for (const mutant_info& i : mutant_catalog) {
-    if (static_cast<int>(i.id) == m.id) return std::string(equivalence_of(i, *v, whole_chunk_reads));
+    if (static_cast<int>(i.id) == m.id) return std::string(equivalence_of(i, *v, whole_chunk_reads, sc_memory));
   }
   return {};
 }

@@ -52,7 +52,10 @@ struct mutant_entry {
 std::vector<mutant_entry> mutant_entries(subject_kind s);
 // Why the entry behaves like the correct structure of `variant_name` at this
 // read granularity; empty when a campaign that does not kill it missed a bug.
-std::string equivalence_reason(subject_kind s, const mutant_entry& m, const std::string& variant_name, bool whole_chunk_reads);
+// `sc_memory`: every run of the campaign under sc (core/mutants.hpp,
+// equivalence_needs_sc).
+std::string equivalence_reason(subject_kind s, const mutant_entry& m, const std::string& variant_name, bool whole_chunk_reads,
+                               bool sc_memory = true);
 // The entry's seeded bug set in `c` (the other subject's stays none).
 template <subject_fields T>
 void set_mutant(subject_kind s, int id, T& c) {

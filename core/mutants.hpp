@@ -68,12 +68,18 @@ struct mutant_info {
   // `robust_equivalent_whole_chunk_only`.
   std::string_view robust_equivalent = {};
   bool robust_equivalent_whole_chunk_only = false;
+  // The argument needs sc memory as well as whole-chunk reads: under ptx a
+  // whole-chunk read is not one instant (each lane's load may return an
+  // older store of its own), and campaigns drawing ptx runs kill it.
+  bool equivalence_needs_sc = false;
 };
 
 // Why mutant `m` behaves like the correct core of `v` when chunk reads are
 // `whole_chunk` (one instant) or not; empty when it can be told apart, and
 // then a campaign that does not kill it has missed a bug.
-inline std::string_view equivalence_of(const mutant_info& m, variant v, bool whole_chunk) {
+// `sc_memory`: every run of the campaign under sc.
+inline std::string_view equivalence_of(const mutant_info& m, variant v, bool whole_chunk, bool sc_memory = true) {
+  if (m.equivalence_needs_sc && !sc_memory) return {};
   if (whole_chunk && !m.equivalent.empty()) return m.equivalent;
   if (v == variant::robust && !m.robust_equivalent.empty() && (whole_chunk || !m.robust_equivalent_whole_chunk_only)) {
     return m.robust_equivalent;
@@ -120,7 +126,7 @@ inline constexpr mutant_info mutant_catalog[] = {
      "robust, whole-chunk reads: the lock CAS expects the LOCK word the read saw, version included, so it succeeds only "
      "if no burst began or ended since that read, which is then the chunk as it is under the lock (with lane-by-lane "
      "reads the data lanes may predate the LOCK lane, and the re-read is needed)",
-     true},
+     true, true},
     {mutant::zombies_not_skipped, "zombies-not-skipped", "host,cuda",
      "lateral searches treat zombies as live: a deleted key still physically in its zombie is found again (4.2.1: "
      "zombies are ignored by taking lateral steps)"},
@@ -179,10 +185,12 @@ inline constexpr mutant_info mutant_catalog[] = {
      "and the merge that made the zombie: the live chunk between is skipped and its keys lost", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
     {mutant::absence_not_validated, "absence-not-validated", "host,cuda",
      "robust: a search concludes \"k is not here\" from a lane-by-lane read without the write-version check, so a "
-     "shift that moves k between two lanes' loads hides it (false contains and delete)", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
+     "shift that moves k between two lanes' loads hides it (false contains and delete)", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust",
+     {}, false, true},
     {mutant::version_not_bumped, "version-not-bumped", "host,cuda",
      "robust: the lock holder never moves the write version around its bursts, so the validation of a \"not here\" "
-     "passes over a read that overlapped a shift", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
+     "passes over a read that overlapped a shift", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust",
+     {}, false, true},
     {mutant::head_fallback_wrong, "head-fallback-wrong", "host,cuda",
      "robust: a backtrack with no previous chunk restarts from the top instead of going on from the level's head "
      "chunk, so a stale upper-level key makes a search loop forever", "a whole-chunk read is one instant: nothing for this mechanism to repair", "robust"},
