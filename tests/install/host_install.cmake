@@ -4,7 +4,7 @@
 # one configured here) of the gfsl target alone, cmake --install into a
 # temporary prefix, then a plain C++ consumer built against it with
 # find_package(gfsl), whose trace the installed gfsl check judges without
-# --model; where nvcc is found, the example's CUDA programs too
+# --model; find_package(gfsl 0.1) finds it and 9.0 does not; where nvcc is found, the example's CUDA programs too
 # (install_example.cmake, on the host-only build). Runs no kernel.
 # Arguments: SOURCE_DIR, BUILD_DIR, HOST_ONLY (the build under test is
 # host-only), WORK, GENERATOR, CXX_LAUNCHER (may be empty), NVCC (may be empty).
@@ -41,6 +41,14 @@ endif()
 step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/host_consumer" -B "${WORK}/consumer" -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix}"
      -DCMAKE_BUILD_TYPE=Release)
 step(${CMAKE_COMMAND} --build "${WORK}/consumer")
+# The package has a version: 0.1 found (above), 9.0 and 0.0 refused.
+foreach(want 9.0 0.0)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/host_consumer" -B "${WORK}/consumer-${want}" -G "${GENERATOR}"
+                          "-DCMAKE_PREFIX_PATH=${prefix}" -DGFSL_WANT=${want} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 0 OR NOT out MATCHES "version")
+    message(FATAL_ERROR "find_package(gfsl ${want}) did not refuse the installed 0.1 package (${rc}):\n${out}")
+  endif()
+endforeach()
 file(READ "${WORK}/consumer/gfsl_executable.txt" gfsl)
 if(NOT gfsl STREQUAL "${prefix}/bin/gfsl")
   message(FATAL_ERROR "find_package(gfsl) gave GFSL_EXECUTABLE ${gfsl}, not ${prefix}/bin/gfsl")
