@@ -13,6 +13,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -40,6 +42,46 @@ inline CLI::Option* add_progress_option(CLI::App* app, std::string& mode) {
       ->capture_default_str();
 }
 inline bool progress_wanted(const std::string& mode) { return mode == "on" || (mode == "auto" && isatty(2) != 0); }
+
+// A help formatter that wraps each option's description at `width`
+// characters a line (CLI11 2.1 prints it as one line, however long),
+// continuing under the description column.
+class wrapping_formatter : public CLI::Formatter {
+ public:
+  explicit wrapping_formatter(std::size_t width = 100) : width_(width) {}
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    const std::string text = CLI::Formatter::make_option_desc(opt);
+    const std::size_t room = width_ > get_column_width() + 20 ? width_ - get_column_width() : 20;
+    std::string out, line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      std::size_t end = text.find(' ', at);
+      if (end == std::string::npos) end = text.size();
+      const std::string word = text.substr(at, end - at);
+      if (!line.empty() && line.size() + 1 + word.size() > room) {
+        out += line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + word;
+      at = end + 1;
+    }
+    return out + line;
+  }
+
+ private:
+  std::size_t width_;
+};
+
+// Puts each of `app`'s options in the group its name is listed under
+// (groups: {group, {"--name", ...}}, in the order help shows them); an
+// option listed nowhere stays in "Options".
+inline void group_options(CLI::App* app, const std::vector<std::pair<std::string, std::vector<std::string>>>& groups) {
+  for (const auto& [group, names] : groups) {
+    for (const std::string& name : names) {
+      if (CLI::Option* opt = app->get_option_no_throw(name)) opt->group(group);
+    }
+  }
+}
 
 // --json FILE, --csv FILE, --junit FILE, --html FILE: a report written to
 // FILE; "-" is standard output, where it takes the text report's place.

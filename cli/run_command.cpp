@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <system_error>
 #include <sstream>
@@ -494,6 +496,70 @@ extern "C" void on_gpu_interrupt(int sig) {
 }
 #endif
 
+// The progress line of a run (--progress; gfsl check's kind): on stderr,
+// drawn at once, then four times a second, in place, and erased when the
+// run ends, before the report: the operations of the concurrent phase that
+// returned so far (host backends, from the run's live history), or the time
+// on the device (cuda).
+class run_progress {
+ public:
+  run_progress(bool on, const gfsl::live_history* live, std::uint64_t total) : on_(on), live_(live), total_(total) {
+    if (!on_) return;
+    draw();
+    try {
+      ticker_ = std::thread([this] {
+        std::unique_lock<std::mutex> lock(m_);
+        while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) draw();
+      });
+    } catch (const std::system_error&) {
+      // no thread: the line stays as first drawn, and is erased at the end
+    }
+  }
+  ~run_progress() { finish(); }
+  // The run is over: the last counts, then the line erased.
+  void finish() {
+    if (!on_) return;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    draw();
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    on_ = false;
+  }
+
+ private:
+  void draw() {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    char line[160];
+    if (live_ && live_->ready.load(std::memory_order_acquire)) {
+      std::uint64_t done = 0;
+      for (std::size_t t = 0; t < live_->per_team.size(); ++t) done += live_->completed[t].load(std::memory_order_acquire);
+      std::snprintf(line, sizeof line, "gfsl run: %llu of %llu operations (%.0f%%), %.1f s", static_cast<unsigned long long>(done),
+                    static_cast<unsigned long long>(total_), total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0,
+                    s);
+    } else if (live_) {
+      std::snprintf(line, sizeof line, "gfsl run: prefill, %.1f s", s);
+    } else {
+      std::snprintf(line, sizeof line, "gfsl run: running on the device, %.1f s", s);
+    }
+    std::fprintf(stderr, "\r%s\033[K", line);
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  const gfsl::live_history* live_;
+  std::uint64_t total_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::mutex m_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread ticker_;
+};
+
 int execute(run_options& o) {
   if (const std::string bad = o.w.validate(); !bad.empty()) {
     std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
@@ -549,7 +615,9 @@ int execute(run_options& o) {
     sigemptyset(&on_signal.sa_mask);
     sigaction(SIGINT, &on_signal, &old_int);
     sigaction(SIGTERM, &on_signal, &old_term);
+    run_progress progress(progress_wanted(o.progress), nullptr, o.w.ops);
     const gfsl::device_run d = gfsl::run_on_device(o.w, dopt);
+    progress.finish();
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
     const char* signal_name = gpu_interrupt_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT";
@@ -625,15 +693,24 @@ int execute(run_options& o) {
     }
     if (live) extras.live = &live->live;
   }
+  // The progress line reads the live history's counts: the trace's, or one
+  // of its own (the records go there instead of the runner's lists).
+  const bool progress_on = progress_wanted(o.progress);
+  gfsl::live_history progress_live;
+  if (progress_on && !extras.live) extras.live = &progress_live;
+  run_progress progress(progress_on, extras.live, o.w.ops);
   if (turns) {
-    return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras), "", nullptr,
-                  gfsl::model::clock_kind::global_counter, live.get());
+    gfsl::host_run r = gfsl::run_on_host(o.w, gfsl::host_mode::sequential, o.pool, true, extras);
+    progress.finish();
+    return report(o, r, "", nullptr, gfsl::model::clock_kind::global_counter, live.get());
   }
   if (o.backend == "threads") {
-    return report(o, gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras), "", nullptr,
-                  gfsl::model::clock_kind::global_counter, live.get());
+    gfsl::host_run r = gfsl::run_on_host(o.w, gfsl::host_mode::threads, o.pool, true, extras);
+    progress.finish();
+    return report(o, r, "", nullptr, gfsl::model::clock_kind::global_counter, live.get());
   }
   const gfsl::scheduled_run r = gfsl::run_scheduled(o.w, o.so, o.pool, true, extras);
+  progress.finish();
   return report(o, r.run, "", &r.outcome, gfsl::model::clock_kind::global_counter, live.get());
 }
 
@@ -774,6 +851,18 @@ command add_run_command(CLI::App& root) {
   run->add_option("--watchdog-seconds", o.watchdog, "cuda: seconds the host waits for a kernel before it gives up on the device")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  add_progress_option(run, o.progress);
+  // 47 options in one list were hard to read: grouped as a user looks for
+  // them, each description wrapped at 100 columns.
+  group_options(run, {{"Workload", {"--teams", "--ops", "--mix", "--range", "--prefill", "--seed", "--keys", "--hot", "--team-ops", "--prefill-keys"}},
+                      {"Structure", {"--subject", "--buckets", "--chunk", "--p-chunk", "--variant", "--mutant", "--upper", "--pool"}},
+                      {"Backend and schedule", {"--backend", "--sched", "--sched-seed", "--depth", "--pct-steps", "--fair-after", "--granularity",
+                                                "--memory", "--stale", "--max-steps", "--livelock-steps"}},
+                      {"Parks, holds and tears (host)", {"--park-at", "--park-ops", "--park-every", "--park-teams", "--hold", "--tear"}},
+                      {"Recording and checks", {"--trace", "--trace-format", "--events", "--event-capacity", "--check-every", "--clock",
+                                                "--stamp-group"}},
+                      {"Bounds and output", {"--hang-seconds", "--watchdog-seconds", "--progress"}}});
+  run->formatter(std::make_shared<wrapping_formatter>(100));
   return {run, [st, sched_seed] {
             run_options& o = st->opts;
             if (!parse_mix(st->mix, o.w)) {

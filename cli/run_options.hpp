@@ -23,6 +23,7 @@ struct run_options {
   bool sched_seed_given = false;
   std::uint32_t pool = 0;           // 0: sized from the workload
   double watchdog = 120.0;          // cuda: the host's bound on each kernel, seconds
+  std::string progress = "auto";    // --progress: a progress line on stderr (auto: only on a terminal)
   double hang_timeout = 30.0;       // cuda: a lock wait past this ends the run on the device; threads: a team without a completed operation for this long; seconds
   std::string clock = "counter";    // cuda: counter | globaltimer | off (recording off)
   std::uint32_t stamp_group = 1;    // cuda: a team's operations per stamp group (exec/cuda/recording.cuh)

@@ -294,14 +294,26 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
     if (s.cancelled() || teams.size() < 2 || !std::any_of(teams.begin(), teams.end(), idle) || std::all_of(teams.begin(), teams.end(), idle)) {
       return false;
     }
-    return try_smaller_any_schedule(f,
-                                    without(f.shrunk,
-                                            [&](run_config& n) {
-                                              for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
-                                                if (idle(n.script->team_ops[t])) remove_team(n, t);
-                                              }
-                                            }),
-                                    o, schedules);
+    if (try_smaller_any_schedule(f,
+                                 without(f.shrunk,
+                                         [&](run_config& n) {
+                                           for (std::size_t t = n.script->team_ops.size(); t-- > 0;) {
+                                             if (idle(n.script->team_ops[t])) remove_team(n, t);
+                                           }
+                                         }),
+                                 o, schedules)) {
+      return true;
+    }
+    // Together they may take the interleaving with them where one alone
+    // does not: each idle team on its own, the last first.
+    bool dropped = false;
+    for (std::size_t t = f.shrunk.script->team_ops.size(); t-- > 0 && f.shrunk.script->team_ops.size() > 1 && !s.cancelled();) {
+      if (t < f.shrunk.script->team_ops.size() && idle(f.shrunk.script->team_ops[t]) &&
+          try_smaller_any_schedule(f, without(f.shrunk, [t](run_config& n) { remove_team(n, t); }), o, schedules)) {
+        dropped = true;
+      }
+    }
+    return dropped;
   };
   // The operations on keys near the one a detector names, every team's and
   // the prefill's (a window of 1, 2, 4, .. 16 keys either side), the
@@ -392,7 +404,10 @@ void shrink_script(failure& f, const campaign_options& o, double until, const sh
   // idle teams, then, for a run of a couple of dozen operations, each
   // operation once more (its team with it when it was the team's last),
   // where a failure that needs two torn reads may take hundreds of seeds.
-  drop_idle(8 * schedules_per_candidate);
+  // An idle team takes part in the draws, so taking it out changes every
+  // later choice: a run this small gets a wider search for a schedule that
+  // fails without it.
+  drop_idle((f.shrunk.w.ops <= 24 ? 64 : 8) * schedules_per_candidate);
   if (o.shrink_cuts && f.shrunk.w.ops <= 24) {
     for (std::size_t t = 0; t < f.shrunk.script->team_ops.size() && s.elapsed() < until && !s.cancelled();) {
       bool taken = false;

@@ -599,6 +599,7 @@ svg text.team{font:12px system-ui,sans-serif;fill:#444}
 .linpath{fill:none;stroke:#0a6;stroke-width:1.5;opacity:.7}
 .linpt{fill:#0a6;stroke:#fff}.linno{fill:#064!important;font-size:9px!important}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;font-family:monospace}
+td{overflow-wrap:anywhere}pre{white-space:pre-wrap;overflow-wrap:anywhere}
 #info{position:sticky;bottom:0;background:#fffbe6;border:1px solid #e5d58a;padding:6px 10px;font-family:monospace;min-height:1.4em}
 )";
 
@@ -778,9 +779,13 @@ std::string html_report(const std::vector<model::op_record>& h, const check_resu
       s += "<p>" + html_escape(g.name) + ": " + html_escape(g.ran ? "checked on " + g.subject : "not run: " + g.not_run) + ".</p>\n";
     }
   }
-  s += "<div id=\"info\">Hover an operation for its answer, stamps and the state after it.</div>\n";
+  // The hover box, where there is something to hover: on a page with no
+  // drawn operation it only covered the row under it.
+  const bool hoverable = s.find("<g class=\"op ") != std::string::npos;
+  if (hoverable) s += "<div id=\"info\">Hover an operation for its answer, stamps and the state after it.</div>\n";
   s += ctx.html_after;
-  s += "<script>" + std::string(page_script) + "</script>\n</body></html>\n";
+  if (hoverable) s += "<script>" + std::string(page_script) + "</script>\n";
+  s += "</body></html>\n";
   return s;
 }
 

@@ -356,6 +356,33 @@ TEST(Cli, BenchRefusesBadOptionsAndAMissingGpuWithOneLine) {
   EXPECT_NE(launch.out.find("not a compiled configuration"), std::string::npos) << launch.out;
 }
 
+// gfsl run's progress line: on stderr with --progress on (drawn in place,
+// erased before the report), never with off or into a pipe under auto; and
+// a help of grouped options, no line of it over 100 characters.
+TEST(Cli, RunDrawsAProgressLineOnlyWhenAskedAndItsHelpIsGroupedAndShort) {
+  for (const char* backend : {"host", "threads"}) {
+    const std::string args = std::string("run --backend ") + backend + " --teams 2 --ops 3000 --range 100";
+    result r = run(args + " --progress on");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("\rgfsl run: 3000 of 3000 operations (100%)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\r\033[K"), std::string::npos) << "the line is not erased";
+    for (const char* mode : {" --progress off", ""}) {  // "": auto, and the output is a pipe
+      r = run(args + mode);
+      EXPECT_EQ(r.code, 0) << r.out;
+      EXPECT_EQ(r.out.find(" operations ("), std::string::npos) << mode << "\n" << r.out;
+      EXPECT_EQ(r.out.find("\033[K"), std::string::npos) << mode << "\n" << r.out;
+    }
+  }
+  EXPECT_EQ(run("run --progress sometimes").code, 2);
+  const result help = run("run --help");
+  ASSERT_EQ(help.code, 0);
+  for (const char* group : {"Workload:", "Structure:", "Backend and schedule:", "Recording and checks:", "Bounds and output:"})
+    EXPECT_NE(help.out.find(std::string("\n") + group + "\n"), std::string::npos) << group << "\n" << help.out;
+  std::size_t longest = 0, start = 0;
+  for (std::size_t nl; (nl = help.out.find('\n', start)) != std::string::npos; start = nl + 1) longest = std::max(longest, nl - start);
+  EXPECT_LE(longest, 100u) << help.out;
+}
+
 // One vocabulary (docs/CLI.md, "Flag audit"): a retired name appears in no
 // command's help, and every shared name is offered by each command it
 // belongs to. Tokens are matched whole: --seconds must not match
@@ -384,7 +411,7 @@ TEST(Cli, EveryCommandSpeaksOneVocabulary) {
     for (const std::string& name : retired) EXPECT_FALSE(offers(r.out, name)) << c << " still offers " << name << ":\n" << r.out;
   }
   const std::map<std::string, std::vector<std::string>> shared{
-      {"--progress", {"fuzz", "mutants", "check", "stress"}},
+      {"--progress", {"run", "fuzz", "mutants", "check", "stress"}},
       {"--json", {"fuzz merge", "mutants", "check", "stress"}},
       {"--csv", {"bench", "stress"}},
       {"--junit", {"fuzz merge", "mutants"}},

@@ -141,6 +141,33 @@ TEST(FuzzCampaign, AMutantIsFoundShrunkAndWrittenOut) {
   std::filesystem::remove_all(dir);
 }
 
+// The shrunk counterexample keeps no team without operations: the demo's
+// campaign (scripts/demo.sh; 300 runs at seed 1, the published algorithm,
+// lane-granular reads) once kept two.
+TEST(FuzzCampaign, TheShrunkCounterexampleKeepsNoEmptyTeam) {
+  const auto dir = std::filesystem::temp_directory_path() / "gfsl-test-fuzz-empty-teams";
+  std::filesystem::remove_all(dir);
+  gfsl::fuzz::campaign_options o;
+  o.seed = 1;
+  o.max_runs = 300;
+  o.seconds = 3600;         // a hang guard: the runs bound it
+  o.shrink_seconds = 3600;  // likewise: shrinking ends when a round removes nothing
+  o.var = gfsl::variant::thesis;
+  o.progress = false;
+  o.limits.vary_granularity = false;
+  o.limits.granularity = gfsl::sched::granularity::lane;
+  o.out_dir = dir.string();
+  o.replay_line = [](const gfsl::fuzz::run_config& c) { return c.describe(); };
+  const auto r = gfsl::fuzz::run_campaign(o);
+  ASSERT_TRUE(r.found);
+  ASSERT_TRUE(r.found->shrunk.script.has_value());
+  for (std::size_t t = 0; t < r.found->shrunk.script->team_ops.size(); ++t)
+    EXPECT_FALSE(r.found->shrunk.script->team_ops[t].empty()) << "team " << t << " of " << r.found->shrunk.describe();
+  const auto again = gfsl::fuzz::execute_and_judge(r.found->shrunk);
+  EXPECT_TRUE(again.failed());
+  std::filesystem::remove_all(dir);
+}
+
 // A workload listed as a script (model/script.hpp) runs the operations the
 // seed draws, on the same teams, to the same answers and the same final keys:
 // only the inserts' values are renumbered.

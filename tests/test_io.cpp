@@ -318,10 +318,12 @@ TEST(HostileStrings, TheHtmlPageEmbedsThemAsTextOnly) {
     const std::string html = slurp(page);
     ASSERT_FALSE(html.empty());
     EXPECT_FALSE(has_control(html, true));
-    // The page's own script is the only one, and no attribute is opened from the input.
+    // The page's own script is the only one (on a page that draws operations
+    // to hover; a linearizable one has none), and no attribute is opened from
+    // the input.
     std::size_t scripts = 0;
     for (std::size_t at = 0; (at = html.find("<script", at)) != std::string::npos; ++at) ++scripts;
-    EXPECT_EQ(scripts, 1u);
+    EXPECT_EQ(scripts, violation ? 1u : 0u);
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_EQ(html.find("onmouseover=\""), std::string::npos);
     EXPECT_EQ(html.find("alert('x')"), std::string::npos);

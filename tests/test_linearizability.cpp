@@ -596,4 +596,28 @@ TEST(HtmlReport, AHugeKeyGivesABoundedPageAroundTheStuckOperation) {
   EXPECT_NE(html.find("record " + std::to_string(stuck)), std::string::npos);
 }
 
+TEST(HtmlReport, TheHoverBoxIsThereOnlyWithSomethingToHoverAndLongLinesWrap) {
+  // A linearizable history draws no operation: no hover box to cover a row.
+  std::vector<op_record> h{ins(0, 7, true, 1, 2), del(1, true, 7, 3, 4)};
+  const auto ok = gfsl::lin::check_history(h, {}, {});
+  ASSERT_EQ(ok.v, verdict::linearizable);
+  gfsl::lin::report_context ctx;
+  ctx.file = "memory";
+  ctx.form = "memory";
+  ctx.html_after = "<pre>" + std::string(400, 'x') + "</pre>";  // an access line longer than any page is wide
+  std::string html = gfsl::lin::html_report(h, ok, ctx);
+  EXPECT_EQ(html.find("id=\"info\""), std::string::npos) << html;
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("pre{white-space:pre-wrap;overflow-wrap:anywhere}"), std::string::npos) << "long lines run off the page";
+  // A violation draws the key's operations: the box is there.
+  h[1].ok = false;
+  h.push_back(ins(2, 8, true, 5, 6));
+  const auto bad = gfsl::lin::check_history(h, {}, {});
+  ASSERT_EQ(bad.v, verdict::not_linearizable);
+  html = gfsl::lin::html_report(h, bad, ctx);
+  EXPECT_NE(html.find("<g class=\"op "), std::string::npos);
+  EXPECT_NE(html.find("id=\"info\""), std::string::npos);
+  EXPECT_NE(html.find("<script>"), std::string::npos);
+}
+
 }  // namespace
