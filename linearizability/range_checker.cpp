@@ -957,7 +957,7 @@ std::string range_text_report(const range_history& h, const range_check_result& 
        std::to_string(r.ambiguous_keys) + " keys with several update orders, " + std::to_string(r.choices) + " choices, " +
        std::to_string(r.search_steps) + " search steps\n";
   if (r.v == verdict::unknown) s += "limits:   the search stopped at its bound (--seconds, or the budget of alternatives)\n";
-  for (const std::string& line : r.why) s += (&line == &r.why.front() ? "why:      " : "") + line + "\n";
+  for (const std::string& line : r.why) s += (&line == &r.why.front() ? "why:      " : "          ") + line + "\n";
   return s;
 }
 

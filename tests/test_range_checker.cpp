@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "linearizability/range_brute.hpp"
 #include "linearizability/range_checker.hpp"
@@ -415,3 +418,45 @@ TEST(RangeChecker, LargeGeneratedHistoryIsLinearizable) {
 }
 
 }  // namespace
+
+#ifdef GFSL_BINARY
+namespace {
+
+int run_gfsl(const std::string& args, std::string& out) {
+  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  out.clear();
+  char buf[4096];
+  for (std::size_t n; p && (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = p ? ::pclose(p) : -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(RangeCli, CheckAndConvert) {
+  builder good;
+  good.ins(1, 10, true, 0, 1).ins(2, 20, true, 2, 3).range(0, 5, {{1, 10}, {2, 20}}, 4, 5);
+  builder bad;
+  bad.ins(1, 10, true, 0, 2).ins(2, 20, true, 3, 5).range(0, 5, {{2, 20}}, 1, 9);
+  const std::string g = temp_path("cli-good"), b = temp_path("cli-bad");
+  write_range_trace(g, good.h);
+  write_range_trace(b, bad.h);
+  std::string out;
+  EXPECT_EQ(run_gfsl("check --model ordered-map " + g, out), 0) << out;
+  EXPECT_NE(out.find("verdict:  linearizable"), std::string::npos) << out;
+  EXPECT_EQ(run_gfsl("check --model ordered-map " + b, out), 1) << out;
+  EXPECT_NE(out.find("range[0, 5) -> {2:20}"), std::string::npos) << out;
+  EXPECT_EQ(run_gfsl("check --model ordered-map --json - " + b, out), 1) << out;
+  EXPECT_NE(out.find("\"verdict\":\"not linearizable\""), std::string::npos) << out;
+  // The metadata names the model; the binary form cannot hold ranges.
+  EXPECT_EQ(run_gfsl("check --model ordered-upsert-map " + g, out), 2) << out;
+  EXPECT_EQ(run_gfsl("convert " + g + " " + g + ".bin", out), 2) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("not converted"), std::string::npos) << out;
+  // Read under the default model, a range is refused at its line.
+  EXPECT_EQ(run_gfsl("check " + g, out), 2) << out;
+  std::remove(g.c_str());
+  std::remove(b.c_str());
+}
+
+}  // namespace
+#endif
