@@ -1,6 +1,9 @@
 #include "linearizability/range_checker.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <exception>
 #include <chrono>
 #include <cstdio>
 #include <numeric>
@@ -84,12 +87,14 @@ class solver {
   std::vector<u32> ord_;
   // Edges the search adds (linked lists per node, undone in reverse).
   struct dyn_edge {
-    u32 u, v, next_f, next_b;
+    u32 u, v, next_f, next_b, level;
   };
   std::vector<dyn_edge> dyn_;
   std::vector<u32> dyn_head_f_, dyn_head_b_;
-  std::vector<u32> mark_;
+  std::vector<u32> mark_, parent_, via_;
   u32 epoch_ = 0;
+  u32 level_ = 0;                 // the search level adding edges now
+  std::vector<u32> cycle_levels_; // after a refused edge: the levels whose edges close the cycle
 
   bool violated() const { return r_.v == verdict::not_linearizable; }
   u32 node_of(u32 op) const { return timeline_ + op; }
@@ -147,6 +152,8 @@ class solver {
     u32 key = 0;
     item it{};
     std::vector<slot_edges> alts;
+    u32 made_by = none;  // the level whose order of this key made it (its slots depend on that order)
+    u64 time = 0;        // where it sits on the clock: choices are taken in this order
   };
   std::vector<choice> todo_;
   deadline deadline_;
@@ -154,8 +161,8 @@ class solver {
   bool insert_edge(u32 u, u32 v);
   void undo_to(std::size_t mark);
   bool apply(const slot_edges& s);
-  bool search(std::size_t i);
-  bool apply_order(u32 ki, const std::vector<u32>& order);
+  bool search(std::size_t i, std::vector<u32>& conflict);
+  bool apply_order(u32 ki, const std::vector<u32>& order, std::size_t at);
   template <class F>
   void for_succ(u32 n, F&& f) const {
     for (u32 e = fwd_from_[n]; e < fwd_from_[n + 1]; ++e) f(fwd_[e]);
@@ -705,9 +712,10 @@ void solver::report_cycle(const std::vector<u32>& indeg) {
 // closes a cycle and is refused.
 
 bool solver::insert_edge(u32 u, u32 v) {
+  cycle_levels_.clear();
   if (u == v) return false;
   auto push = [&] {
-    dyn_.push_back({u, v, dyn_head_f_[u], dyn_head_b_[v]});
+    dyn_.push_back({u, v, dyn_head_f_[u], dyn_head_b_[v], level_});
     dyn_head_f_[u] = dyn_head_b_[v] = static_cast<u32>(dyn_.size() - 1);
   };
   if (ord_[u] < ord_[v]) {
@@ -718,19 +726,36 @@ bool solver::insert_edge(u32 u, u32 v) {
   if (++epoch_ == 0) std::fill(mark_.begin(), mark_.end(), 0), epoch_ = 1;
   std::vector<u32> df, db, stack{v};
   mark_[v] = epoch_;
-  while (!stack.empty()) {
+  parent_[v] = none;
+  bool cycle = false;
+  while (!stack.empty() && !cycle) {
     const u32 x = stack.back();
     stack.pop_back();
     df.push_back(x);
-    bool cycle = false;
-    for_succ(x, [&](u32 y) {
-      if (y == u) cycle = true;
+    auto visit = [&](u32 y, u32 d) {
+      if (cycle) return;
+      if (y == u) {
+        cycle = true;
+        parent_[u] = x;
+        via_[u] = d;
+        return;
+      }
       if (mark_[y] != epoch_ && ord_[y] < ub) {
         mark_[y] = epoch_;
+        parent_[y] = x;
+        via_[y] = d;
         stack.push_back(y);
       }
-    });
-    if (cycle) return false;
+    };
+    for (u32 e = fwd_from_[x]; e < fwd_from_[x + 1]; ++e) visit(fwd_[e], none);
+    for (u32 d = dyn_head_f_[x]; d != none; d = dyn_[d].next_f) visit(dyn_[d].v, d);
+  }
+  if (cycle) {
+    // The path v ~> u: the levels of the search's edges on it explain the cycle.
+    for (u32 y = u; y != v; y = parent_[y]) {
+      if (via_[y] != none) cycle_levels_.push_back(dyn_[via_[y]].level);
+    }
+    return false;
   }
   stack.push_back(u);
   mark_[u] = epoch_;
@@ -776,17 +801,25 @@ bool solver::apply(const slot_edges& s) {
   return true;
 }
 
-bool solver::apply_order(u32 ki, const std::vector<u32>& order) {
+// Applies one order of key ki's updates at level `at`: its chain, its
+// answers with one slot; those with several become choices right after
+// `at`, in clock order. False: a cycle (cycle_levels_ says whose), or an
+// answer no slot of this order explains (cycle_levels_ empty).
+bool solver::apply_order(u32 ki, const std::vector<u32>& order, std::size_t at) {
   for (std::size_t i = 1; i < order.size(); ++i) {
     const update &a = updates_[order[i - 1]], &b = updates_[order[i]];
     if (a.ret != inf && a.ret < b.call) continue;
     if (!insert_edge(node_of(a.op), node_of(b.op))) return false;
   }
   std::vector<slot_edges> alts;
+  std::vector<choice> made;
   u64 pruned = 0;
   for (const item& it : deferred_[ki]) {
     slots(ki, order, it, alts, pruned);
-    if (alts.empty()) return false;
+    if (alts.empty()) {
+      cycle_levels_.clear();
+      return false;
+    }
     if (alts.size() == 1) {
       if (!apply(alts[0])) return false;
       continue;
@@ -795,25 +828,57 @@ bool solver::apply_order(u32 ki, const std::vector<u32>& order) {
     c.key = ki;
     c.it = it;
     c.alts = alts;
-    todo_.push_back(std::move(c));
+    c.made_by = static_cast<u32>(at);
+    c.time = call_[it.node];
+    made.push_back(std::move(c));
   }
+  std::stable_sort(made.begin(), made.end(), [](const choice& a, const choice& b) { return a.time < b.time; });
+  todo_.insert(todo_.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(made.begin()), std::make_move_iterator(made.end()));
   return true;
 }
 
-bool solver::search(std::size_t i) {
+// Depth-first over the choices, with conflict-directed backjumping
+// (Prosser 1993): a failure below level i that no edge of level i takes
+// part in is passed up past i, whose other alternatives cannot help.
+// `conflict`: on failure, the levels below i that explain it.
+bool solver::search(std::size_t i, std::vector<u32>& conflict) {
+  conflict.clear();
   if (i == todo_.size()) return true;
   const choice c = todo_[i];
   const std::size_t n_alts = c.order ? orders_[c.key].size() : c.alts.size();
+  std::vector<u32> mine, below;
+  auto merge = [&](const std::vector<u32>& levels) {
+    for (u32 l : levels) {
+      if (l < i) mine.push_back(l);
+    }
+  };
   for (std::size_t a = 0; a < n_alts; ++a) {
     ++r_.search_steps;
     if (o_.budget && r_.search_steps > o_.budget) throw out_of_budget{};
-    if ((r_.search_steps & 1023) == 0 && deadline_.passed()) throw out_of_budget{};
-    const std::size_t mark = dyn_.size(), todo_mark = todo_.size();
-    const bool ok = c.order ? apply_order(c.key, orders_[c.key][a]) : apply(c.alts[a]);
-    if (ok && search(i + 1)) return true;
+    if ((r_.search_steps & 255) == 0 && deadline_.passed()) throw out_of_budget{};
+    const std::size_t mark = dyn_.size(), todo_size = todo_.size();
+    level_ = static_cast<u32>(i);
+    const bool ok = c.order ? apply_order(c.key, orders_[c.key][a], i) : apply(c.alts[a]);
+    if (!ok) {
+      merge(cycle_levels_);
+    } else {
+      if (search(i + 1, below)) return true;
+      if (std::find(below.begin(), below.end(), static_cast<u32>(i)) == below.end()) {
+        // Level i's choice is not part of it: back-jump.
+        undo_to(mark);
+        todo_.erase(todo_.begin() + static_cast<std::ptrdiff_t>(i + 1), todo_.begin() + static_cast<std::ptrdiff_t>(i + 1 + (todo_.size() - todo_size)));
+        conflict = below;
+        return false;
+      }
+      merge(below);
+    }
     undo_to(mark);
-    todo_.resize(todo_mark);
+    todo_.erase(todo_.begin() + static_cast<std::ptrdiff_t>(i + 1), todo_.begin() + static_cast<std::ptrdiff_t>(i + 1 + (todo_.size() - todo_size)));
   }
+  if (c.made_by != none) mine.push_back(c.made_by);
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  conflict = std::move(mine);
   return false;
 }
 
@@ -881,22 +946,27 @@ void solver::run() {
     choice c;
     c.order = true;
     c.key = ki;
-    todo_.insert(todo_.begin(), std::move(c));
+    c.time = updates_[key_from_[ki]].call;
+    todo_.push_back(std::move(c));
   }
   r_.choices = todo_.size();
   if (todo_.empty()) return;
-  std::stable_sort(todo_.begin(), todo_.end(), [&](const choice& a, const choice& b) {
-    const std::size_t na = a.order ? orders_[a.key].size() : a.alts.size(), nb = b.order ? orders_[b.key].size() : b.alts.size();
-    return na < nb;
-  });
+  for (choice& c : todo_) {
+    if (!c.order) c.time = call_[c.it.node];
+  }
+  // In clock order: a conflict shows soon after the choice that caused it.
+  std::stable_sort(todo_.begin(), todo_.end(), [&](const choice& a, const choice& b) { return a.time < b.time; });
   const u32 nodes = timeline_ + n;
   dyn_head_f_.assign(nodes, none);
   dyn_head_b_.assign(nodes, none);
   mark_.assign(nodes, 0);
+  parent_.assign(nodes, none);
+  via_.assign(nodes, none);
   deadline_ = deadline::after_seconds(o_.seconds);
   bool found = false;
   try {
-    found = search(0);
+    std::vector<u32> conflict;
+    found = search(0, conflict);
   } catch (const out_of_budget&) {
     r_.v = verdict::unknown;
     r_.cut = true;
@@ -938,7 +1008,33 @@ range_check_result check_range_history(const range_history& h, const range_check
   range_check_result r;
   r.operations = h.ops.size();
   solver s(h, o, r);
-  s.run();
+  // The search recurses once per choice, the enumeration once per update
+  // of a key: a thread of its own with a deep stack (reserved, not touched).
+  struct job {
+    solver* s;
+    std::exception_ptr error;
+  } j{&s, nullptr};
+  pthread_attr_t attr;
+  pthread_t thread;
+  bool ran = false;
+  if (pthread_attr_init(&attr) == 0) {
+    if (pthread_attr_setstacksize(&attr, std::size_t{1} << 30) == 0 &&
+        pthread_create(&thread, &attr, [](void* p) -> void* {
+          auto* jj = static_cast<job*>(p);
+          try {
+            jj->s->run();
+          } catch (...) {
+            jj->error = std::current_exception();
+          }
+          return nullptr;
+        }, &j) == 0) {
+      pthread_join(thread, nullptr);
+      ran = true;
+    }
+    pthread_attr_destroy(&attr);
+  }
+  if (!ran) s.run();
+  if (j.error) std::rethrow_exception(j.error);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
