@@ -94,7 +94,7 @@ inline bool brute_force_range_linearizable(const range_history& h) {
       for (std::size_t i = 0; i < n; ++i) {
         if (skip[i] || (placed >> i & 1)) continue;
         const range_record& r = h.ops[i];
-        const std::uint64_t ret_i = r.pending() ? model::no_stamp : r.ret;
+        const std::uint64_t ret_i = r.ret;  // an error: before its return, or never
         bool valid = true;
         for (std::size_t j = 0; j < n && valid; ++j) {
           if (placed >> j & 1) valid = h.ops[j].call <= ret_i;

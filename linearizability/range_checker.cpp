@@ -187,7 +187,7 @@ bool solver::normalise() {
   for (u32 i = 0; i < n; ++i) {
     const range_record& x = h_.ops[i];
     call_[i] = x.call;
-    eret_[i] = x.pending() ? inf : x.ret;
+    eret_[i] = x.ret;  // an operation that ended in an error took effect before its return, or not at all
     r_.pending += x.pending() ? 1 : 0;
     if (x.op == range_op::range) ++r_.ranges;
     if (x.op == range_op::snapshot) {
@@ -228,7 +228,7 @@ bool solver::normalise() {
   std::vector<raw> ups;
   for (u32 i = 0; i < n; ++i) {
     const range_record& x = h_.ops[i];
-    update u{i, x.call, x.pending() ? inf : x.ret, x.value, w_insert, x.pending()};
+    update u{i, x.call, x.ret, x.value, w_insert, x.pending()};
     switch (x.op) {
       case range_op::insert:
         if (!x.pending() && !x.ok) continue;  // a read: present

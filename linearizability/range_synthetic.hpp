@@ -3,7 +3,8 @@
 // operation takes effect at a point of its interval, and a sequential
 // std::map applied in the order of those points gives the answers. Written
 // values are unique (a counter). Pending operations (ret never) took effect
-// at their point, or, for some, not at all.
+// at their point, or, for some, not at all; so did those that ended in an
+// error (a status other than ok, their return stamp kept).
 #pragma once
 
 #include <algorithm>
@@ -26,6 +27,7 @@ struct range_gen_options {
   std::uint32_t range_width = 10;
   std::uint32_t max_gap = 4, max_duration = 20;  // clock ticks between a team's operations, and each one's length
   double pending_pct = 0;                        // of all operations: never returned
+  double error_pct = 0;                          // of all operations: ended in an error (took effect or not)
   std::uint64_t seed = 1;
 };
 
@@ -79,9 +81,11 @@ inline range_history linearizable_range_history(const range_gen_options& o) {
   for (std::uint32_t i : order) {
     planned& p = plan[i];
     range_record& r = p.r;
-    const bool pending = pct(o.pending_pct);
+    const bool errored = pct(o.error_pct);
+    const bool pending = errored || pct(o.pending_pct);
     if (pending) {
-      r.ret = model::no_stamp;
+      if (errored) r.st = status::pool_exhausted;
+      else r.ret = model::no_stamp;
       p.applied = r.op != range_op::snapshot && pct(70);
       if (r.op == range_op::snapshot) r.op = range_op::find;  // a pending snapshot's handle is never known
     }

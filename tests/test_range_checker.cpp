@@ -347,6 +347,7 @@ void differential(range_model model, std::uint64_t histories, std::uint64_t seed
     o.max_gap = static_cast<std::uint32_t>(rng() % 6);
     o.max_duration = static_cast<std::uint32_t>(rng() % 40);
     o.pending_pct = rng() % 4 == 0 ? 15 : 0;
+    o.error_pct = rng() % 8 == 0 ? 15 : 0;
     range_history h = linearizable_range_history(o);
     const int mutations = static_cast<int>(rng() % 3);  // 0: linearizable by construction
     for (int m = 0; m < mutations; ++m) mutate(h, rng);
