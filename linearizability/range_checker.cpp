@@ -73,9 +73,12 @@ class solver {
   std::vector<update> updates_;               // by key, then call
   std::vector<std::pair<u64, u32>> by_value_; // ((key index << 32) | value) -> update
   // Per key: its admissible orders (indices into updates_), whether cut.
-  std::vector<std::vector<std::vector<u32>>> orders_;
-  std::vector<bool> orders_cut_;
-  std::vector<std::vector<item>> deferred_;   // items of keys with several orders
+  std::vector<std::vector<std::vector<u32>>> orders_;  // a key's only order (forced keys), else empty
+  std::vector<bool> ambiguous_;               // more than one order may be admissible: decided segment by segment
+  std::vector<std::vector<u32>> segs_;        // ambiguous keys: where each segment starts (updates_), then the end
+  std::vector<std::vector<std::vector<item>>> seg_items_;  // ambiguous keys: the answers each segment's order decides
+  std::vector<std::vector<u32>> cur_;         // the search: the order of the segments chosen so far
+  std::vector<std::vector<u32>> seg_level_;   // and the levels that chose them
 
   // ---- the graph
   u32 timeline_ = 0;   // timeline nodes first, then one per op
@@ -124,6 +127,7 @@ class solver {
 
   bool normalise();
   void enumerate(u32 ki);
+  void sequences(u32 from, u32 to, bool present, value_type value, u32 cap, std::vector<std::vector<u32>>& out, bool& cut) const;
   void items();
   void add_item(u32 ki, const item& it);
   // Slots of `it` under `order` of key ki: each alternative's edges (at most 2).
@@ -148,12 +152,13 @@ class solver {
 
   // ---- the search
   struct choice {
-    bool order = false;
+    bool segment = false;  // an order of one segment of an ambiguous key's updates; else an answer's slot
     u32 key = 0;
+    u32 seg = 0;
     item it{};
     std::vector<slot_edges> alts;
-    u32 made_by = none;  // the level whose order of this key made it (its slots depend on that order)
-    u64 time = 0;        // where it sits on the clock: choices are taken in this order
+    std::vector<u32> made_by;  // the levels whose orders of this key its slots depend on
+    u64 time = 0;              // where it sits on the clock: choices are taken in this order
   };
   std::vector<choice> todo_;
   deadline deadline_;
@@ -162,7 +167,8 @@ class solver {
   void undo_to(std::size_t mark);
   bool apply(const slot_edges& s);
   bool search(std::size_t i, std::vector<u32>& conflict);
-  bool apply_order(u32 ki, const std::vector<u32>& order, std::size_t at);
+  bool apply_segment(u32 ki, u32 seg, const std::vector<u32>& order, std::size_t at);
+  void undo_segment(u32 ki, std::size_t len);
   template <class F>
   void for_succ(u32 n, F&& f) const {
     for (u32 e = fwd_from_[n]; e < fwd_from_[n + 1]; ++e) f(fwd_[e]);
@@ -312,9 +318,8 @@ bool solver::normalise() {
 // mandatory updates and some optional ones in which each update finds the
 // state it requires and none follows one that was called after it returned.
 
-void solver::enumerate(u32 ki) {
-  const u32 from = key_from_[ki], to = key_from_[ki + 1], n = to - from;
-  std::vector<std::vector<u32>>& out = orders_[ki];
+void solver::sequences(u32 from, u32 to, bool present, value_type value, u32 cap, std::vector<std::vector<u32>>& out, bool& cut) const {
+  const u32 n = to - from;
   std::vector<u32> by_ret;  // mandatory, by return
   u32 optional = 0;
   for (u32 i = 0; i < n; ++i) {
@@ -325,16 +330,14 @@ void solver::enumerate(u32 ki) {
   std::vector<char> placed(n, 0);
   std::vector<u32> seq;
   seq.reserve(n);
-  bool present = false;
-  value_type value = 0;
   const u32 mandatory = static_cast<u32>(by_ret.size());
-  auto fits = [&](const update& u) {
+  auto fits = [](const update& u, bool p, value_type v) {
     switch (u.k) {
-      case w_insert: return !present;
-      case w_replace: return present;
+      case w_insert: return !p;
+      case w_replace: return p;
       case w_assign: return true;
-      case w_erase: return present && value == u.v;
-      case w_erase_any: return present;
+      case w_erase: return p && v == u.v;
+      case w_erase_any: return p;
     }
     return false;
   };
@@ -347,11 +350,12 @@ void solver::enumerate(u32 ki) {
       const u64 min_ret = updates_[from + by_ret[rp]].ret;
       u32 cand = none, count = 0;
       for (u32 i = lo; i < n && updates_[from + i].call <= min_ret; ++i) {
-        if (placed[i] || !fits(updates_[from + i])) continue;
+        if (placed[i] || !fits(updates_[from + i], present, value)) continue;
         if (++count > 1) break;
         cand = i;
       }
-      if (count != 1) break;
+      if (count == 0) return;  // no admissible order
+      if (count > 1) break;
       const update& u = updates_[from + cand];
       placed[cand] = 1;
       seq.push_back(from + cand);
@@ -366,10 +370,20 @@ void solver::enumerate(u32 ki) {
   }
   // Depth-first from there.
   struct frame {
-    static void go(solver& s, u32 from, u32 n, u32 mandatory, const std::vector<u32>& by_ret, std::vector<char>& placed,
-                   std::vector<u32>& seq, u32 lo, u32 rp, u32 placed_mandatory, bool present, value_type value,
-                   const decltype(fits)& fits_in, bool& present_ref, value_type& value_ref, std::vector<std::vector<u32>>& out, bool& cut) {
-      if (out.size() >= s.o_.max_orders) {
+    const solver& s;
+    u32 from, n, mandatory;
+    const std::vector<u32>& by_ret;
+    std::vector<char>& placed;
+    std::vector<u32>& seq;
+    std::vector<std::vector<u32>>& out;
+    bool& cut;
+    const decltype(fits)& fits_in;
+    u32 cap;
+    u64 nodes = 0;
+    void go(u32 lo, u32 rp, u32 placed_mandatory, bool present, value_type value) {
+      // At most `cap` sequences, and 256 steps of the walk for each: more, and
+      // the enumeration is cut (a search over it cannot answer no).
+      if (out.size() >= cap || ++nodes > 256ull * cap) {
         cut = true;
         return;
       }
@@ -380,22 +394,48 @@ void solver::enumerate(u32 ki) {
       for (u32 i = lo; i < n && s.updates_[from + i].call <= min_ret; ++i) {
         if (placed[i]) continue;
         const update& u = s.updates_[from + i];
-        present_ref = present;
-        value_ref = value;
-        if (!fits_in(u)) continue;
+        if (!fits_in(u, present, value)) continue;
         placed[i] = 1;
         seq.push_back(from + i);
-        go(s, from, n, mandatory, by_ret, placed, seq, lo, rp, placed_mandatory + (u.optional ? 0 : 1),
-           u.k != w_erase && u.k != w_erase_any, u.v, fits_in, present_ref, value_ref, out, cut);
+        go(lo, rp, placed_mandatory + (u.optional ? 0 : 1), u.k != w_erase && u.k != w_erase_any, u.v);
         seq.pop_back();
         placed[i] = 0;
         if (cut) return;
       }
     }
-  };
-  bool cut = false;
-  frame::go(*this, from, n, mandatory, by_ret, placed, seq, 0, 0, placed_mandatory, present, value, fits, present, value, out, cut);
-  if (cut) orders_cut_[ki] = true;
+  } f{*this, from, n, mandatory, by_ret, placed, seq, out, cut, fits, cap};
+  f.go(lo, rp, placed_mandatory, present, value);
+}
+
+// A key's order: forced (one pass), none (a violation), or left to the
+// search segment by segment. A segment ends where every update before
+// returned before every one after was called: real time orders the
+// segments, so an order is one sequence per segment, each admissible from
+// the state the one before ends in.
+void solver::enumerate(u32 ki) {
+  const u32 from = key_from_[ki], to = key_from_[ki + 1];
+  bool optional = false;
+  for (u32 u = from; u < to; ++u) optional = optional || updates_[u].optional;
+  if (!optional) {
+    // One pass when forced; sequences() stops at the first branch otherwise.
+    std::vector<std::vector<u32>> out;
+    bool cut = false;
+    sequences(from, to, false, 0, 1, out, cut);
+    if (out.size() == 1 && !cut) {
+      orders_[ki] = std::move(out);
+      return;
+    }
+    if (out.empty() && !cut) return;  // no admissible order: run() reports it
+  }
+  ambiguous_[ki] = true;
+  std::vector<u32>& segs = segs_[ki];
+  u64 max_ret = 0;
+  for (u32 u = from; u < to; ++u) {
+    if (u == from || max_ret < updates_[u].call) segs.push_back(u);
+    max_ret = std::max(max_ret, updates_[u].ret);
+  }
+  segs.push_back(to);
+  seg_items_[ki].resize(segs.size() - 1);
 }
 
 // ---------------------------------------------------------------------------
@@ -464,8 +504,14 @@ void solver::slots(u32 ki, const std::vector<u32>& order, const item& it, std::v
 
 void solver::add_item(u32 ki, const item& it) {
   ++r_.range_items;
-  if (orders_[ki].size() != 1 || orders_cut_[ki]) {
-    deferred_[ki].push_back(it);
+  if (ambiguous_[ki]) {
+    // Decided with the segment holding the last update called before the
+    // answer's operation returned: its slots lie in that segment or before.
+    const std::vector<u32>& segs = segs_[ki];
+    const u64 e = eret_[it.node];
+    std::size_t sg = 0;
+    while (sg + 2 < segs.size() && updates_[segs[sg + 1]].call <= e) ++sg;
+    seg_items_[ki][sg].push_back(it);
     return;
   }
   std::vector<slot_edges> alts;
@@ -801,40 +847,56 @@ bool solver::apply(const slot_edges& s) {
   return true;
 }
 
-// Applies one order of key ki's updates at level `at`: its chain, its
-// answers with one slot; those with several become choices right after
-// `at`, in clock order. False: a cycle (cycle_levels_ says whose), or an
-// answer no slot of this order explains (cycle_levels_ empty).
-bool solver::apply_order(u32 ki, const std::vector<u32>& order, std::size_t at) {
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    const update &a = updates_[order[i - 1]], &b = updates_[order[i]];
-    if (a.ret != inf && a.ret < b.call) continue;
-    if (!insert_edge(node_of(a.op), node_of(b.op))) return false;
+// Applies one order of segment `seg` of key ki's updates at level `at`:
+// its chain, the answers that segment decides with one slot; those with
+// several become choices right after `at`, in clock order. False: a cycle
+// (cycle_levels_ says whose), or an answer no slot explains. Every answer's
+// slots depend on the orders of the key's segments so far: their levels
+// are part of any failure they cause.
+bool solver::apply_segment(u32 ki, u32 seg, const std::vector<u32>& order, std::size_t at) {
+  std::vector<u32>& cur = cur_[ki];
+  seg_level_[ki].push_back(static_cast<u32>(at));
+  auto fail = [&] {
+    const std::vector<u32>& mine = seg_level_[ki];
+    cycle_levels_.insert(cycle_levels_.end(), mine.begin(), mine.end());
+    return false;
+  };
+  for (u32 w : order) {
+    if (!cur.empty()) {
+      const update &a = updates_[cur.back()], &b = updates_[w];
+      if (!(a.ret != inf && a.ret < b.call) && !insert_edge(node_of(a.op), node_of(b.op))) return false;
+    }
+    cur.push_back(w);
   }
   std::vector<slot_edges> alts;
   std::vector<choice> made;
   u64 pruned = 0;
-  for (const item& it : deferred_[ki]) {
-    slots(ki, order, it, alts, pruned);
+  for (const item& it : seg_items_[ki][seg]) {
+    slots(ki, cur, it, alts, pruned);
     if (alts.empty()) {
       cycle_levels_.clear();
-      return false;
+      return fail();
     }
     if (alts.size() == 1) {
-      if (!apply(alts[0])) return false;
+      if (!apply(alts[0])) return fail();
       continue;
     }
     choice c;
     c.key = ki;
     c.it = it;
     c.alts = alts;
-    c.made_by = static_cast<u32>(at);
+    c.made_by = seg_level_[ki];
     c.time = call_[it.node];
     made.push_back(std::move(c));
   }
   std::stable_sort(made.begin(), made.end(), [](const choice& a, const choice& b) { return a.time < b.time; });
   todo_.insert(todo_.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(made.begin()), std::make_move_iterator(made.end()));
   return true;
+}
+
+void solver::undo_segment(u32 ki, std::size_t len) {
+  cur_[ki].resize(len);
+  seg_level_[ki].pop_back();
 }
 
 // Depth-first over the choices, with conflict-directed backjumping
@@ -845,7 +907,18 @@ bool solver::search(std::size_t i, std::vector<u32>& conflict) {
   conflict.clear();
   if (i == todo_.size()) return true;
   const choice c = todo_[i];
-  const std::size_t n_alts = c.order ? orders_[c.key].size() : c.alts.size();
+  // A segment's orders, from the state the key's order so far ends in.
+  std::vector<std::vector<u32>> seqs;
+  std::size_t cur_len = 0;
+  if (c.segment) {
+    const std::vector<u32>& cur = cur_[c.key];
+    cur_len = cur.size();
+    const bool present = !cur.empty() && updates_[cur.back()].k != w_erase && updates_[cur.back()].k != w_erase_any;
+    bool cut = false;
+    sequences(segs_[c.key][c.seg], segs_[c.key][c.seg + 1], present, cur.empty() ? 0 : updates_[cur.back()].v, o_.max_orders, seqs, cut);
+    if (cut) r_.cut = true;
+  }
+  const std::size_t n_alts = c.segment ? seqs.size() : c.alts.size();
   std::vector<u32> mine, below;
   auto merge = [&](const std::vector<u32>& levels) {
     for (u32 l : levels) {
@@ -858,24 +931,29 @@ bool solver::search(std::size_t i, std::vector<u32>& conflict) {
     if ((r_.search_steps & 255) == 0 && deadline_.passed()) throw out_of_budget{};
     const std::size_t mark = dyn_.size(), todo_size = todo_.size();
     level_ = static_cast<u32>(i);
-    const bool ok = c.order ? apply_order(c.key, orders_[c.key][a], i) : apply(c.alts[a]);
+    const bool ok = c.segment ? apply_segment(c.key, c.seg, seqs[a], i) : apply(c.alts[a]);
+    auto undo = [&] {
+      undo_to(mark);
+      todo_.erase(todo_.begin() + static_cast<std::ptrdiff_t>(i + 1), todo_.begin() + static_cast<std::ptrdiff_t>(i + 1 + (todo_.size() - todo_size)));
+      if (c.segment) undo_segment(c.key, cur_len);
+    };
     if (!ok) {
       merge(cycle_levels_);
     } else {
       if (search(i + 1, below)) return true;
       if (std::find(below.begin(), below.end(), static_cast<u32>(i)) == below.end()) {
         // Level i's choice is not part of it: back-jump.
-        undo_to(mark);
-        todo_.erase(todo_.begin() + static_cast<std::ptrdiff_t>(i + 1), todo_.begin() + static_cast<std::ptrdiff_t>(i + 1 + (todo_.size() - todo_size)));
+        undo();
         conflict = below;
         return false;
       }
       merge(below);
     }
-    undo_to(mark);
-    todo_.erase(todo_.begin() + static_cast<std::ptrdiff_t>(i + 1), todo_.begin() + static_cast<std::ptrdiff_t>(i + 1 + (todo_.size() - todo_size)));
+    undo();
   }
-  if (c.made_by != none) mine.push_back(c.made_by);
+  // What this choice could be depends on the key's segments chosen before.
+  if (c.segment) mine.insert(mine.end(), seg_level_[c.key].begin(), seg_level_[c.key].end());
+  mine.insert(mine.end(), c.made_by.begin(), c.made_by.end());
   std::sort(mine.begin(), mine.end());
   mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   conflict = std::move(mine);
@@ -886,13 +964,15 @@ void solver::run() {
   if (!normalise()) return;
   // Per key, the admissible orders.
   orders_.resize(keys_.size());
-  orders_cut_.assign(keys_.size(), false);
-  deferred_.resize(keys_.size());
+  ambiguous_.assign(keys_.size(), false);
+  segs_.resize(keys_.size());
+  seg_items_.resize(keys_.size());
+  cur_.resize(keys_.size());
+  seg_level_.resize(keys_.size());
   for (u32 ki = 0; ki < keys_.size(); ++ki) {
     enumerate(ki);
-    if (orders_[ki].size() != 1 || orders_cut_[ki]) ++r_.ambiguous_keys;
-    if (orders_cut_[ki]) r_.cut = true;
-    if (orders_[ki].empty() && !orders_cut_[ki] && !violated()) {
+    if (ambiguous_[ki]) ++r_.ambiguous_keys;
+    if (orders_[ki].empty() && !ambiguous_[ki] && !violated()) {
       std::vector<u32> w;
       std::vector<std::string> why{"the updates of key " + std::to_string(keys_[ki]) +
                                    " have no order in which each finds the state it needs and real time holds:"};
@@ -928,7 +1008,7 @@ void solver::run() {
   }
   // Forced orders' chains.
   for (u32 ki = 0; ki < keys_.size(); ++ki) {
-    if (orders_[ki].size() != 1 || orders_cut_[ki]) continue;
+    if (ambiguous_[ki]) continue;
     const std::vector<u32>& order = orders_[ki][0];
     for (std::size_t i = 1; i < order.size(); ++i) {
       const update &a = updates_[order[i - 1]], &b = updates_[order[i]];
@@ -940,20 +1020,22 @@ void solver::run() {
   if (violated()) return;
   build_csr();
   if (!topological()) return;
-  // Choices: the keys with several orders, then the answers with several slots.
+  // Choices: the segments of keys with several orders, and the answers
+  // with several slots.
+  for (choice& c : todo_) c.time = call_[c.it.node];
   for (u32 ki = 0; ki < keys_.size(); ++ki) {
-    if (orders_[ki].size() == 1 && !orders_cut_[ki]) continue;
-    choice c;
-    c.order = true;
-    c.key = ki;
-    c.time = updates_[key_from_[ki]].call;
-    todo_.push_back(std::move(c));
+    if (!ambiguous_[ki]) continue;
+    for (u32 sg = 0; sg + 1 < segs_[ki].size(); ++sg) {
+      choice c;
+      c.segment = true;
+      c.key = ki;
+      c.seg = sg;
+      c.time = updates_[segs_[ki][sg]].call;
+      todo_.push_back(std::move(c));
+    }
   }
   r_.choices = todo_.size();
   if (todo_.empty()) return;
-  for (choice& c : todo_) {
-    if (!c.order) c.time = call_[c.it.node];
-  }
   // In clock order: a conflict shows soon after the choice that caused it.
   std::stable_sort(todo_.begin(), todo_.end(), [&](const choice& a, const choice& b) { return a.time < b.time; });
   const u32 nodes = timeline_ + n;
@@ -982,13 +1064,13 @@ void solver::run() {
                                std::to_string(r_.search_steps) + " alternatives tried, all closing a cycle):"};
   for (const choice& c : todo_) {
     if (w.size() >= 24) break;
-    if (c.order) {
-      why.push_back("  key " + std::to_string(keys_[c.key]) + ": " + std::to_string(orders_[c.key].size()) + " admissible orders of its updates");
-      for (u32 u = key_from_[c.key]; u < key_from_[c.key + 1] && w.size() < 24; ++u) {
+    if (c.segment) {
+      why.push_back("  key " + std::to_string(keys_[c.key]) + ": the orders of these updates (one stretch of its history)");
+      for (u32 u = segs_[c.key][c.seg]; u < segs_[c.key][c.seg + 1] && w.size() < 24; ++u) {
         w.push_back(updates_[u].op);
         why.push_back("    " + rec(updates_[u].op));
       }
-      for (const item& it : deferred_[c.key]) {
+      for (const item& it : seg_items_[c.key][c.seg]) {
         if (w.size() >= 24) break;
         w.push_back(it.via);
         why.push_back("    answered by " + rec(it.via));
