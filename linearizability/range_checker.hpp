@@ -29,7 +29,7 @@ namespace gfsl::lin::ranges {
 struct range_check_options {
   double seconds = 0;                 // 0: no limit
   std::uint64_t budget = 1'000'000;   // alternatives the search may try (0: no bound)
-  std::uint32_t max_orders = 256;     // update orders enumerated per key; more: that key's orders are cut (unknown, not no)
+  std::uint32_t max_orders = 256;     // sequences enumerated per segment of a key; more: cut (unknown, not no)
 };
 
 struct range_check_result {
