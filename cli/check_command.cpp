@@ -25,10 +25,14 @@
 #include "invariants/temporal.hpp"
 #include "linearizability/checker.hpp"
 #include "linearizability/models.hpp"
+#include "linearizability/range_model.hpp"
 #include "linearizability/report.hpp"
 #include "traces/trace.hpp"
 
 namespace gfsl::cli {
+
+// cli/range_check.cpp: the ordered models, with ranges and snapshot handles.
+int run_range_check(const std::string& file, const std::string& model, double seconds, const std::string& json, const std::string& html);
 
 namespace {
 
@@ -311,6 +315,10 @@ struct model_choice {
     const std::string named = traces::declared_model(h);
     if (named.empty()) return model;
     lin::model_kind declared;
+    if (lin::ranges::range_model rm{}; lin::ranges::parse_range_model(named, rm)) {
+      throw traces::trace_error(file + ": the trace names model " + named + ": check it with --model " + named +
+                                " (its ranges and handles are read by the range checker)");
+    }
     if (!lin::parse_model(named, declared)) {
       throw traces::trace_error(file + ": the trace names model \"" + named + "\", which gfsl check does not know (one of " +
                                 lin::model_names() + ")");
@@ -324,6 +332,8 @@ struct model_choice {
 };
 
 int run_check(const check_options& o) {
+  // The ordered models have a reader and checker of their own (JSON lines).
+  if (lin::ranges::range_model rm{}; lin::ranges::parse_range_model(o.model, rm)) return run_range_check(o.file, o.model, o.timeout, o.json, o.html);
   model_choice choice;
   choice.file = o.file;
   if (!o.model.empty()) {
@@ -483,6 +493,11 @@ struct convert_options {
 };
 
 int run_convert(const convert_options& o) {
+  if (lin::ranges::names_range_model(lin::ranges::first_line_of(o.in))) {
+    std::fprintf(stderr, "gfsl convert: %s: a trace of an ordered model (ranges, snapshot handles), which only the JSON-lines form holds: not converted\n",
+                 lin::printable(o.in).c_str());
+    return exit_usage;
+  }
   try {
     const traces::trace t = traces::read_trace(o.in);
     traces::trace_format as = t.format == traces::trace_format::binary ? traces::trace_format::json : traces::trace_format::binary;
@@ -555,8 +570,9 @@ command add_check_command(CLI::App& root) {
   c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)")->type_name("FILE");
   c->add_option("--model", o->model,
                 "the sequential specification: set (insert-if-absent, delete, contains: GFSL's map), map (insert, erase, find), "
-                "upsert-map (map and upsert), multiset (traces/FORMAT.md, \"Models\"); refused if the trace names another")
-      ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset"}))
+                "upsert-map (map and upsert), multiset; ordered-map, ordered-upsert-map (with range queries and snapshot handles, JSON lines "
+                "only) (traces/FORMAT.md, \"Models\", \"Ordered maps\"); refused if the trace names another")
+      ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset", "ordered-map", "ordered-upsert-map"}))
       ->default_str("the trace's, else set");
   c->add_option("--subject", o->subject, "the structure the trace must record: gfsl or slabhash (refused if it records another; "
                                         "default: whichever it names)")

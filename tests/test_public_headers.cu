@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <gfsl/oracles.cuh>
+#include <gfsl/range_oracles.cuh>
 #include <gfsl/record.cuh>
 
 #include <cstring>
@@ -578,6 +579,61 @@ TEST(Oracles, ALivelockedLaunchIsReportedAtItsDeadlineNamingTheRoundAndPhase) {
   *release = 1;  // the test's own way out; a real livelock has none
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cudaFreeHost(release);
+// gfsl/range_oracles.cuh: an ordered map behind one spin lock (every
+// operation, ranges included, atomic), so the log of its inserts and ranges
+// must judge clean: stable keys always there, fresh keys in order.
+namespace ro = gfsl::range_oracles;
+
+__global__ void locked_ranges(unsigned* lock, unsigned* slots, unsigned keys, ro::range_log log, unsigned per_thread) {
+  const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned j = 0; j < per_thread; ++j) {
+    const bool ranger = (id + j) % 4 == 0;
+    const unsigned k = 1 + ((id * per_thread + j) * 7919u) % keys;
+    const std::uint64_t c = ro::stamp();
+    while (atomicCAS(lock, 0u, 1u) != 0u) {
+    }
+    __threadfence();
+    unsigned found[16], values[16], n = 0;
+    bool inserted = false;
+    if (ranger) {
+      for (unsigned x = k; x < k + 16 && x <= keys; ++x) {
+        const unsigned v = *(volatile unsigned*)(slots + x);
+        if (v) found[n] = x, values[n++] = v;
+      }
+    } else if (!slots[k]) {
+      slots[k] = ro::stable_value(k) ^ 1u;  // fresh: any value; the log carries it
+      inserted = true;
+    }
+    __threadfence();
+    atomicExch(lock, 0u);
+    const std::uint64_t r = ro::stamp();
+    if (ranger) ro::record_range(log, id, k, std::uint64_t{k} + 16, c, r, found, values, n);
+    else ro::record_insert(log, k, ro::stable_value(k) ^ 1u, c, r, inserted);
+  }
+}
+
+TEST(RangeOraclesHeader, ALockedMapJudgesClean) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned keys = 4096, threads = 2048, per_thread = 8;
+  unsigned *lock = nullptr, *slots = nullptr;
+  ASSERT_EQ(cudaMalloc(&lock, sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&slots, (keys + 1) * sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(lock, 0, sizeof(unsigned)), cudaSuccess);
+  // Stable keys: every 64th, prefilled with their values.
+  std::vector<unsigned> init(keys + 1, 0);
+  const ro::stable_keys stable{64, keys / 64 - 1, 64};
+  for (unsigned i = 0; i < stable.count; ++i) init[stable.base + i * stable.stride] = ro::stable_value(stable.base + i * stable.stride);
+  ASSERT_EQ(cudaMemcpy(slots, init.data(), init.size() * sizeof(unsigned), cudaMemcpyHostToDevice), cudaSuccess);
+  ro::range_log_buffers buf(threads * per_thread, threads * per_thread, threads * per_thread * 16);
+  locked_ranges<<<threads / 128, 128>>>(lock, slots, keys, buf.log(), per_thread);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  // Stable keys' slots are taken: inserts of them fail, and no fresh key is inserted twice.
+  const ro::range_judgement j = ro::judge_ranges(buf.inserts(), buf.ranges(), buf.pairs(), stable);
+  EXPECT_TRUE(j.clean()) << j.summary();
+  EXPECT_GT(j.stable_checked, 0u);
+  EXPECT_GT(j.fresh_checked, 0u);
+  cudaFree(lock);
+  cudaFree(slots);
 }
 
 }  // namespace
