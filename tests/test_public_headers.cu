@@ -314,7 +314,7 @@ TEST(RecordWriter, AMultisetsInsertsThatReturnNothingAreWrittenAsTrueAndCheck) {
   const gfsl::traces::trace t = gfsl::traces::read_trace(path, nullptr, false, &ops);
   ASSERT_EQ(t.history.size(), 4u);
   EXPECT_TRUE(t.history[0].ok && t.history[1].ok);
-  EXPECT_EQ(gfsl::lin::check_history_model(gfsl::lin::model_kind::multiset, t.history, t.op_codes, gfsl::lin::deadline::after_seconds(0)).v,
+  EXPECT_EQ(gfsl::lin::check_history_model(gfsl::lin::model_kind::multiset, t.history, t.op_codes, gfsl::lin::model_check_options{}).v,
             gfsl::lin::verdict::linearizable);
   // A count of the key among them: the model is inferred as multiset.
   std::vector<rec::entry> counted = h;
@@ -579,6 +579,8 @@ TEST(Oracles, ALivelockedLaunchIsReportedAtItsDeadlineNamingTheRoundAndPhase) {
   *release = 1;  // the test's own way out; a real livelock has none
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cudaFreeHost(release);
+}
+
 // gfsl/range_oracles.cuh: an ordered map behind one spin lock (every
 // operation, ranges included, atomic), so the log of its inserts and ranges
 // must judge clean: stable keys always there, fresh keys in order.
