@@ -24,6 +24,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <new>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -504,6 +505,9 @@ void read_range(input& in, std::uint64_t begin, std::uint64_t end, trace* header
     out.error = e;
   } catch (const trace_error& e) {
     out.read_error = e.what();
+  } catch (const std::bad_alloc&) {
+    // Said as every other command says it (gfsl check: FILE: out of memory).
+    out.read_error = in.name() + ": out of memory";
   } catch (const std::exception& e) {
     out.read_error = in.name() + ": byte " + std::to_string(begin) + ": cannot read: " + e.what();
   }
