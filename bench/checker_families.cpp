@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "timed_run.hpp"
 #include "linearizability/synthetic.hpp"
 #include "traces/trace.hpp"
 
@@ -29,30 +30,8 @@ struct family {
   int expected;  // gfsl check's exit code (-1: 0 or 3, linearizable or undecided)
 };
 
-struct outcome {
-  double wall = 0;
-  int code = -1;
-};
-
-outcome run(const std::vector<std::string>& argv) {
-  const auto start = std::chrono::steady_clock::now();
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  outcome r;
-  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gfsl::bench::outcome;
+outcome run(const std::vector<std::string>& argv) { return gfsl::bench::timed_run(argv); }
 
 outcome median(std::vector<outcome> rs) {
   std::sort(rs.begin(), rs.end(), [](const outcome& a, const outcome& b) { return a.wall < b.wall; });

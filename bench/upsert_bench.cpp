@@ -20,32 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "timed_run.hpp"
+
 namespace {
 
-struct outcome {
-  double wall = 0;
-  int code = -1;
-};
-
-outcome run(const std::vector<std::string>& argv) {
-  const auto start = std::chrono::steady_clock::now();
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  outcome r;
-  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gfsl::bench::outcome;
+outcome run(const std::vector<std::string>& argv) { return gfsl::bench::timed_run(argv); }
 
 // Returns the share of upserts that replaced a value.
 double write_history(const std::string& path, std::uint64_t records, std::uint64_t keys, std::uint64_t w) {
