@@ -307,6 +307,11 @@ bool same_object(lin::model_kind a, lin::model_kind b) {
 // its header names (gfsl/record.cuh writes it), else set. A header that
 // names a model --model contradicts, or one gfsl check does not know, is
 // refused (one line, exit 2).
+// Thrown by model_choice::pick for a trace whose header names an ordered
+// model and no --model was given: the range checker reads it instead.
+struct ordered_trace {
+  std::string model;
+};
 struct model_choice {
   bool explicit_model = false;
   lin::model_kind model = lin::model_kind::set;
@@ -316,8 +321,9 @@ struct model_choice {
     if (named.empty()) return model;
     lin::model_kind declared;
     if (lin::ranges::range_model rm{}; lin::ranges::parse_range_model(named, rm)) {
-      throw traces::trace_error(file + ": the trace names model " + named + ": check it with --model " + named +
-                                " (its ranges and handles are read by the range checker)");
+      if (!explicit_model) throw ordered_trace{named};
+      throw traces::trace_error(file + ": the trace names model " + named + ", not " + lin::model_name(model) +
+                                " (--model); leave --model out to check it as the trace says (its ranges and handles are read by the range checker)");
     }
     if (!lin::parse_model(named, declared)) {
       throw traces::trace_error(file + ": the trace names model \"" + named + "\", which gfsl check does not know (one of " +
@@ -357,6 +363,9 @@ int run_check(const check_options& o) {
     };
     t = traces::read_trace(o.file, &progress.bytes_read, true, choose);
     model = choice.pick(t.header);  // a binary trace's header too
+  } catch (const ordered_trace& ordered) {
+    progress.finish();
+    return run_range_check(o.file, ordered.model, o.timeout, o.json, o.html);
   } catch (const traces::trace_error& e) {
     progress.finish();
     std::fprintf(stderr, "gfsl check: %s\n", lin::printable(e.what()).c_str());

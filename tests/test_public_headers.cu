@@ -16,6 +16,8 @@
 #include "../examples/hash_map/map.cuh"
 #include "linearizability/checker.hpp"
 #include "linearizability/models.hpp"
+#include "linearizability/range_checker.hpp"
+#include "linearizability/range_model.hpp"
 #include "traces/trace.hpp"
 
 namespace {
@@ -322,6 +324,199 @@ TEST(RecordWriter, AMultisetsInsertsThatReturnNothingAreWrittenAsTrueAndCheck) {
   EXPECT_EQ(rec::device_log::model_of(counted), rec::trace_model::multiset);
   rec::device_log::write_json_lines_of(counted, path);
   EXPECT_NE(read_text(path).find("\"model\":\"multiset\""), std::string::npos);
+}
+
+// An ordered map's records: the traces/FORMAT.md example, as the recorder
+// leaves it (range blocks in the pair area, handles in the records).
+struct ordered_log {
+  std::vector<rec::entry> records;
+  std::vector<std::uint64_t> pairs;
+  std::uint32_t block(std::uint32_t snapshot, std::vector<std::pair<unsigned, unsigned>> kv) {
+    const std::uint32_t at = static_cast<std::uint32_t>(pairs.size());
+    pairs.push_back(std::uint64_t{snapshot} << 32 | kv.size());
+    for (auto [k, v] : kv) pairs.push_back(std::uint64_t{v} << 32 | k);
+    return at;
+  }
+};
+ordered_log format_example() {
+  ordered_log l;
+  l.records.push_back(made(3, rec::op::insert, 12, 4, true, 0, 1, 100, 110));
+  l.records.push_back(made(0, rec::op::insert, 17, 9, true, 0, 1, 120, 180));
+  l.records.push_back(made(1, rec::op::range, 10, 20, true, l.block(0, {{12, 4}, {17, 9}}), 3, 130, 200));
+  l.records.push_back(made(2, rec::op::snapshot, 0, 0, true, 3, 3, 140, 150));
+  rec::entry at = made(2, rec::op::find, 17, 3, true, 9, 3, 160, 170);
+  at.kind |= rec::at_handle;
+  l.records.push_back(at);
+  rec::entry range_at = made(2, rec::op::range, 0, 100, true, l.block(3, {{12, 4}, {17, 9}}), 3, 171, 190);
+  range_at.kind |= rec::at_handle;
+  l.records.push_back(range_at);
+  l.records.push_back(made(3, rec::op::erase, 12, 0, true, 4, 3, 210, 220));
+  return l;
+}
+
+gfsl::lin::ranges::range_check_result check_ordered(const ordered_log& l, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name + ".jsonl";
+  rec::device_log::write_json_lines_of(l.records, l.pairs, path);
+  const gfsl::lin::ranges::range_history h = gfsl::lin::ranges::read_range_trace(path, gfsl::lin::ranges::range_model::ordered_map);
+  return gfsl::lin::ranges::check_range_history(h);
+}
+
+TEST(RecordWriter, RangesSnapshotsAndReadsAtAHandleAreWrittenAsTheOrderedModelReadsThem) {
+  const ordered_log l = format_example();
+  EXPECT_EQ(rec::device_log::model_of(l.records), rec::trace_model::ordered_map);
+  const std::string path = ::testing::TempDir() + "/ordered-example.jsonl";
+  rec::device_log::write_json_lines_of(l.records, l.pairs, path);
+  const std::string text = read_text(path);
+  EXPECT_NE(text.find("\"model\":\"ordered-map\""), std::string::npos) << text;
+  EXPECT_NE(text.find("{\"team\":1,\"op\":\"range\",\"lo\":10,\"hi\":20,\"pairs\":[[12,4],[17,9]],\"call\":130,\"ret\":200}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{\"team\":2,\"op\":\"snapshot\",\"handle\":3,\"call\":140,\"ret\":150}"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"op\":\"contains\",\"key\":17,\"handle\":3,\"value\":9"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"lo\":0,\"hi\":100,\"handle\":3,\"pairs\":[[12,4],[17,9]]"), std::string::npos) << text;
+  const auto r = check_ordered(l, "ordered-example-check");
+  EXPECT_TRUE(r.refusal.empty()) << r.refusal;
+  EXPECT_EQ(r.v, gfsl::lin::verdict::linearizable);
+  EXPECT_EQ(r.ranges, 2u);
+  EXPECT_EQ(r.snapshots, 1u);
+}
+
+TEST(RecordWriter, ARangeAtAHandleThatMissesAKeyInsertedBeforeTheSnapshotIsRejected) {
+  ordered_log l = format_example();
+  // The range at handle 3 answers only 17: 12's insert returned (110)
+  // before the snapshot was called (140), and its erase came after (210).
+  rec::entry& range_at = l.records[5];
+  range_at.value = l.block(3, {{17, 9}});
+  const auto r = check_ordered(l, "ordered-missing");
+  EXPECT_TRUE(r.refusal.empty()) << r.refusal;
+  EXPECT_EQ(r.v, gfsl::lin::verdict::not_linearizable);
+  EXPECT_FALSE(r.why.empty());
+}
+
+TEST(RecordWriter, ARangeRecordNamingABlockOutsideThePairAreaIsRefusedNamingTheRange) {
+  ordered_log l = format_example();
+  l.records[2].value = 1000;
+  const std::string path = ::testing::TempDir() + "/ordered-outside.jsonl";
+  try {
+    rec::device_log::write_json_lines_of(l.records, l.pairs, path);
+    FAIL() << "written";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("range [10, 20) of tile 1 names pair block 1000"), std::string::npos) << e.what();
+  }
+  // Without the pair area, any range is outside it.
+  EXPECT_THROW(rec::device_log::write_json_lines_of(format_example().records, path), std::runtime_error);
+  // Ranges and counts: no model takes both.
+  std::vector<rec::entry> counted = format_example().records;
+  counted.push_back(made(0, rec::op::count, 5, 0, true, 1, 3, 300, 310));
+  EXPECT_THROW(rec::device_log::model_of(counted), std::runtime_error);
+  EXPECT_THROW(rec::device_log::model_of(format_example().records, rec::trace_model::map), std::runtime_error);
+}
+
+// A map behind one lock (every operation, ranges included, atomic), one
+// thread a tile (the answers live in that thread's registers: found[] is
+// its own, which a tile of one may hand to ret_range): its recorded history with ranges must be linearizable, and
+// a range answer changed to a value nobody wrote must not be.
+__global__ void locked_ordered_ops(unsigned* lock, unsigned* slots, unsigned keys, rec::log_ref log, unsigned per_thread) {
+  const auto tile = cg::tiled_partition<1>(cg::this_thread_block());
+  const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= log.tiles) return;
+  rec::recorder<1> r(tile, log, id);
+  unsigned found[16], values[16];
+  for (unsigned j = 0; j < per_thread; ++j) {
+    const unsigned x = (id * 7919u + j * 104729u) * 2654435761u;
+    // Inserts of fresh keys (the threads of one round insert neighbours, so
+    // a range meets some of them and not others) and ranges anywhere: every
+    // answer pins its point between inserts, which the checker decides
+    // without a search. Erases of keys inserted in earlier rounds.
+    const unsigned what = x % 4;
+    const unsigned k = what == 0 ? 1 + j * log.tiles + id : 1 + (x >> 8) % keys;
+    const unsigned v = id * per_thread + j + 1;  // unique: the checker needs each written value unique to its key
+    // Stamped inside the lock: the history is sequential, so the checker
+    // decides it outright, and what is tested is what the recorder wrote.
+    while (atomicCAS(lock, 0u, 1u) != 0u) {
+    }
+    __threadfence();
+    rec::handle h = what == 0 ? r.call(rec::op::insert, k, v) : what == 1 ? r.call(rec::op::erase, k) : r.call_range(k, k + 16);
+    unsigned n = 0, old = 0;
+    if (what == 0) {
+      if (!slots[k]) slots[k] = v;
+      else old = 1;
+    } else if (what == 1) {
+      old = slots[k];
+      slots[k] = 0;
+    } else {
+      for (unsigned y = k; y < k + 16 && y <= keys; ++y) {
+        const unsigned s = *(volatile unsigned*)(slots + y);
+        if (s) found[n] = y, values[n++] = s;
+      }
+    }
+    if (what == 0) r.ret(h, old == 0);
+    else if (what == 1) r.ret(h, old != 0, old);
+    else r.ret_range(h, found, values, n);
+    __threadfence();
+    atomicExch(lock, 0u);
+  }
+}
+
+TEST(RecordHeader, RangesOfALockedMapAreLinearizableAndAForgedPairIsNot) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  const unsigned threads = 512, per_thread = 16, keys = threads * per_thread;
+  unsigned *lock = nullptr, *slots = nullptr;
+  ASSERT_EQ(cudaMalloc(&lock, sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&slots, (keys + 1) * sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(lock, 0, sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(slots, 0, (keys + 1) * sizeof(unsigned)), cudaSuccess);
+  rec::device_log log(threads, per_thread, rec::clock_kind::counter, std::uint64_t{threads} * per_thread * 17);
+  locked_ordered_ops<<<threads / 128, 128>>>(lock, slots, keys, log.ref(), per_thread);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ordered_log l{log.records(), log.pairs()};
+  ASSERT_EQ(l.records.size(), std::size_t{threads} * per_thread);
+  std::uint64_t ranges = 0, nonempty = 0;
+  for (const rec::entry& e : l.records) {
+    if (e.kind != static_cast<unsigned char>(rec::op::range)) continue;
+    ++ranges;
+    ASSERT_NE(e.ret, rec::never);
+    ASSERT_LT(e.value, l.pairs.size());
+    if ((l.pairs[e.value] & 0xFFFFFFFFull) > 0) ++nonempty;
+  }
+  EXPECT_GT(ranges, 0u);
+  EXPECT_GT(nonempty, 0u) << "no range found anything: the test judges nothing";
+  auto r = check_ordered(l, "locked-ordered");
+  EXPECT_TRUE(r.refusal.empty()) << r.refusal;
+  EXPECT_EQ(r.v, gfsl::lin::verdict::linearizable);
+  // The first pair of the first range that found one now holds a value no
+  // operation wrote.
+  for (const rec::entry& e : l.records) {
+    if (e.kind == static_cast<unsigned char>(rec::op::range) && (l.pairs[e.value] & 0xFFFFFFFFull) > 0) {
+      l.pairs[e.value + 1] = std::uint64_t{0xABCDEF} << 32 | (l.pairs[e.value + 1] & 0xFFFFFFFFull);
+      break;
+    }
+  }
+  r = check_ordered(l, "locked-ordered-forged");
+  EXPECT_NE(r.v, gfsl::lin::verdict::linearizable) << "a forged range answer was accepted";
+  cudaFree(lock);
+  cudaFree(slots);
+}
+
+TEST(RecordHeader, RangeAnswersPastThePairAreaAreCountedAndTheLogRefused) {
+  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  unsigned *lock = nullptr, *slots = nullptr;
+  ASSERT_EQ(cudaMalloc(&lock, sizeof(unsigned)), cudaSuccess);
+  const unsigned keys = 128 * 16;
+  ASSERT_EQ(cudaMalloc(&slots, (keys + 1) * sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(lock, 0, sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(slots, 0, (keys + 1) * sizeof(unsigned)), cudaSuccess);
+  rec::device_log log(128, 16, rec::clock_kind::counter, 8);  // 8 words: a few empty ranges at most
+  locked_ordered_ops<<<1, 128>>>(lock, slots, keys, log.ref(), 16);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  try {
+    (void)log.records();
+    FAIL() << "handed over";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("pair area of 8 words full"), std::string::npos) << e.what();
+  }
+  cudaFree(lock);
+  cudaFree(slots);
 }
 
 TEST(RecordWriter, AnAnswerlessInsertOutsideAMultisetIsRefusedNotWrittenAsNull) {

@@ -54,8 +54,15 @@ namespace gfsl::record {
 // delete and contains (gfsl check's default model: insert-if-absent, erase
 // answering the value removed, find answering the value found); upsert is
 // insert-or-assign (--model upsert-map); count answers how many times a key
-// is in (--model multiset).
-enum class op : std::uint8_t { insert = 0, erase = 1, find = 2, upsert = 3, count = 4 };
+// is in (--model multiset). range and snapshot are an ordered map's
+// (--model ordered-map, ordered-upsert-map): a range answers the pairs in
+// [lo, hi) (call_range, ret_range), a snapshot a handle (call_snapshot,
+// ret_snapshot); a find or range may read at a handle (call_find_at,
+// call_range_at). traces/FORMAT.md, "Ordered maps".
+enum class op : std::uint8_t { insert = 0, erase = 1, find = 2, upsert = 3, count = 4, range = 5, snapshot = 6 };
+// Set in a record's kind: the find or range read at the snapshot handle in
+// its record (find: `arg`; range: its pair block's header).
+inline constexpr std::uint8_t at_handle = 0x80;
 
 // One record: five 8-byte words, the layout of the project's
 // model::op_record, so that a trace writer may take them as they are.
@@ -64,12 +71,12 @@ struct alignas(8) entry {
   std::uint8_t kind;    // op
   std::uint8_t pad0[3];
   std::uint32_t key;
-  std::uint32_t arg;    // insert, upsert: the value given
+  std::uint32_t arg;    // insert, upsert: the value given; range: hi; a find at a handle: the handle
   std::uint8_t status;  // 0: returned normally; else it ended in an error, and may or may not have taken effect
   std::uint8_t ok;
   std::uint8_t known;   // bit 0: ok was recorded; bit 1: value was recorded
   std::uint8_t pad1;
-  std::uint32_t value;  // erase, find: the value answered; count: the count
+  std::uint32_t value;  // erase, find: the value answered; count: the count; snapshot: the handle; range: its pair block
   std::uint64_t call;
   std::uint64_t ret;    // ~0: never returned (pending)
 };
@@ -104,9 +111,17 @@ enum class parts : std::uint8_t { all = 0, records_only = 1, stamps_only = 2 };
 // operations are insert, erase and find alone, and where an insert returns
 // nothing (ret(h)): a multiset's insert always adds, and is written as
 // having answered true.
-enum class trace_model : std::uint8_t { inferred = 0, map = 1, upsert_map = 2, multiset = 3 };
+// A log with ranges, snapshots or reads at a handle is an ordered map's:
+// ordered-map, or ordered-upsert-map where it holds upserts.
+enum class trace_model : std::uint8_t { inferred = 0, map = 1, upsert_map = 2, multiset = 3, ordered_map = 4, ordered_upsert_map = 5 };
 inline const char* trace_model_name(trace_model m) {
-  return m == trace_model::multiset ? "multiset" : m == trace_model::upsert_map ? "upsert-map" : "map";
+  switch (m) {
+    case trace_model::multiset: return "multiset";
+    case trace_model::upsert_map: return "upsert-map";
+    case trace_model::ordered_map: return "ordered-map";
+    case trace_model::ordered_upsert_map: return "ordered-upsert-map";
+    default: return "map";
+  }
 }
 
 // The device side of a log: trivially copyable, passed to kernels by value.
@@ -130,12 +145,22 @@ struct log_ref {
   unsigned int* clashes = nullptr;         // recorders that found their tile's id held by a live recorder
   std::uint32_t* taken = nullptr;          // per tile: records taken by its recorders (bit 31: one is live); null: none kept
   clock_kind clock_source = clock_kind::counter;
+  // Range answers: blocks of 8-byte words, each a header (the pair count,
+  // and the handle of a range read at one) and its pairs (value << 32 |
+  // key), taken from `pair_words` by a fetch_add on `pairs_taken`. A range
+  // whose block does not fit is counted in `pairs_overflow` and records()
+  // refuses the log.
+  std::uint64_t* pairs = nullptr;
+  std::uint64_t pair_words = 0;
+  unsigned long long* pairs_taken = nullptr;
+  unsigned int* pairs_overflow = nullptr;
 };
 
 // What call() hands back, for ret(): the record's index (no_slot: the call
 // was not recorded, its tile's records were full).
 struct handle {
   std::uint64_t slot;
+  std::uint32_t snapshot = 0;  // a range read at a handle: that handle, for ret_range
 };
 inline constexpr std::uint64_t no_slot = ~0ull;
 
@@ -354,6 +379,46 @@ class recorder {
   __device__ void ret_lanes(handle h, bool ok) { finish_lanes(h, detail::word2(0, ok, 0, 1)); }
   __device__ void ret_lanes(handle h, bool ok, std::uint32_t value) { finish_lanes(h, detail::word2(0, ok, value, 3)); }
 
+  // An ordered map's operations (trace model ordered-map or
+  // ordered-upsert-map). Each is stamped on its own, never in a stamp group
+  // (an open group is closed first): a range reads many keys, and a group
+  // widened around it could reorder it with the tile's own later update of
+  // one of them.
+  //
+  // A snapshot: call_snapshot(), your take_snapshot, ret_snapshot(h, the
+  // handle it returned). Handles are 32 bits here.
+  __device__ handle call_snapshot() { return call_alone(static_cast<std::uint8_t>(op::snapshot), 0, 0); }
+  __device__ void ret_snapshot(handle h, std::uint32_t snapshot) { finish_alone(h, detail::word2(0, true, snapshot, 3)); }
+  // A find that reads at a snapshot: answered with ret(h, ok, value) as a find.
+  __device__ handle call_find_at(std::uint32_t key, std::uint32_t snapshot) {
+    return call_alone(static_cast<std::uint8_t>(op::find) | at_handle, key, snapshot);
+  }
+  // A range over [lo, hi) (half-open, as traces/FORMAT.md says), now or at a
+  // snapshot. Answer it with ret_range: the n pairs the structure returned,
+  // in increasing key order, from memory every thread of the tile can read
+  // (global or shared; not one thread's registers or local array): keys[i]
+  // and values[i], or pairs[i].first and .second (MVGpuBTree's pair_type,
+  // std::pair-like types). The tile copies them into the log's pair area
+  // together. A range whose pairs do not fit in the log's pair area
+  // (device_log's pair_words) is counted, and records() refuses the log.
+  __device__ handle call_range(std::uint32_t lo, std::uint32_t hi) {
+    return call_alone(static_cast<std::uint8_t>(op::range), lo, hi);
+  }
+  __device__ handle call_range_at(std::uint32_t lo, std::uint32_t hi, std::uint32_t snapshot) {
+    handle h = call_alone(static_cast<std::uint8_t>(op::range) | at_handle, lo, hi);
+    h.snapshot = snapshot;
+    return h;
+  }
+  __device__ void ret_range(handle h, const std::uint32_t* keys, const std::uint32_t* values, std::uint32_t n) {
+    ret_range_with(h, n, [&](std::uint32_t i) { return static_cast<std::uint64_t>(values[i]) << 32 | keys[i]; });
+  }
+  template <class Pair>
+  __device__ void ret_range(handle h, const Pair* pairs, std::uint32_t n) {
+    ret_range_with(h, n, [&](std::uint32_t i) {
+      return static_cast<std::uint64_t>(static_cast<std::uint32_t>(pairs[i].second)) << 32 | static_cast<std::uint32_t>(pairs[i].first);
+    });
+  }
+
  private:
   // A stamp, read by the leader between two tile barriers and shared: the
   // barriers order it after every lane's earlier accesses and before every
@@ -498,6 +563,74 @@ class recorder {
     state_.in_group() = at + 1;
     return state_.stamp();
   }
+  // The call stamp of an operation stamped on its own: after closing an open
+  // group (its closing RMW serves as this call's boundary, as a return's
+  // does), or the ungrouped call stamp.
+  __device__ handle call_alone(std::uint8_t kind, std::uint32_t key, std::uint32_t arg) {
+    const std::uint64_t slot = claim(1);
+    std::uint64_t s;
+    if (group_ > 1) {
+      const std::uint32_t n = state_.in_group();
+      const std::uint64_t v = take();
+      if (n > 0) close_group(v, n);
+      s = log_.clock_source == clock_kind::counter ? 2 * v + 1 : (n > 0 ? take() : v);
+    } else {
+      s = ungrouped_call_stamp();
+    }
+    if (recorded(slot) && tile_.thread_rank() == 0) {
+      entry* e = log_.records + slot;
+      detail::store_word(e, 0, detail::word0(id_, kind));
+      detail::store_word(e, 1, detail::word1(key, arg));
+      detail::store_word(e, 3, s);
+    }
+    return {slot};
+  }
+  // Its return: in a grouped recorder the stamp is its own, and the next
+  // grouped call opens a new group.
+  __device__ void finish_alone(handle h, std::uint64_t answer) {
+    std::uint64_t s;
+    if (group_ > 1) {
+      const std::uint64_t v = take();
+      s = log_.clock_source == clock_kind::counter ? 2 * v : v;
+      state_.stamp() = never;
+    } else {
+      s = ret_stamp();
+    }
+    if (recorded(h.slot) && tile_.thread_rank() == 0) {
+      entry* e = log_.records + h.slot;
+      detail::store_word(e, 2, answer);
+      detail::store_word(e, 4, s);
+    }
+  }
+  // A range's answer: its block (header, then the pairs) taken by the leader
+  // and shared, filled by the tile's threads together, then the return. The
+  // pairs are written before the return stamp is taken, so a record that
+  // returned has its block whole (the host reads both after the kernel).
+  template <class PairAt>
+  __device__ void ret_range_with(handle h, std::uint32_t n, PairAt pair_at) {
+    unsigned long long at = ~0ull;
+    if (recorded(h.slot) && tile_.thread_rank() == 0) {
+      if (log_.pairs_taken != nullptr) at = atomicAdd(log_.pairs_taken, static_cast<unsigned long long>(n) + 1ull);
+      if (at == ~0ull || at + n + 1 > log_.pair_words || at >= 0xFFFFFFFFull) {
+        if (log_.pairs_overflow != nullptr) atomicAdd(log_.pairs_overflow, 1u);
+        at = ~0ull;
+      }
+    }
+    at = tile_.shfl(at, 0);
+    if (at != ~0ull) {
+      const std::uint32_t rank = static_cast<std::uint32_t>(tile_.thread_rank());
+      if (rank == 0) log_.pairs[at] = static_cast<std::uint64_t>(h.snapshot) << 32 | n;
+      for (std::uint32_t i = rank; i < n; i += N) log_.pairs[at + 1 + i] = pair_at(i);
+    }
+    // An unrecorded answer (no room) leaves the range pending: it claims
+    // nothing, and records() refuses the log anyway.
+    if (at == ~0ull) {
+      finish_alone(handle{no_slot}, 0);
+      return;
+    }
+    finish_alone(h, detail::word2(0, true, static_cast<std::uint32_t>(at), 3));
+  }
+
   // Writes the closing stamp (RMW value or reading v) into the records of the
   // open group's n operations.
   __device__ void close_group(std::uint64_t v, std::uint32_t n) {
@@ -529,7 +662,9 @@ class device_log {
   // one per active lane). Throws std::runtime_error when CUDA refuses.
   // `source`: what the stamps read (clock_kind; the counter unless you know
   // the timer is one clock for every SM).
-  device_log(std::uint32_t tiles, std::uint32_t per_tile, clock_kind source = clock_kind::counter) {
+  // `pair_words`: room for range answers (each range takes one word more
+  // than its pairs); 0 for a log without ranges.
+  device_log(std::uint32_t tiles, std::uint32_t per_tile, clock_kind source = clock_kind::counter, std::uint64_t pair_words = 0) {
     ref_.tiles = tiles;
     ref_.per_tile = per_tile;
     ref_.clock_source = source;
@@ -541,9 +676,19 @@ class device_log {
     ref_.overflow = reinterpret_cast<unsigned int*>(ref_.clock + 1);
     ref_.clashes = ref_.overflow + 1;
     ref_.taken = reinterpret_cast<std::uint32_t*>(ref_.clashes + 1);
+    // The pair area and its two counters, apart from the records (the
+    // counters first: 8-byte aligned).
+    check(cudaMalloc(&pair_block_, 16 + pair_words * sizeof(std::uint64_t)), "cudaMalloc");
+    ref_.pairs_taken = reinterpret_cast<unsigned long long*>(pair_block_);
+    ref_.pairs_overflow = reinterpret_cast<unsigned int*>(ref_.pairs_taken + 1);
+    ref_.pairs = pair_words ? reinterpret_cast<std::uint64_t*>(pair_block_) + 2 : nullptr;
+    ref_.pair_words = pair_words;
     reset();
   }
-  ~device_log() { cudaFree(ref_.records); }
+  ~device_log() {
+    cudaFree(ref_.records);
+    cudaFree(pair_block_);
+  }
   device_log(const device_log&) = delete;
   device_log& operator=(const device_log&) = delete;
 
@@ -562,6 +707,7 @@ class device_log {
     const std::uint64_t init[2] = {1, 0};
     check(cudaMemcpy(ref_.clock, init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemset(ref_.taken, 0, static_cast<std::size_t>(ref_.tiles) * sizeof(std::uint32_t)), "cudaMemset");
+    check(cudaMemset(pair_block_, 0, 16), "cudaMemset");
   }
 
   // The records of operations that were called, in tile order (each tile's
@@ -580,6 +726,12 @@ class device_log {
     if (counts[0]) {
       throw std::runtime_error("gfsl::record::device_log: " + std::to_string(counts[0]) + " calls found their tile's " +
                                std::to_string(ref_.per_tile) + " records full; make per_tile larger");
+    }
+    unsigned int pair_overflow = 0;
+    check(cudaMemcpy(&pair_overflow, ref_.pairs_overflow, sizeof pair_overflow, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (pair_overflow) {
+      throw std::runtime_error("gfsl::record::device_log: " + std::to_string(pair_overflow) + " range answers found the pair area of " +
+                               std::to_string(ref_.pair_words) + " words full; make pair_words larger");
     }
     const std::size_t n = static_cast<std::size_t>(ref_.tiles) * ref_.per_tile;
     std::vector<entry> all(n);
@@ -600,17 +752,38 @@ class device_log {
   // insert, erase or find that answered nothing (ret(h)) outside a
   // multiset's inserts.
   void write_json_lines(const std::string& path, const std::string& device = "") const {
-    write_json_lines_of(records(), path, device, model_);
+    write_json_lines_of(records(), pairs(), path, device, model_);
+  }
+  // The pair area as the ranges left it (the words taken; range records
+  // name their blocks in it).
+  std::vector<std::uint64_t> pairs() const {
+    unsigned long long taken = 0;
+    check(cudaMemcpy(&taken, ref_.pairs_taken, sizeof taken, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    std::vector<std::uint64_t> out(static_cast<std::size_t>(taken < ref_.pair_words ? taken : ref_.pair_words));
+    if (!out.empty()) check(cudaMemcpy(out.data(), ref_.pairs, out.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return out;
   }
   // The model a log of these records names: `declared`, or the one its
   // operations need; throws where none takes them all.
   static trace_model model_of(const std::vector<entry>& recs, trace_model declared = trace_model::inferred) {
-    bool upserts = false, counts = false;
+    bool upserts = false, counts = false, ordered = false;
     for (const entry& e : recs) {
       upserts |= e.kind == static_cast<std::uint8_t>(op::upsert);
       counts |= e.kind == static_cast<std::uint8_t>(op::count);
+      ordered |= e.kind == static_cast<std::uint8_t>(op::range) || e.kind == static_cast<std::uint8_t>(op::snapshot) || (e.kind & at_handle);
     }
     if (upserts && counts) throw std::runtime_error("gfsl::record: the records hold upserts and counts; no model takes both");
+    if (ordered && counts) throw std::runtime_error("gfsl::record: the records hold ranges or snapshots and counts; no model takes both");
+    const bool ordered_model = declared == trace_model::ordered_map || declared == trace_model::ordered_upsert_map;
+    if (ordered && declared != trace_model::inferred && !ordered_model)
+      throw std::runtime_error(std::string("gfsl::record: the records hold ranges or snapshots, which model ") + trace_model_name(declared) +
+                               " does not take (ordered-map and ordered-upsert-map do)");
+    if (ordered_model && counts)
+      throw std::runtime_error(std::string("gfsl::record: the records hold counts, which model ") + trace_model_name(declared) + " does not take");
+    if (upserts && declared == trace_model::ordered_map)
+      throw std::runtime_error("gfsl::record: the records hold upserts, which model ordered-map does not take (ordered-upsert-map does)");
+    if (ordered_model) return declared;
+    if (ordered) return upserts ? trace_model::ordered_upsert_map : trace_model::ordered_map;
     if (declared == trace_model::inferred) return counts ? trace_model::multiset : upserts ? trace_model::upsert_map : trace_model::map;
     if (upserts && declared != trace_model::upsert_map)
       throw std::runtime_error(std::string("gfsl::record: the records hold upserts, which model ") + trace_model_name(declared) +
@@ -622,13 +795,27 @@ class device_log {
   }
   static void write_json_lines_of(const std::vector<entry>& recs, const std::string& path, const std::string& device = "",
                                   trace_model declared = trace_model::inferred) {
+    write_json_lines_of(recs, {}, path, device, declared);
+  }
+  // `pairs`: the log's pair area (pairs()), which its range records name.
+  static void write_json_lines_of(const std::vector<entry>& recs, const std::vector<std::uint64_t>& pairs, const std::string& path,
+                                  const std::string& device = "", trace_model declared = trace_model::inferred) {
     const trace_model model = model_of(recs, declared);
     for (const entry& e : recs) {
       const bool pending = e.ret == never || e.status == 0xFF;
-      if (pending || e.status != 0 || (e.known & 1) || e.kind == static_cast<std::uint8_t>(op::upsert) || e.kind > 4) continue;
-      if (e.kind == static_cast<std::uint8_t>(op::insert) && model == trace_model::multiset) continue;  // written as true
+      const std::uint8_t kind = e.kind & static_cast<std::uint8_t>(~at_handle);
+      if (!pending && e.status == 0 && kind == static_cast<std::uint8_t>(op::range)) {
+        const std::uint64_t at = e.value;
+        if (at >= pairs.size() || (pairs[at] & 0xFFFFFFFFull) > pairs.size() - at - 1)
+          throw std::runtime_error("gfsl::record: the range [" + std::to_string(e.key) + ", " + std::to_string(e.arg) + ") of tile " +
+                                   std::to_string(e.who) + " names pair block " + std::to_string(at) + ", outside the " +
+                                   std::to_string(pairs.size()) + " words of the pair area given");
+      }
+      if (kind == static_cast<std::uint8_t>(op::range) || kind == static_cast<std::uint8_t>(op::snapshot)) continue;
+      if (pending || e.status != 0 || (e.known & 1) || kind == static_cast<std::uint8_t>(op::upsert) || kind > 4) continue;
+      if (kind == static_cast<std::uint8_t>(op::insert) && model == trace_model::multiset) continue;  // written as true
       static const char* const what[] = {"an insert", "an erase", "a find", "", "a count"};
-      throw std::runtime_error(std::string("gfsl::record: ") + what[e.kind] + " of key " + std::to_string(e.key) +
+      throw std::runtime_error(std::string("gfsl::record: ") + what[kind] + " of key " + std::to_string(e.key) +
                                " answered nothing (ret(h)); only upserts and a multiset's inserts may (set_model(trace_model::multiset) "
                                "for a multiset's or multimap's inserts)");
     }
@@ -649,16 +836,55 @@ class device_log {
       const bool ok_known = e.known & 1, value_known = e.known & 2, pending = e.ret == never || e.status == 0xFF;
       static const char* const errors[] = {"", "key_out_of_range", "pool_exhausted", "stopped", "corrupt"};
       const bool errored = !pending && e.status != 0;
-      const char* name = e.kind < 5 ? names[e.kind] : "unknown";
+      const std::uint8_t kind = e.kind & static_cast<std::uint8_t>(~at_handle);
+      const bool read_at_handle = e.kind & at_handle;
+      if (kind == static_cast<std::uint8_t>(op::range) || kind == static_cast<std::uint8_t>(op::snapshot)) {
+        int n;
+        if (kind == static_cast<std::uint8_t>(op::snapshot)) {
+          n = std::snprintf(buf, sizeof buf, "{\"team\":%u,\"op\":\"snapshot\"", e.who);
+          if (!pending && !errored) n += std::snprintf(buf + n, sizeof buf - n, ",\"handle\":%u", e.value);
+          line.append(buf, static_cast<std::size_t>(n));
+        } else {
+          const std::uint64_t header = !pending && !errored ? pairs[e.value] : 0;
+          n = std::snprintf(buf, sizeof buf, "{\"team\":%u,\"op\":\"range\",\"lo\":%u,\"hi\":%u", e.who, e.key, e.arg);
+          if (read_at_handle && !pending && !errored) n += std::snprintf(buf + n, sizeof buf - n, ",\"handle\":%u", static_cast<unsigned>(header >> 32));
+          line.append(buf, static_cast<std::size_t>(n));
+          if (!pending && !errored) {
+            line += ",\"pairs\":[";
+            const std::uint64_t count = header & 0xFFFFFFFFull;
+            for (std::uint64_t i = 0; i < count; ++i) {
+              const std::uint64_t w = pairs[e.value + 1 + i];
+              n = std::snprintf(buf, sizeof buf, "%s[%u,%u]", i ? "," : "", static_cast<unsigned>(w & 0xFFFFFFFFull), static_cast<unsigned>(w >> 32));
+              line.append(buf, static_cast<std::size_t>(n));
+            }
+            line += "]";
+          }
+        }
+        if (errored) {
+          n = std::snprintf(buf, sizeof buf, ",\"status\":\"%s\"", errors[e.status <= 4 ? e.status : 4]);
+          line.append(buf, static_cast<std::size_t>(n));
+        }
+        n = pending ? std::snprintf(buf, sizeof buf, ",\"call\":%llu,\"ret\":null}\n", static_cast<unsigned long long>(e.call))
+                    : std::snprintf(buf, sizeof buf, ",\"call\":%llu,\"ret\":%llu}\n", static_cast<unsigned long long>(e.call),
+                                    static_cast<unsigned long long>(e.ret));
+        line.append(buf, static_cast<std::size_t>(n));
+        if (line.size() > (1u << 20)) {
+          if (std::fwrite(line.data(), 1, line.size(), f) != line.size()) break;
+          line.clear();
+        }
+        continue;
+      }
+      const char* name = kind < 5 ? names[kind] : "unknown";
       int n = std::snprintf(buf, sizeof buf, "{\"team\":%u,\"op\":\"%s\",\"key\":%u", e.who, name, e.key);
-      if (e.kind == static_cast<std::uint8_t>(op::insert) || e.kind == static_cast<std::uint8_t>(op::upsert)) {
+      if (read_at_handle) n += std::snprintf(buf + n, sizeof buf - n, ",\"handle\":%u", e.arg);
+      if (kind == static_cast<std::uint8_t>(op::insert) || kind == static_cast<std::uint8_t>(op::upsert)) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"value\":%u", e.arg);
       } else if (!pending && value_known) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"value\":%u", e.value);
       }
       if (errored) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":false,\"status\":\"%s\"", errors[e.status <= 4 ? e.status : 4]);
-      } else if (!pending && !ok_known && e.kind == static_cast<std::uint8_t>(op::insert)) {
+      } else if (!pending && !ok_known && kind == static_cast<std::uint8_t>(op::insert)) {
         n += std::snprintf(buf + n, sizeof buf - n, ",\"ok\":true");  // a multiset's insert always adds (model_of checked)
       } else if (pending || !ok_known) {
         n += std::snprintf(buf + n, sizeof buf - n, pending ? ",\"ok\":false" : ",\"ok\":null");
@@ -686,6 +912,7 @@ class device_log {
     if (e != cudaSuccess) throw std::runtime_error(std::string("gfsl::record::device_log: ") + what + ": " + cudaGetErrorString(e));
   }
   log_ref ref_;
+  void* pair_block_ = nullptr;  // the pair area's counters and words (log_ref::pairs)
   trace_model model_ = trace_model::inferred;
 };
 
