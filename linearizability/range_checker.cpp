@@ -1085,7 +1085,8 @@ void solver::run() {
 
 }  // namespace
 
-range_check_result check_range_history(const range_history& h, const range_check_options& o) {
+namespace {
+range_check_result check_whole(const range_history& h, const range_check_options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   range_check_result r;
   r.operations = h.ops.size();
@@ -1117,6 +1118,94 @@ range_check_result check_range_history(const range_history& h, const range_check
   }
   if (!ran) s.run();
   if (j.error) std::rethrow_exception(j.error);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+}  // namespace
+
+// The history on one key: its updates and plain reads, the reads at a
+// handle of that key (finds, and ranges cut to [k, k + 1) with k's pair
+// if they hold it), and the snapshots those read at. A linearization of the
+// whole history, restricted to these operations and each range to k, is one
+// of this history (real time is kept, and each answer restricted to k is
+// what key k held at the operation's point), so a projection that is not
+// linearizable proves the whole history is not (linearizability/README.md,
+// "Range queries", "When the whole is undecided").
+range_history project_on_key(const range_history& h, key_type k, std::vector<std::uint32_t>& origin) {
+  range_history p;
+  p.model = h.model;
+  std::vector<char> snapshot_needed;
+  std::vector<std::uint64_t> handles_read;
+  auto covers = [&](const range_record& x) {
+    if (x.op == range_op::range) return x.lo() <= k && static_cast<std::uint64_t>(k) < x.hi;
+    if (x.op == range_op::snapshot) return false;
+    return x.key == k;
+  };
+  for (const range_record& x : h.ops) {
+    if (covers(x) && x.handle != no_handle) handles_read.push_back(x.handle);
+  }
+  std::sort(handles_read.begin(), handles_read.end());
+  for (std::uint32_t i = 0; i < h.ops.size(); ++i) {
+    const range_record& x = h.ops[i];
+    if (x.op == range_op::snapshot) {
+      if (x.pending() || !std::binary_search(handles_read.begin(), handles_read.end(), x.handle)) continue;
+      p.ops.push_back(x);
+    } else if (x.op == range_op::range) {
+      if (!covers(x)) continue;
+      std::vector<std::pair<key_type, value_type>> answer;
+      for (std::uint32_t j = 0; j < x.pairs_count; ++j) {
+        if (h.pairs[x.pairs_from + j].first == k) answer.push_back(h.pairs[x.pairs_from + j]);
+      }
+      range_record& y = p.add_range(x.team, k, std::uint64_t{k} + 1, answer, x.call, x.ret, x.handle);
+      y.st = x.st;
+    } else if (covers(x)) {
+      p.ops.push_back(x);
+    } else {
+      continue;
+    }
+    origin.push_back(i);
+  }
+  return p;
+}
+
+range_check_result check_range_history(const range_history& h, const range_check_options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  range_check_result r = check_whole(h, o);
+  if (r.v != verdict::unknown || !r.refusal.empty() || !o.projections) return r;
+  // Undecided as a whole: each key's projection is small and decided on
+  // its own; one that fails is a violation of the whole history.
+  std::vector<key_type> keys;
+  for (const range_record& x : h.ops) {
+    if (x.op != range_op::range && x.op != range_op::snapshot) keys.push_back(x.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (key_type k : keys) {
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (o.seconds > 0 && spent >= o.seconds) break;
+    std::vector<std::uint32_t> origin;
+    const range_history p = project_on_key(h, k, origin);
+    range_check_options po = o;
+    if (o.seconds > 0) po.seconds = o.seconds - spent;
+    const range_check_result pr = check_whole(p, po);
+    if (pr.v != verdict::not_linearizable) continue;
+    r.v = verdict::not_linearizable;
+    r.cut = false;
+    r.witness.clear();
+    for (std::uint32_t w : pr.witness) r.witness.push_back(origin[w]);
+    r.why.clear();
+    r.why.push_back("undecided as a whole; its projection on key " + std::to_string(k) + " (the " + std::to_string(p.ops.size()) +
+                    " operations on it, ranges cut to [" + std::to_string(k) + ", " + std::to_string(std::uint64_t{k} + 1) +
+                    ")) is not linearizable, so neither is the whole. The records below are the projection's; in the whole history:");
+    std::string map;
+    for (std::uint32_t w : pr.witness) {
+      if (!map.empty()) map += ", ";
+      map += std::to_string(w) + " = " + std::to_string(origin[w]);
+    }
+    r.why.push_back("  " + map);
+    for (const std::string& line : pr.why) r.why.push_back(line);
+    break;
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -30,6 +30,7 @@ struct range_check_options {
   double seconds = 0;                 // 0: no limit
   std::uint64_t budget = 1'000'000;   // alternatives the search may try (0: no bound)
   std::uint32_t max_orders = 256;     // sequences enumerated per segment of a key; more: cut (unknown, not no)
+  bool projections = true;            // an undecided whole: decide each key's projection (project_on_key), any failing one rejects
 };
 
 struct range_check_result {
@@ -51,6 +52,13 @@ struct range_check_result {
 };
 
 range_check_result check_range_history(const range_history& h, const range_check_options& o = {});
+
+// The history on key k: its updates and plain reads, its reads at a handle
+// (ranges cut to [k, k + 1), holding k's pair if they held it) and the
+// snapshots those read at. A linearizable history's projection is
+// linearizable (linearizability/README.md, "When the whole is undecided").
+// origin[i]: the record of `h` that record i of the projection comes from.
+range_history project_on_key(const range_history& h, key_type k, std::vector<std::uint32_t>& origin);
 
 std::string range_text_report(const range_history& h, const range_check_result& r, const std::string& file, const std::string& form);
 std::string range_json_report(const range_history& h, const range_check_result& r, const std::string& file);

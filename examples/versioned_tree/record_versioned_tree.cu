@@ -7,7 +7,7 @@
 // 800-808, 848-854): range queries and finds at a snapshot are linearizable
 // against concurrent updates.
 //
-//   record_versioned_tree OUT.jsonl [KEYS] [TILES] [OPS_PER_TILE] [WIDTH] [SEED] [UPSERT%] [FIND%] [host|device]
+//   record_versioned_tree OUT.jsonl [KEYS] [TILES] [OPS_PER_TILE] [WIDTH] [SEED] [UPSERT%] [FIND%] [host|device] [none|epochs]
 //
 // Every tile of 16 threads (the tree's branching factor) runs OPS_PER_TILE
 // operations drawn from its seed: an insert (the tree's insert is
@@ -57,19 +57,12 @@ struct run_params {
   std::uint32_t* versions_seen; // the first snapshots' versions, for the report
 };
 
-__global__ void tree_ops(tree_type tree, rec::log_ref log, run_params p) {
-  auto block = cg::this_thread_block();
-  auto tile = cg::tiled_partition<tile_size>(block);
-  using allocator_type = tree_type::device_allocator_context_type;
-  allocator_type allocator{tree.allocator_, tile};
-  using reclaimer_type = smr::DEBR_device<tree_type::reclaimer_max_ptrs_count_>;
-  static constexpr std::uint32_t required_shmem = reclaimer_type::compute_shmem_requirements();
-  __shared__ std::uint32_t reclaimer_shmem[required_shmem];
-  __shared__ cg::block_tile_memory<block_size> block_tile_shmem;
-  auto thb = cg::this_thread_block(block_tile_shmem);
-  auto block_wide_tile = cg::tiled_partition<block_size>(thb);
-  auto reclaimer = reclaimer_type{tree.host_reclaimer_, &reclaimer_shmem[0], gridDim.x, block_wide_tile};
-
+// The tiles' operations, with the tree's epoch reclaimer (DEBR, as its
+// concurrent kernels use) or with none (as its out-of-place insert kernel
+// does: "future queries may use old snapshots").
+template <class Allocator, class Reclaimer, class BlockTile>
+__device__ void run_tiles(tree_type& tree, rec::log_ref log, const run_params& p, Allocator& allocator, Reclaimer& reclaimer,
+                          BlockTile& block_wide_tile, const cg::thread_block_tile<tile_size>& tile) {
   const std::uint32_t tile_id = (blockIdx.x * blockDim.x + threadIdx.x) / tile_size;
   const bool mine = tile_id < p.tiles;
   rec::recorder<tile_size> r(tile, log, mine ? tile_id : ~0u);
@@ -121,9 +114,33 @@ __global__ void tree_ops(tree_type tree, rec::log_ref log, run_params p) {
   r.finish();
 }
 
+__global__ void tree_ops_epochs(tree_type tree, rec::log_ref log, run_params p) {
+  auto block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<tile_size>(block);
+  using allocator_type = tree_type::device_allocator_context_type;
+  allocator_type allocator{tree.allocator_, tile};
+  using reclaimer_type = smr::DEBR_device<tree_type::reclaimer_max_ptrs_count_>;
+  static constexpr std::uint32_t required_shmem = reclaimer_type::compute_shmem_requirements();
+  __shared__ std::uint32_t reclaimer_shmem[required_shmem];
+  __shared__ cg::block_tile_memory<block_size> block_tile_shmem;
+  auto thb = cg::this_thread_block(block_tile_shmem);
+  auto block_wide_tile = cg::tiled_partition<block_size>(thb);
+  auto reclaimer = reclaimer_type{tree.host_reclaimer_, &reclaimer_shmem[0], gridDim.x, block_wide_tile};
+  run_tiles(tree, log, p, allocator, reclaimer, block_wide_tile, tile);
+}
+
+__global__ void tree_ops(tree_type tree, rec::log_ref log, run_params p) {
+  auto block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<tile_size>(block);
+  using allocator_type = tree_type::device_allocator_context_type;
+  allocator_type allocator{tree.allocator_, tile};
+  dummy_reclaimer reclaimer;
+  run_tiles(tree, log, p, allocator, reclaimer, block, tile);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.jsonl [KEYS] [TILES] [OPS_PER_TILE] [WIDTH] [SEED] [UPSERT%%] [FIND%%] [host|device]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT.jsonl [KEYS] [TILES] [OPS_PER_TILE] [WIDTH] [SEED] [UPSERT%%] [FIND%%] [host|device] [none|epochs]\n", argv[0]);
     return 2;
   }
   const std::string out = argv[1];
@@ -136,6 +153,7 @@ int main(int argc, char** argv) {
   p.upsert_pct = argc > 7 ? std::strtoul(argv[7], nullptr, 10) : 50;
   p.find_pct = argc > 8 ? std::strtoul(argv[8], nullptr, 10) : 20;
   const bool device_prefill = argc > 9 && std::string(argv[9]) == "device";
+  const bool epochs = argc > 10 && std::string(argv[10]) == "epochs";
   if (p.keys < 2 || p.keys > (1u << 28) || p.tiles == 0 || p.ops_per_tile == 0 || p.width == 0 || p.width > 4096 || p.upsert_pct + p.find_pct > 100) {
     std::fprintf(stderr, "record_versioned_tree: KEYS in [2, 2^28], TILES and OPS_PER_TILE at least 1, WIDTH in [1, 4096], UPSERT%% + FIND%% at most 100\n");
     return 2;
@@ -164,7 +182,8 @@ int main(int argc, char** argv) {
     if (device_prefill) {
       p.prefill = true;
       std::fprintf(stderr, "record_versioned_tree: prefill, %u blocks of %d\n", blocks, block_size);
-      tree_ops<<<blocks, block_size>>>(tree, log.ref(), p);
+      if (epochs) tree_ops_epochs<<<blocks, block_size>>>(tree, log.ref(), p);
+      else tree_ops<<<blocks, block_size>>>(tree, log.ref(), p);
       if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error(std::string("prefill: ") + cudaGetErrorString(cudaGetLastError()));
     } else {
       std::vector<std::uint32_t> keys, values;
@@ -192,7 +211,8 @@ int main(int argc, char** argv) {
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
     cudaEventRecord(start);
-    tree_ops<<<blocks, block_size>>>(tree, log.ref(), p);
+    if (epochs) tree_ops_epochs<<<blocks, block_size>>>(tree, log.ref(), p);
+    else tree_ops<<<blocks, block_size>>>(tree, log.ref(), p);
     cudaEventRecord(stop);
     if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error(std::string("run: ") + cudaGetErrorString(cudaGetLastError()));
     float ms = 0;
