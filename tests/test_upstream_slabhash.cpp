@@ -301,10 +301,11 @@ TEST(UpstreamSlabHash, PctOverWarpsFindsTheDuplicateKeyAndTheLostInsert) {
   EXPECT_GE(lost, 10u);
 
   // Replays: the failing seeds fail again, identically.
-  if (first_duplicate) EXPECT_TRUE(run_seed(t, first_duplicate).duplicate);
-  if (first_lost) EXPECT_TRUE(run_seed(t, first_lost).lost_insert);
+  ASSERT_NE(first_duplicate, 0u);
+  ASSERT_NE(first_lost, 0u);
+  EXPECT_TRUE(run_seed(t, first_duplicate).duplicate);
+  EXPECT_TRUE(run_seed(t, first_lost).lost_insert);
   for (const std::uint64_t seed : {first_duplicate, first_lost}) {
-    if (seed == 0) continue;
     const run a = run_seed(t, seed);
     const run b = run_seed(t, seed);
     EXPECT_EQ(a.steps, b.steps) << "seed " << seed;
