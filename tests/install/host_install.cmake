@@ -59,8 +59,19 @@ execute_process(COMMAND "${gfsl}" check "${WORK}/trace.jsonl" RESULT_VARIABLE rc
 if(NOT rc EQUAL 0 OR NOT out MATCHES "linearizable" OR out MATCHES "not run")
   message(FATAL_ERROR "the installed gfsl check of the consumer's multiset trace (${rc}):\n${out}")
 endif()
+# gfsl::cuda_on_cpu from the install: a kernel built by the host compiler, run.
+foreach(f include/gfsl/cpu/cuda.hpp include/gfsl/cpu/shadow/cuda_runtime.h)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "cmake --install of the host-only build left out ${f}")
+  endif()
+endforeach()
+step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/cpu_consumer" -B "${WORK}/cpu_consumer" -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix}"
+     -DCMAKE_BUILD_TYPE=Release)
+step(${CMAKE_COMMAND} --build "${WORK}/cpu_consumer")
+find_program(cpu_consumer cpu_consumer PATHS "${WORK}/cpu_consumer" NO_DEFAULT_PATH REQUIRED)
+step("${cpu_consumer}")
 if(NVCC)
   step(${CMAKE_COMMAND} -DBUILD_DIR=${host_build} -DSOURCE_DIR=${SOURCE_DIR} -DNVCC=${NVCC} -DWORK=${WORK}/example
        -P "${SOURCE_DIR}/tests/install/install_example.cmake")
 endif()
-message(STATUS "the host-only build installed; a consumer built against it, and the installed gfsl checked its trace")
+message(STATUS "the host-only build installed; a consumer built against it, and the installed gfsl checked its trace; a kernel ran on the installed gfsl::cuda_on_cpu")

@@ -1,0 +1,617 @@
+// The runtime of include/gfsl/cpu/cuda.hpp: warps as teams of the
+// deterministic scheduler, lanes as fibers inside them.
+//
+// Each warp's team body is a dispatcher. It resumes its lanes one at a time
+// (Boost.Context fibers, one OS thread for the whole run); a lane runs the
+// user's code until it arrives at a collective, where it records what it
+// asks and switches back. When no lane can run, the dispatcher completes the
+// collectives whose masks have all arrived alike, and releases their lanes
+// in an order the scheduler draws (lane granularity). A lane inside an
+// atomic or at a collective's arrival passes a scheduling point of the
+// scheduler, which may switch to another warp from inside the lane's fiber:
+// the scheduler then holds the lane's continuation as the team's, and
+// resumes it there; the dispatcher stays suspended until that lane switches
+// back. One lane of a warp at a time is ever inside the scheduler, so the
+// two kinds of switch never cross.
+// Boost.Context and the scheduler come after the header: they may use `asm`.
+#define GFSL_CPU_ALLOW_ASM
+#include "../../include/gfsl/cpu/cuda.hpp"
+
+#include <sys/mman.h>
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/fixedsize_stack.hpp>
+
+#include <array>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "../sched/scheduler.hpp"
+
+namespace gfsl::cpu {
+
+namespace ctx = boost::context;
+
+namespace {
+
+// Thrown inside a lane to leave it: the run faulted, or its warp unwinds.
+struct unwind_lane {};
+
+struct warp_state;
+struct run_state;
+
+struct lane_state {
+  detail::lane_ids ids;
+  ctx::fiber f;
+  warp_state* warp = nullptr;
+  bool exists = false, started = false, exited = false, waiting = false;
+  detail::coll kind = detail::coll::syncwarp;
+  unsigned mask = 0;
+  std::uint64_t payload = 0;
+  int arg = 0, width = 32;
+  std::uint64_t site = 0;
+  std::uint64_t result = 0;
+};
+
+struct warp_state {
+  run_state* run = nullptr;
+  team_id team = 0;
+  unsigned block_linear = 0, warp_in_block = 0;
+  std::array<lane_state, 32> lanes;
+  ctx::fiber dispatcher;
+  std::deque<int> runnable;
+  bool unwinding = false;
+  std::exception_ptr stop;  // the scheduler's stop, to rethrow in the team's own fiber
+};
+
+struct run_state {
+  const options* o = nullptr;
+  sched::scheduler* s = nullptr;
+  std::function<void()> body;
+  std::vector<std::string> faults;
+  bool faulted = false;
+  std::uint64_t base = 0;
+  bool based = false;  // base is set (options::memory_base, or the run's first atomic)
+  std::uint64_t last_step = ~std::uint64_t{0}, stamps_in_step = 0;
+  unsigned blocks = 1;
+};
+
+thread_local run_state* current_run = nullptr;
+thread_local lane_state* current_lane = nullptr;
+thread_local launch_result last;
+
+const char* coll_name(detail::coll k) {
+  switch (k) {
+    case detail::coll::ballot: return "__ballot_sync";
+    case detail::coll::shfl: return "__shfl_sync";
+    case detail::coll::shfl_up: return "__shfl_up_sync";
+    case detail::coll::shfl_down: return "__shfl_down_sync";
+    case detail::coll::shfl_xor: return "__shfl_xor_sync";
+    case detail::coll::any: return "__any_sync";
+    case detail::coll::all: return "__all_sync";
+    case detail::coll::syncwarp: return "__syncwarp";
+    case detail::coll::match_any: return "__match_any_sync";
+    case detail::coll::activemask: return "__activemask";
+  }
+  return "?";
+}
+
+std::string hex(unsigned m) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", m);
+  return b;
+}
+
+std::string where(const warp_state& w, int lane) {
+  return "warp " + std::to_string(w.team) + " (block " + std::to_string(w.block_linear) + ", warp " +
+         std::to_string(w.warp_in_block) + " of it) lane " + std::to_string(lane);
+}
+
+void fault(run_state& r, const std::string& line) {
+  r.faults.push_back("cuda-on-cpu fault: " + line);
+  r.faulted = true;
+}
+
+// The lane we are in, after any switch: the scheduler or the dispatcher may
+// have run other lanes meanwhile.
+void enter(lane_state& l) {
+  current_lane = &l;
+  detail::current_ids = &l.ids;
+}
+
+// A scheduling point of the running lane; leaves the lane when the run has faulted.
+void point(lane_state& l) {
+  run_state& r = *l.warp->run;
+  if (r.faulted || l.warp->unwinding) throw unwind_lane{};
+  r.s->point();
+  enter(l);
+  if (r.faulted || l.warp->unwinding) throw unwind_lane{};
+}
+
+void resume_lane(warp_state& w, int i) {
+  lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+  enter(l);
+  l.f = std::move(l.f).resume();
+}
+
+// Lanes released by a collective, or the warp's first lanes: in an order
+// the scheduler draws (identity unless its granularity is lane).
+void release(warp_state& w, const std::vector<int>& lanes) {
+  std::array<std::uint8_t, 32> order{};
+  const int n = static_cast<int>(lanes.size());
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i);
+  if (n > 1) w.run->s->lane_order(w.team, n, order.data());
+  for (int i = 0; i < n; ++i) w.runnable.push_back(lanes[order[static_cast<std::size_t>(i)]]);
+}
+
+bool same(const lane_state& a, const lane_state& b) { return a.kind == b.kind && a.mask == b.mask; }
+
+// Which lane a shuffle of lane `j` reads; j itself when CUDA returns the
+// caller's own value.
+int source(const lane_state& l, int j) {
+  const int width = l.width;
+  const int base = j & ~(width - 1);
+  switch (l.kind) {
+    case detail::coll::shfl: return base + (l.arg & (width - 1));
+    case detail::coll::shfl_up: return (j - base) >= l.arg ? j - l.arg : j;
+    case detail::coll::shfl_down: return (j - base) + l.arg < width ? j + l.arg : j;
+    case detail::coll::shfl_xor: {
+      const int s = j ^ l.arg;
+      return (s < 0 || s >= base + width || s >= 32) ? j : s;
+    }
+    default: return j;
+  }
+}
+
+// Completes every collective whose mask has arrived alike; false when none could.
+bool resolve(warp_state& w) {
+  bool any = false;
+  for (int i = 0; i < 32; ++i) {
+    lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    if (!l.waiting || l.kind == detail::coll::activemask) continue;
+    const unsigned m = l.mask;
+    if (!((m >> i) & 1u)) continue;  // reported when the warp is stuck
+    bool complete = true;
+    for (int j = 0; j < 32 && complete; ++j) {
+      if (!((m >> j) & 1u)) continue;
+      const lane_state& o = w.lanes[static_cast<std::size_t>(j)];
+      complete = o.exists && !o.exited && o.waiting && same(o, l);
+    }
+    if (!complete) continue;
+    std::uint64_t ballot = 0;
+    for (int j = 0; j < 32; ++j) {
+      if (((m >> j) & 1u) && w.lanes[static_cast<std::size_t>(j)].payload) ballot |= 1u << j;
+    }
+    std::vector<int> released;
+    for (int j = 0; j < 32; ++j) {
+      if (!((m >> j) & 1u)) continue;
+      lane_state& o = w.lanes[static_cast<std::size_t>(j)];
+      switch (o.kind) {
+        case detail::coll::ballot: o.result = ballot; break;
+        case detail::coll::any: o.result = ballot != 0; break;
+        case detail::coll::all: o.result = ballot == m; break;
+        case detail::coll::syncwarp: o.result = 0; break;
+        case detail::coll::match_any: {
+          std::uint64_t same_value = 0;
+          for (int k = 0; k < 32; ++k) {
+            if (((m >> k) & 1u) && w.lanes[static_cast<std::size_t>(k)].payload == o.payload) same_value |= 1u << k;
+          }
+          o.result = same_value;
+          break;
+        }
+        default: {
+          if (o.width < 1 || o.width > 32 || (o.width & (o.width - 1)) != 0) {
+            fault(*w.run, where(w, j) + ": " + coll_name(o.kind) + " with width " + std::to_string(o.width) +
+                              ", not a power of two in 1..32");
+            w.unwinding = true;
+            return true;
+          }
+          const int src = source(o, j);
+          if (!((m >> src) & 1u)) {
+            fault(*w.run, where(w, j) + ": " + coll_name(o.kind) + " with mask " + hex(m) + " reads lane " +
+                              std::to_string(src) + ", which is not in the mask (its value is undefined)");
+            w.unwinding = true;
+            return true;
+          }
+          o.result = w.lanes[static_cast<std::size_t>(src)].payload;
+        }
+      }
+      o.waiting = false;
+      released.push_back(j);
+    }
+    release(w, released);
+    any = true;
+  }
+  return any;
+}
+
+// Every lane that has not exited waits: each __activemask call site
+// returns the lanes waiting at it.
+bool resolve_activemask(warp_state& w) {
+  std::map<std::uint64_t, unsigned> sites;
+  for (int i = 0; i < 32; ++i) {
+    const lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    if (l.waiting && l.kind == detail::coll::activemask) sites[l.site] |= 1u << i;
+  }
+  if (sites.empty()) return false;
+  std::vector<int> released;
+  for (int i = 0; i < 32; ++i) {
+    lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    if (!l.waiting || l.kind != detail::coll::activemask) continue;
+    l.result = sites[l.site];
+    l.waiting = false;
+    released.push_back(i);
+  }
+  release(w, released);
+  return true;
+}
+
+// No lane of the warp can go on: the first waiting lane's collective is divergent.
+void report_stuck(warp_state& w) {
+  for (int i = 0; i < 32; ++i) {
+    const lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    if (!l.waiting) continue;
+    const std::string what = where(w, i) + ": " + coll_name(l.kind) + " with mask " + hex(l.mask);
+    if (!((l.mask >> i) & 1u)) {
+      fault(*w.run, what + " leaves out the calling lane");
+      return;
+    }
+    for (int j = 0; j < 32; ++j) {
+      if (!((l.mask >> j) & 1u)) continue;
+      const lane_state& o = w.lanes[static_cast<std::size_t>(j)];
+      if (!o.exists) {
+        fault(*w.run, what + " names lane " + std::to_string(j) + ", which is not in the launch");
+        return;
+      }
+      if (o.exited) {
+        fault(*w.run, what + " names lane " + std::to_string(j) + ", which has exited");
+        return;
+      }
+      if (o.waiting && !same(o, l)) {
+        fault(*w.run, what + " while lane " + std::to_string(j) + " is at " + coll_name(o.kind) + " with mask " +
+                          hex(o.mask) + " (a divergent collective)");
+        return;
+      }
+    }
+  }
+  fault(*w.run, where(w, 0) + ": the warp's lanes wait on one another");
+}
+
+void run_warp(warp_state& w) {
+  run_state& r = *w.run;
+  std::vector<int> first;
+  for (int i = 0; i < 32; ++i) {
+    lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    if (!l.exists) continue;
+    l.warp = &w;
+    l.f = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(r.o->lane_stack_bytes), [&w, i](ctx::fiber&& caller) {
+      w.dispatcher = std::move(caller);
+      lane_state& me = w.lanes[static_cast<std::size_t>(i)];
+      me.started = true;
+      if (!w.unwinding && !w.run->faulted) {
+        try {
+          enter(me);
+          w.run->body();
+        } catch (const unwind_lane&) {
+          w.unwinding = true;
+        } catch (const std::exception& e) {
+          fault(*w.run, where(w, i) + ": threw " + e.what());
+          w.unwinding = true;
+        } catch (...) {
+          // The scheduler's stop: its fiber unwinds through here.
+          if (!w.stop) w.stop = std::current_exception();
+          w.unwinding = true;
+        }
+      }
+      me.exited = true;
+      me.waiting = false;
+      return std::move(w.dispatcher);
+    });
+    first.push_back(i);
+  }
+  release(w, first);
+  for (;;) {
+    if (w.unwinding) {
+      for (int i = 0; i < 32; ++i) {
+        lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+        while (l.exists && !l.exited && l.f) resume_lane(w, i);
+      }
+      break;
+    }
+    if (!w.runnable.empty()) {
+      const int i = w.runnable.front();
+      w.runnable.pop_front();
+      resume_lane(w, i);
+      continue;
+    }
+    bool all_exited = true;
+    for (const lane_state& l : w.lanes) all_exited = all_exited && (!l.exists || l.exited);
+    if (all_exited) break;
+    if (resolve(w) || resolve_activemask(w)) continue;
+    report_stuck(w);
+    w.unwinding = true;
+  }
+  detail::current_ids = nullptr;
+  current_lane = nullptr;
+  if (w.stop) std::rethrow_exception(w.stop);
+}
+
+bool parse_options(const options& o, sched::options& so, std::string& why) {
+  if (!sched::parse(o.strategy, so.strat)) {
+    why = "strategy '" + o.strategy + "' (random, pct, fair-pct, park)";
+    return false;
+  }
+  if (!sched::parse(o.granularity, so.gran)) {
+    why = "granularity '" + o.granularity + "' (chunk, line, lane)";
+    return false;
+  }
+  if (!sched::parse(o.memory, so.mem)) {
+    why = "memory '" + o.memory + "' (sc, ptx)";
+    return false;
+  }
+  if (so.mem == sched::memory::ptx && (!o.memory_base || o.memory_bytes == 0)) {
+    why = "memory 'ptx' without memory_base and memory_bytes (the words the model tracks)";
+    return false;
+  }
+  so.seed = o.seed;
+  so.depth = o.depth;
+  so.pct_steps = o.pct_steps;
+  so.max_steps = o.max_steps;
+  so.livelock_steps = o.livelock_steps;
+  so.memory_base = static_cast<const std::uint64_t*>(o.memory_base);
+  so.memory_words = o.memory_bytes / 8;
+  return true;
+}
+
+lane_state& in_kernel(const char* what) {
+  if (!current_lane || !current_run) {
+    throw std::logic_error(std::string("gfsl::cpu: ") + what + " outside a kernel launched by gfsl::cpu::launch");
+  }
+  return *current_lane;
+}
+
+std::mutex allocations_mutex;
+std::map<void*, std::size_t>& allocations() {
+  static std::map<void*, std::size_t> m;
+  return m;
+}
+
+}  // namespace
+
+options& default_options() {
+  static thread_local options o;
+  return o;
+}
+const launch_result& last_launch() { return last; }
+
+std::uint64_t steps() { return in_kernel("gfsl::cpu::steps"), current_run->s->steps(); }
+
+std::uint64_t stamp() {
+  lane_state& l = in_kernel("gfsl::cpu::stamp");
+  run_state& r = *l.warp->run;
+  const std::uint64_t st = r.s->steps();
+  if (st != r.last_step) {
+    r.last_step = st;
+    r.stamps_in_step = 0;
+  }
+  if (r.stamps_in_step >= (1u << 24) - 1) throw std::length_error("gfsl::cpu::stamp: more than 2^24 stamps in one step");
+  r.s->stamp();
+  return (st << 24) | ++r.stamps_in_step;
+}
+
+void completed_operation() {
+  in_kernel("gfsl::cpu::completed_operation");
+  current_run->s->completed_operation();
+}
+
+namespace detail {
+
+shared_use::shared_use() {
+  if (current_lane && current_run && current_run->blocks > 1) {
+    lane_state& l = *current_lane;
+    fault(*current_run, where(*l.warp, static_cast<int>(l.ids.lane)) +
+                            ": __shared__ in a launch of " + std::to_string(current_run->blocks) +
+                            " blocks (one instance per declaration: launch one block)");
+    throw unwind_lane{};
+  }
+}
+
+std::uint64_t collective(coll kind, unsigned mask, std::uint64_t payload, int arg, int width, std::uint64_t site) {
+  lane_state& l = in_kernel(coll_name(kind));
+  point(l);
+  l.kind = kind;
+  l.mask = mask;
+  l.payload = payload;
+  l.arg = arg;
+  l.width = width;
+  l.site = site;
+  l.waiting = true;
+  warp_state& w = *l.warp;
+  w.dispatcher = std::move(w.dispatcher).resume();
+  enter(l);
+  if (w.unwinding || w.run->faulted) throw unwind_lane{};
+  return l.result;
+}
+
+namespace {
+access make_access(const lane_state& l, const void* p, bool cas) {
+  access a;
+  a.team = l.warp->team;
+  a.kind = cas ? access_kind::cas : access_kind::exchange;
+  a.order = mem_order::relaxed;
+  a.lane = static_cast<std::uint8_t>(l.ids.lane);
+  // Without the structure's words named, offsets count from the run's
+  // first atomic, so that a run's fingerprint does not depend on where the
+  // process placed its memory.
+  run_state& r = *l.warp->run;
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{7};
+  if (!r.based) {
+    r.base = at;
+    r.based = true;
+  }
+  a.word = (at - r.base) / 8;
+  return a;
+}
+std::uint64_t word_now(const void* p) {
+  std::uint64_t v;
+  std::memcpy(&v, reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{7}), 8);
+  return v;
+}
+}  // namespace
+
+void atomic_begin(const void* p, unsigned /*bytes*/, bool cas) {
+  if (!current_lane) return;  // host code: a plain RMW
+  lane_state& l = *current_lane;
+  run_state& r = *l.warp->run;
+  if (r.faulted || l.warp->unwinding) throw unwind_lane{};
+  r.s->before(make_access(l, p, cas));
+  enter(l);
+  if (r.faulted || l.warp->unwinding) throw unwind_lane{};
+}
+
+// The model sees the aligned 64-bit word that holds the atomic's bytes: its
+// words are 64-bit, and a 32-bit RMW leaves the other half as it was.
+void atomic_end(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok) {
+  if (!current_lane) return;
+  lane_state& l = *current_lane;
+  access a = make_access(l, p, cas);
+  const std::uint64_t now = word_now(p);
+  std::uint64_t before = now;
+  if (bytes == 8) {
+    before = old_bits;
+  } else {
+    const unsigned shift = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 7u) * 8;
+    const std::uint64_t m = (bytes >= 8 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (bytes * 8)) - 1)) << shift;
+    before = (now & ~m) | ((old_bits << shift) & m);
+  }
+  a.value = now;
+  a.expected = cas && !cas_ok ? ~before : before;
+  l.warp->run->s->after(a, before);
+}
+
+void fence() {
+  if (!current_lane) return;
+  lane_state& l = *current_lane;
+  point(l);
+  l.warp->run->s->fence();
+}
+
+launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void()> lane_body) {
+  if (current_run) throw std::logic_error("gfsl::cpu::launch: a launch from inside a kernel (dynamic parallelism) is not supported");
+  const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  if (threads == 0 || threads > 1024) {
+    throw std::invalid_argument("gfsl::cpu::launch: a block of " + std::to_string(threads) + " threads (1..1024)");
+  }
+  if (blocks == 0) throw std::invalid_argument("gfsl::cpu::launch: a grid of 0 blocks");
+  sched::options so;
+  std::string why;
+  if (!parse_options(o, so, why)) throw std::invalid_argument("gfsl::cpu::launch: " + why);
+  const unsigned warps_per_block = static_cast<unsigned>((threads + 31) / 32);
+  if (blocks * warps_per_block > 1u << 20) throw std::invalid_argument("gfsl::cpu::launch: more than 2^20 warps");
+
+  run_state r;
+  r.o = &o;
+  r.body = std::move(lane_body);
+  r.base = reinterpret_cast<std::uintptr_t>(o.memory_base);
+  r.based = o.memory_base != nullptr;
+  r.blocks = static_cast<unsigned>(blocks);
+  sched::scheduler s(so);
+  r.s = &s;
+
+  std::vector<std::unique_ptr<warp_state>> warps;
+  std::vector<std::function<void()>> bodies;
+  for (unsigned b = 0; b < blocks; ++b) {
+    const uint3 bidx{b % grid.x, (b / grid.x) % grid.y, b / (grid.x * grid.y)};
+    for (unsigned k = 0; k < warps_per_block; ++k) {
+      auto w = std::make_unique<warp_state>();
+      w->run = &r;
+      w->team = static_cast<team_id>(warps.size());
+      w->block_linear = b;
+      w->warp_in_block = k;
+      for (unsigned i = 0; i < 32; ++i) {
+        const std::uint64_t t = std::uint64_t{k} * 32 + i;
+        lane_state& l = w->lanes[i];
+        l.exists = t < threads;
+        const unsigned ti = static_cast<unsigned>(t);
+        l.ids.thread_idx = {ti % block.x, (ti / block.x) % block.y, ti / (block.x * block.y)};
+        l.ids.block_idx = bidx;
+        l.ids.block_dim = {block.x, block.y, block.z};
+        l.ids.grid_dim = {grid.x, grid.y, grid.z};
+        l.ids.lane = i;
+        l.ids.warp = w->team;
+      }
+      warp_state* wp = w.get();
+      bodies.push_back([wp] { run_warp(*wp); });
+      warps.push_back(std::move(w));
+    }
+  }
+
+  current_run = &r;
+  sched::outcome out;
+  try {
+    out = s.run(std::move(bodies));
+  } catch (...) {
+    current_run = nullptr;
+    current_lane = nullptr;
+    detail::current_ids = nullptr;
+    throw;
+  }
+  current_run = nullptr;
+  current_lane = nullptr;
+  detail::current_ids = nullptr;
+
+  launch_result res;
+  res.stop = sched::name(out.reason);
+  res.steps = out.steps;
+  res.switches = out.switches;
+  res.fingerprint = out.fingerprint;
+  res.report = out.report;
+  res.faults = std::move(r.faults);
+  if (!o.quiet) {
+    for (const std::string& f : res.faults) std::fprintf(stderr, "%s\n", f.c_str());
+    if (res.stop != "completed") std::fprintf(stderr, "cuda-on-cpu: the run stopped (%s)\n%s", res.stop.c_str(), res.report.c_str());
+  }
+  last = res;
+  return res;
+}
+
+}  // namespace detail
+
+}  // namespace gfsl::cpu
+
+cudaError_t cudaMalloc(void** p, std::size_t bytes) {
+  if (!p) return cudaErrorInvalidValue;
+  *p = nullptr;
+  if (bytes == 0) return cudaSuccess;
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return cudaErrorMemoryAllocation;
+  std::lock_guard<std::mutex> g(gfsl::cpu::allocations_mutex);
+  gfsl::cpu::allocations()[m] = bytes;
+  *p = m;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* p) {
+  if (!p) return cudaSuccess;
+  std::size_t bytes = 0;
+  {
+    std::lock_guard<std::mutex> g(gfsl::cpu::allocations_mutex);
+    auto it = gfsl::cpu::allocations().find(p);
+    if (it == gfsl::cpu::allocations().end()) return cudaErrorInvalidValue;
+    bytes = it->second;
+    gfsl::cpu::allocations().erase(it);
+  }
+  munmap(p, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError() {
+  const bool ok = gfsl::cpu::last_launch().ok();
+  gfsl::cpu::last = {};
+  return ok ? cudaSuccess : cudaErrorLaunchFailure;
+}
