@@ -658,27 +658,26 @@ int run_mutants(mutants_options& st) {
   return rc;
 }
 
-}  // namespace
+// gfsl fuzz's options as the command line gives them (or a resumed
+// campaign's journal): campaign_options, and the texts turned into its fields.
+struct fuzz_command_options {
+  fuzz::campaign_options o;
+  std::string shard = "0/1";
+  unsigned shard_count = 0;
+  subject_text subject;
+  std::string granularity = "any";
+  std::string upper;  // "": mixed for gfsl, thesis (no upper levels) for the others
+  std::string memory;  // "": mixed on the host, sc on the other backends
+  scale_options scale;
+  std::string resume;
+  std::vector<std::string> merge_dirs;
+  std::string merge_json, merge_junit;
+  std::string progress = "auto";
+};
 
-command add_fuzz_command(CLI::App& root) {
-  struct state {
-    fuzz::campaign_options o;
-    std::string shard = "0/1";
-    unsigned shard_count = 0;
-    subject_text subject;
-    std::string granularity = "any";
-    std::string upper;  // "": mixed for gfsl, thesis (no upper levels) for the others
-    std::string memory;  // "": mixed on the host, sc on the other backends
-    scale_options scale;
-    std::string resume;
-    std::vector<std::string> merge_dirs;
-    std::string merge_json, merge_junit;
-    std::string progress = "auto";
-  };
-  auto st = std::make_shared<state>();
-  fuzz::campaign_options& o = st->o;
-  o.out_dir = "";
-  CLI::App* fz = root.add_subcommand("fuzz", "property-based fuzzing campaign: generate runs, judge them, shrink the first failure");
+// Declares gfsl fuzz's options; returns its merge subcommand.
+CLI::App* declare_fuzz_options(CLI::App* fz, fuzz_command_options& st) {
+  fuzz::campaign_options& o = st.o;
   fz->add_option("--backend", o.backend, "host (scheduled, replayable), threads, cuda")
       ->check(CLI::IsMember({"host", "threads", "cuda"}))
       ->capture_default_str();
@@ -693,29 +692,29 @@ command add_fuzz_command(CLI::App& root) {
                  "shrinking a failure stops after this long, keeping the smallest failing run found so far")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  add_subject_options(fz, st->subject, false);
-  fz->add_option("--mutant", st->subject.mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants --subject S --list lists them)");
-  fz->add_option("--variant", st->subject.variant,
+  add_subject_options(fz, st.subject, false);
+  fz->add_option("--mutant", st.subject.mutant, "fuzz a seeded bug instead of the correct core (gfsl mutants --subject S --list lists them)");
+  fz->add_option("--variant", st.subject.variant,
                  "the structure's variant: gfsl robust (the default) or thesis (the published algorithm); slabhash fixed "
                  "(the default) or published");
-  fz->add_option("--upper", st->upper,
+  fz->add_option("--upper", st.upper,
                  "the upper levels' rule of the generated runs: thesis, reraise (a delete re-raises the next key of its "
                  "chunk), or mixed (each run's own; the default for gfsl, so that both rules are exercised)")
       ->check(CLI::IsMember({"thesis", "reraise", "mixed"}));
-  fz->add_option("--jobs", st->scale.jobs, "worker processes, each a shard of this campaign (folders worker-<j>/, one merged report)")
+  fz->add_option("--jobs", st.scale.jobs, "worker processes, each a shard of this campaign (folders worker-<j>/, one merged report)")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
-  fz->add_option("--devices", st->scale.devices,
+  fz->add_option("--devices", st.scale.devices,
                  "cuda: all or 0,2,...: one worker process per GPU (default with --backend cuda: all visible devices)");
-  fz->add_option("--shard", st->shard,
+  fz->add_option("--shard", st.shard,
                  "i/n: this campaign takes every n-th batch of the seed space, from the i-th; auto: from a Slurm job array "
                  "or a Kubernetes indexed Job (docs/SCALE.md)")
       ->capture_default_str();
-  fz->add_option("--shard-count", st->shard_count, "with --shard auto: the number of shards (a Kubernetes Job's completions)")
+  fz->add_option("--shard-count", st.shard_count, "with --shard auto: the number of shards (a Kubernetes Job's completions)")
       ->check(CLI::Range(1u, 1u << 24));
-  fz->add_option("--resume", st->resume, "continue the interrupted campaign of this folder, with its options");
-  fz->add_flag("--overwrite", st->scale.overwrite, "start over in an --out folder that holds a campaign (it is removed)");
-  fz->add_option("--worker-device", st->scale.worker_device, "(set by a parent for its device workers)")->group("");
+  fz->add_option("--resume", st.resume, "continue the interrupted campaign of this folder, with its options");
+  fz->add_flag("--overwrite", st.scale.overwrite, "start over in an --out folder that holds a campaign (it is removed)");
+  fz->add_option("--worker-device", st.scale.worker_device, "(set by a parent for its device workers)")->group("");
   fz->add_option("--seed", o.seed, "campaign seed")->capture_default_str();
   fz->add_option("--out", o.out_dir, "folder for the journal, report.json and a failure's files");
   fz->add_option("--max-ops", o.limits.max_ops,
@@ -723,152 +722,182 @@ command add_fuzz_command(CLI::App& root) {
                  "--seconds)")->capture_default_str();
   fz->add_option("--max-teams", o.limits.max_teams, "most teams to generate")->check(CLI::Range(2u, 1u << 20))->capture_default_str();
   fz->add_option("--max-range", o.limits.max_range, "largest key range to generate")->check(CLI::Range(2u, 1000000000u))->capture_default_str();
-  fz->add_option("--granularity", st->granularity,
+  fz->add_option("--granularity", st.granularity,
                  "host: read granularities to generate: any, chunk, line, lane (thesis is linearizable only at chunk; "
                  "robust, the default variant, at every one)")
       ->check(CLI::IsMember({"any", "chunk", "line", "lane"}))
       ->capture_default_str();
-  fz->add_option("--memory", st->memory,
+  fz->add_option("--memory", st.memory,
                  "host: what the runs' loads see: sc (the latest store), ptx (the PTX model: a load that no acquire, "
                  "fence or RMW orders may return an older store), or mixed (ptx in one run of 4, sc in the others; the "
                  "default on the host, sc elsewhere)")
       ->check(CLI::IsMember({"sc", "ptx", "mixed"}));
-  add_progress_option(fz, st->progress);
+  add_progress_option(fz, st.progress);
   fz->add_flag("--keep-going", o.keep_going,
                "go on after a failure: group failures by signature (first detector, invariant, where), shrink and write one "
                "per signature");
   CLI::App* merge = fz->add_subcommand("merge", "combine the report.json of several campaign folders (shards)");
-  merge->add_option("dirs", st->merge_dirs, "campaign folders (a folder of worker processes stands for its workers)")->required();
-  merge->add_option("--json", st->merge_json, "write the merged report as JSON to FILE (-: standard output, instead of the text report)")->type_name("FILE");
-  merge->add_option("--junit", st->merge_junit, "write JUnit XML to FILE (a test case per shard and per failure signature)")->type_name("FILE");
+  merge->add_option("dirs", st.merge_dirs, "campaign folders (a folder of worker processes stands for its workers)")->required();
+  merge->add_option("--json", st.merge_json, "write the merged report as JSON to FILE (-: standard output, instead of the text report)")->type_name("FILE");
+  merge->add_option("--junit", st.merge_junit, "write JUnit XML to FILE (a test case per shard and per failure signature)")->type_name("FILE");
+  return merge;
+}
 
+// --resume: the campaign's own options, from its journal's first line.
+// exit_ok, or exit_usage after one line that says what is wrong.
+int take_resumed_options(fuzz_command_options& st) {
+  fuzz::campaign_options& o = st.o;
+  scale_options& sc = st.scale;
+  if (!o.out_dir.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --resume %s: the folder is the campaign's; --out goes with a new campaign\n",
+                 gfsl::lin::printable(st.resume).c_str());
+    return exit_usage;
+  }
+  fuzz::journal_summary prior;
+  const std::string path = (std::filesystem::path(st.resume) / fuzz::journal_file).string();
+  if (std::string e = fuzz::read_journal(path, prior); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", gfsl::lin::printable(e).c_str());
+    return exit_usage;
+  }
+  const fuzz::campaign_header& h = prior.header;
+  if (std::string e = check_resumed_header(h); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --resume: %s: line 1: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
+    return exit_usage;
+  }
+  o.out_dir = st.resume;
+  o.backend = h.backend;
+  o.seconds = h.seconds;
+  o.shrink_seconds = h.shrink_seconds;
+  o.keep_going = h.keep_going;
+  o.max_runs = h.max_runs;
+  o.seed = h.seed;
+  o.shard = h.shard;
+  o.shards = h.shards;
+  o.limits.max_ops = h.max_ops;
+  o.limits.max_teams = static_cast<unsigned>(h.max_teams);
+  o.limits.max_range = static_cast<std::uint32_t>(h.max_range);
+  st.subject.subject = h.subject;
+  st.subject.variant = h.variant;
+  st.upper = h.upper;
+  st.subject.mutant = h.mutant == "none" ? "" : h.mutant;
+  st.granularity = h.granularity;
+  st.memory = h.memory;
+  sc.jobs = std::max(1u, h.workers);
+  sc.devices = h.devices;
+  if (sc.worker_device.empty()) sc.worker_device = h.device;
+  sc.shard_source = h.shard_source;
+  sc.resuming = true;
+  model::workload subject_of;
+  if (const std::string e = resolve_subject(st.subject, subject_of, o); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --resume: %s: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
+    return exit_usage;
+  }
+  return exit_ok;
+}
+
+// A new campaign: its folder, its shard and where its workers run.
+// exit_ok, or exit_usage after one line that says what is wrong.
+int check_new_campaign(fuzz_command_options& st) {
+  fuzz::campaign_options& o = st.o;
+  scale_options& sc = st.scale;
+  if (o.out_dir.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: --out DIR is needed (or --resume DIR)\n");
+    return exit_usage;
+  }
+  shard_choice shard;
+  if (std::string e = choose_shard(st.shard, st.shard_count, shard, [](const char* n) { return std::getenv(n); }); !e.empty()) {
+    std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
+    return exit_usage;
+  }
+  o.shard = shard.shard;
+  o.shards = shard.shards;
+  sc.shard_source = shard.source + (shard.detail.empty() ? "" : " " + shard.detail);
+  if (!sc.devices.empty() && o.backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
+    std::fprintf(stderr, "gfsl fuzz: --devices goes with --backend cuda (--jobs N runs CPU workers)\n");
+    return exit_usage;
+  }
+  if (!sc.devices.empty() && sc.jobs > 1) {
+    std::fprintf(stderr, "gfsl fuzz: --devices and --jobs: choose one (a device runs one worker)\n");
+    return exit_usage;
+  }
+  // Every visible GPU by default; a device worker itself runs on
+  // the one device its parent gave it.
+  if (o.backend == "cuda" && sc.devices.empty() && sc.worker_device.empty() && sc.jobs == 1) sc.devices = "all";
+  if (o.limits.max_ops < min_run_ops || o.limits.max_ops > max_run_ops(o.backend)) {
+    std::fprintf(stderr, "gfsl fuzz: --max-ops %llu: a run of a %s campaign has %llu to %llu operations\n",
+                 (unsigned long long)o.limits.max_ops, o.backend.c_str(), (unsigned long long)min_run_ops,
+                 (unsigned long long)max_run_ops(o.backend));
+    return exit_usage;
+  }
+  return exit_ok;
+}
+
+// The options every campaign resolves, new or resumed: the device, the
+// progress line, granularity, memory, subject and upper rule. exit_ok, or
+// exit_usage after one line that says what is wrong.
+int resolve_fuzz_options(fuzz_command_options& st) {
+  fuzz::campaign_options& o = st.o;
+  scale_options& sc = st.scale;
+  // No run is made only to fail: a cuda campaign, given here or
+  // resumed from its journal, needs a usable CUDA device.
+  if (o.backend == "cuda") {
+    if (const std::string why = cuda_unusable_reason(); !why.empty()) {
+      if (st.resume.empty()) {
+        std::fprintf(stderr, "gfsl fuzz: --backend cuda: %s\n", gfsl::lin::printable(why).c_str());
+      } else {
+        const std::string path = (std::filesystem::path(st.resume) / fuzz::journal_file).string();
+        std::fprintf(stderr, "gfsl fuzz: --resume: %s: line 1: field \"backend\" is \"cuda\": %s\n",
+                     gfsl::lin::printable(path).c_str(), gfsl::lin::printable(why).c_str());
+      }
+      return exit_usage;
+    }
+  }
+  sc.granularity = st.granularity;
+  o.progress = progress_wanted(st.progress);
+  sc.progress = o.progress;
+  if (!parse_granularity_limit(st.granularity, o.limits)) return exit_usage;
+  if (st.memory.empty()) st.memory = o.backend == "host" ? "mixed" : "sc";
+  fuzz::parse_memory_choice(st.memory, o.limits.memory);
+  if (o.limits.memory != fuzz::memory_choice::sc && o.backend != "host") {
+    std::fprintf(stderr, "gfsl fuzz: --memory %s needs --backend host: its stale loads are choices of the "
+                         "deterministic scheduler\n", fuzz::memory_choice_name(o.limits.memory));
+    return exit_usage;
+  }
+  {
+    model::workload subject_of;
+    if (const std::string e = resolve_subject(st.subject, subject_of, o); !e.empty()) {
+      std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
+      return exit_usage;
+    }
+    o.limits.subject = subject_of.subject;
+  }
+  if (st.upper.empty()) st.upper = o.limits.subject == subject_kind::gfsl ? "mixed" : "thesis";
+  if (!fuzz::parse_upper_choice(st.upper, o.limits.upper)) {
+    std::fprintf(stderr, "gfsl fuzz: --resume: upper rule %s is not known (thesis, reraise, mixed)\n",
+                 gfsl::lin::printable(st.upper).c_str());
+    return exit_usage;
+  }
+  if (o.limits.subject != subject_kind::gfsl && o.limits.upper != fuzz::upper_choice::thesis) {
+    std::fprintf(stderr, "gfsl fuzz: --upper is a gfsl rule; %s has no upper levels\n", subject_name(o.limits.subject));
+    return exit_usage;
+  }
+  if (o.backend == "cuda") o.limits.max_teams = std::max(o.limits.max_teams, 1024u);
+  o.replay_line = replay_of;
+  return exit_ok;
+}
+
+}  // namespace
+
+command add_fuzz_command(CLI::App& root) {
+  auto st = std::make_shared<fuzz_command_options>();
+  st->o.out_dir = "";
+  CLI::App* fz = root.add_subcommand("fuzz", "property-based fuzzing campaign: generate runs, judge them, shrink the first failure");
+  CLI::App* merge = declare_fuzz_options(fz, *st);
   return {fz, [st, merge] {
-            fuzz::campaign_options& o = st->o;
             if (merge->parsed()) return merge_fuzz_campaigns(st->merge_dirs, st->merge_json, st->merge_junit);
-            scale_options& sc = st->scale;
-            if (!st->resume.empty()) {
-              // The campaign's own options, from its journal's first line.
-              if (!o.out_dir.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --resume %s: the folder is the campaign's; --out goes with a new campaign\n",
-                             gfsl::lin::printable(st->resume).c_str());
-                return exit_usage;
-              }
-              fuzz::journal_summary prior;
-              const std::string path = (std::filesystem::path(st->resume) / fuzz::journal_file).string();
-              if (std::string e = fuzz::read_journal(path, prior); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --resume: %s\n", gfsl::lin::printable(e).c_str());
-                return exit_usage;
-              }
-              const fuzz::campaign_header& h = prior.header;
-              if (std::string e = check_resumed_header(h); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --resume: %s: line 1: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
-                return exit_usage;
-              }
-              o.out_dir = st->resume;
-              o.backend = h.backend;
-              o.seconds = h.seconds;
-              o.shrink_seconds = h.shrink_seconds;
-              o.keep_going = h.keep_going;
-              o.max_runs = h.max_runs;
-              o.seed = h.seed;
-              o.shard = h.shard;
-              o.shards = h.shards;
-              o.limits.max_ops = h.max_ops;
-              o.limits.max_teams = static_cast<unsigned>(h.max_teams);
-              o.limits.max_range = static_cast<std::uint32_t>(h.max_range);
-              st->subject.subject = h.subject;
-              st->subject.variant = h.variant;
-              st->upper = h.upper;
-              st->subject.mutant = h.mutant == "none" ? "" : h.mutant;
-              st->granularity = h.granularity;
-              st->memory = h.memory;
-              sc.jobs = std::max(1u, h.workers);
-              sc.devices = h.devices;
-              if (sc.worker_device.empty()) sc.worker_device = h.device;
-              sc.shard_source = h.shard_source;
-              sc.resuming = true;
-              model::workload subject_of;
-              if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --resume: %s: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
-                return exit_usage;
-              }
-            } else {
-              if (o.out_dir.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: --out DIR is needed (or --resume DIR)\n");
-                return exit_usage;
-              }
-              shard_choice shard;
-              if (std::string e = choose_shard(st->shard, st->shard_count, shard, [](const char* n) { return std::getenv(n); }); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: %s\n", gfsl::lin::printable(e).c_str());
-                return exit_usage;
-              }
-              o.shard = shard.shard;
-              o.shards = shard.shards;
-              sc.shard_source = shard.source + (shard.detail.empty() ? "" : " " + shard.detail);
-              if (!sc.devices.empty() && o.backend != "cuda" && !std::getenv("GFSL_DEVICE_COUNT")) {
-                std::fprintf(stderr, "gfsl fuzz: --devices goes with --backend cuda (--jobs N runs CPU workers)\n");
-                return exit_usage;
-              }
-              if (!sc.devices.empty() && sc.jobs > 1) {
-                std::fprintf(stderr, "gfsl fuzz: --devices and --jobs: choose one (a device runs one worker)\n");
-                return exit_usage;
-              }
-              // Every visible GPU by default; a device worker itself runs on
-              // the one device its parent gave it.
-              if (o.backend == "cuda" && sc.devices.empty() && sc.worker_device.empty() && sc.jobs == 1) sc.devices = "all";
-              if (o.limits.max_ops < min_run_ops || o.limits.max_ops > max_run_ops(o.backend)) {
-                std::fprintf(stderr, "gfsl fuzz: --max-ops %llu: a run of a %s campaign has %llu to %llu operations\n",
-                             (unsigned long long)o.limits.max_ops, o.backend.c_str(), (unsigned long long)min_run_ops,
-                             (unsigned long long)max_run_ops(o.backend));
-                return exit_usage;
-              }
-            }
-            // No run is made only to fail: a cuda campaign, given here or
-            // resumed from its journal, needs a usable CUDA device.
-            if (o.backend == "cuda") {
-              if (const std::string why = cuda_unusable_reason(); !why.empty()) {
-                if (st->resume.empty()) {
-                  std::fprintf(stderr, "gfsl fuzz: --backend cuda: %s\n", gfsl::lin::printable(why).c_str());
-                } else {
-                  const std::string path = (std::filesystem::path(st->resume) / fuzz::journal_file).string();
-                  std::fprintf(stderr, "gfsl fuzz: --resume: %s: line 1: field \"backend\" is \"cuda\": %s\n",
-                               gfsl::lin::printable(path).c_str(), gfsl::lin::printable(why).c_str());
-                }
-                return exit_usage;
-              }
-            }
-            sc.granularity = st->granularity;
-            o.progress = progress_wanted(st->progress);
-            sc.progress = o.progress;
-            if (!parse_granularity_limit(st->granularity, o.limits)) return exit_usage;
-            if (st->memory.empty()) st->memory = o.backend == "host" ? "mixed" : "sc";
-            fuzz::parse_memory_choice(st->memory, o.limits.memory);
-            if (o.limits.memory != fuzz::memory_choice::sc && o.backend != "host") {
-              std::fprintf(stderr, "gfsl fuzz: --memory %s needs --backend host: its stale loads are choices of the "
-                                   "deterministic scheduler\n", fuzz::memory_choice_name(o.limits.memory));
-              return exit_usage;
-            }
-            {
-              model::workload subject_of;
-              if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
-                std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
-                return exit_usage;
-              }
-              o.limits.subject = subject_of.subject;
-            }
-            if (st->upper.empty()) st->upper = o.limits.subject == subject_kind::gfsl ? "mixed" : "thesis";
-            if (!fuzz::parse_upper_choice(st->upper, o.limits.upper)) {
-              std::fprintf(stderr, "gfsl fuzz: --resume: upper rule %s is not known (thesis, reraise, mixed)\n",
-                           gfsl::lin::printable(st->upper).c_str());
-              return exit_usage;
-            }
-            if (o.limits.subject != subject_kind::gfsl && o.limits.upper != fuzz::upper_choice::thesis) {
-              std::fprintf(stderr, "gfsl fuzz: --upper is a gfsl rule; %s has no upper levels\n", subject_name(o.limits.subject));
-              return exit_usage;
-            }
-            if (o.backend == "cuda") o.limits.max_teams = std::max(o.limits.max_teams, 1024u);
-            o.replay_line = replay_of;
-            return run_fuzz_campaign(o, sc);
+            if (const int e = st->resume.empty() ? check_new_campaign(*st) : take_resumed_options(*st); e != exit_ok) return e;
+            if (const int e = resolve_fuzz_options(*st); e != exit_ok) return e;
+            return run_fuzz_campaign(st->o, st->scale);
           }};
 }
 
