@@ -238,10 +238,67 @@ bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::
   return true;
 }
 
-int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
-           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter,
-           live_trace* live = nullptr, bool stopped_mid_run = false) {
-  const bool traced = write_trace_file(o, r, device, clock, live);
+// cuda --clock off keeps no record of the operations: their answers, and
+// the final contents they imply, cannot be compared with anything.
+bool history_recorded(const run_options& o) { return !(o.backend == "cuda" && o.clock == "off"); }
+
+// The schedule's lines of a host run: what it made of the strategy, parks,
+// tears, the hold and the coverage pairs (nullptr: teams took turns).
+void print_schedule(const run_options& o, const gfsl::sched::outcome* schedule) {
+  if (schedule) {
+    std::printf("schedule: %s, depth %d, granularity %s, seed %llu: %llu scheduling points, %llu switches, %s\n",
+                o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
+                (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
+                gfsl::sched::name(schedule->reason));
+    // Fewer than two turns a team: the teams ran nearly one after another
+    // (PCT over a long run changes the running team at d-1 points only),
+    // and the run says so rather than pass for a concurrent one.
+    if (o.w.teams > 1 && schedule->switches < 2ull * o.w.teams) {
+      std::printf("warning:  %llu switches among %u teams: they ran nearly one after another, so this run exercised "
+                  "little concurrency (--sched random interleaves every access; PCT suits many short runs: gfsl fuzz)\n",
+                  (unsigned long long)schedule->switches, o.w.teams);
+    }
+    if (o.so.mem != gfsl::sched::memory::sc) {
+      std::printf("memory:   %s: %llu loads returned a store older than the latest\n", gfsl::sched::name(o.so.mem),
+                  (unsigned long long)schedule->stale_reads);
+    }
+    if (o.so.strat == gfsl::sched::strategy::park) {
+      std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
+                  gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
+                  o.so.park_teams == 0   ? ""
+                  : o.so.park_teams == 1 ? ", team 0 only"
+                                         : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
+                  (unsigned long long)schedule->parks);
+    }
+    if (o.so.tear != gfsl::sched::tear_target::none) {
+      std::printf("tear:     %s reads held open: %llu, %llu of them with a write landed while held\n", gfsl::sched::name(o.so.tear),
+                  (unsigned long long)schedule->tears, (unsigned long long)schedule->torn);
+    }
+    if (o.so.strat == gfsl::sched::strategy::pct || o.so.strat == gfsl::sched::strategy::fair_pct) {
+      std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
+                  (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
+    }
+    if (o.so.hold.active) {
+      std::printf("hold:     %s: %s\n", fuzz::hold_text(o.w.subject, o.so.hold).c_str(),
+                  !schedule->hold_taken ? "the window was not opened that often; nobody was held"
+                  : schedule->hold_met  ? "held until another team's operation made the effect on its chunk"
+                                        : "held, and let go without the effect (nothing else could run, or nothing completed)");
+    }
+    {
+      std::string reached;
+      for (int bit : fuzz::pair_bits(o.w.subject)) {
+        if (schedule->pairs >> bit & 1u) reached += (reached.empty() ? "" : ", ") + fuzz::pair_name(o.w.subject, bit);
+      }
+      std::printf("pairs:    %s\n", reached.empty() ? "no coverage pair reached" : reached.c_str());
+    }
+  } else {
+    std::printf("schedule: turns: teams take turns, one whole operation each\n");
+  }
+}
+
+// The workload, its operations by kind and answer, the paths they took, the
+// structure they left and how long the concurrent phase took.
+void print_counts(const run_options& o, const gfsl::host_run& r) {
   using gfsl::op_kind;
   const auto& c = r.report.counts;
   auto kind = [&](const char* name, op_kind k) {
@@ -249,68 +306,14 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     std::printf("  %-9s %10llu  (true %llu, false %llu)\n", name, static_cast<unsigned long long>(b[0] + b[1]),
                 static_cast<unsigned long long>(b[1]), static_cast<unsigned long long>(b[0]));
   };
-  std::printf("gfsl run: backend %s%s%s\n", o.backend.c_str(), device.empty() ? "" : " on ", device.c_str());
-  if (o.backend == "host") {
-    if (schedule) {
-      std::printf("schedule: %s, depth %d, granularity %s, seed %llu: %llu scheduling points, %llu switches, %s\n",
-                  o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
-                  (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
-                  gfsl::sched::name(schedule->reason));
-      // Fewer than two turns a team: the teams ran nearly one after another
-      // (PCT over a long run changes the running team at d-1 points only),
-      // and the run says so rather than pass for a concurrent one.
-      if (o.w.teams > 1 && schedule->switches < 2ull * o.w.teams) {
-        std::printf("warning:  %llu switches among %u teams: they ran nearly one after another, so this run exercised "
-                    "little concurrency (--sched random interleaves every access; PCT suits many short runs: gfsl fuzz)\n",
-                    (unsigned long long)schedule->switches, o.w.teams);
-      }
-      if (o.so.mem != gfsl::sched::memory::sc) {
-        std::printf("memory:   %s: %llu loads returned a store older than the latest\n", gfsl::sched::name(o.so.mem),
-                    (unsigned long long)schedule->stale_reads);
-      }
-      if (o.so.strat == gfsl::sched::strategy::park) {
-        std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
-                    gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
-                    o.so.park_teams == 0   ? ""
-                    : o.so.park_teams == 1 ? ", team 0 only"
-                                           : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
-                    (unsigned long long)schedule->parks);
-      }
-      if (o.so.tear != gfsl::sched::tear_target::none) {
-        std::printf("tear:     %s reads held open: %llu, %llu of them with a write landed while held\n", gfsl::sched::name(o.so.tear),
-                    (unsigned long long)schedule->tears, (unsigned long long)schedule->torn);
-      }
-      if (o.so.strat == gfsl::sched::strategy::pct || o.so.strat == gfsl::sched::strategy::fair_pct) {
-        std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
-                    (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
-      }
-      if (o.so.hold.active) {
-        std::printf("hold:     %s: %s\n", fuzz::hold_text(o.w.subject, o.so.hold).c_str(),
-                    !schedule->hold_taken ? "the window was not opened that often; nobody was held"
-                    : schedule->hold_met  ? "held until another team's operation made the effect on its chunk"
-                                          : "held, and let go without the effect (nothing else could run, or nothing completed)");
-      }
-      {
-        std::string reached;
-        for (int bit : fuzz::pair_bits(o.w.subject)) {
-          if (schedule->pairs >> bit & 1u) reached += (reached.empty() ? "" : ", ") + fuzz::pair_name(o.w.subject, bit);
-        }
-        std::printf("pairs:    %s\n", reached.empty() ? "no coverage pair reached" : reached.c_str());
-      }
-    } else {
-      std::printf("schedule: turns: teams take turns, one whole operation each\n");
-    }
-  }
   std::printf("workload: %s\n", o.w.describe().c_str());
   if (o.backend == "cuda" && o.clock != "off" && o.stamp_group > 1) {
     std::printf("stamps:   a team's operations in groups of up to %u, called at one stamp and returning at the next "
                 "(never two on one key)\n", o.stamp_group);
   }
-  // cuda --clock off keeps no record of the operations: their answers, and
-  // the final contents they imply, cannot be compared with anything.
-  const bool history_recorded = !(o.backend == "cuda" && o.clock == "off");
+  const bool recorded = history_recorded(o);
   std::printf("prefill:  %zu keys\n", r.prefill.size());
-  if (history_recorded) {
+  if (recorded) {
     std::printf("operations:\n");
     kind("insert", op_kind::insert);
     kind("delete", op_kind::remove);
@@ -341,12 +344,13 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   }
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
               r.report.seconds > 0 ? ops_done / r.report.seconds / 1e6 : 0.0);
+}
 
-  int rc = exit_ok;
-  if (r.report.first_error != gfsl::status::ok) {
-    std::printf("error:    %s\n", r.report.error_detail.c_str());
-    rc = exit_run_error;
-  }
+// The checks of the structure the run left: its snapshot invariants, its
+// event log's temporal invariants, the mid-run checks. A violation makes
+// `rc` exit_violation; events the device log dropped, exit_undecided.
+void check_structure(const gfsl::host_run& r, const gfsl::sched::outcome* schedule, const run_options& o, bool stopped_mid_run,
+                     int& rc) {
   // Snapshot invariants of the final structure, with the fill bound and the
   // model's final state when the history fixes it (sequential runs).
   {
@@ -408,9 +412,56 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   (unsigned long long)r.mid_run_checks, gfsl::invariants::mid_run_invariant_names().size());
     }
   }
-  const auto implied = history_recorded ? gfsl::model::check_implied_final_state(r.prefill, r.records, r.final_entries)
-                                         : std::vector<std::string>{};
-  if (!history_recorded) {
+}
+
+// The answers of the operations: against the sequential model (turns), or
+// linearizability when asked (gfsl replay), or said to be gfsl check's.
+void check_answers(const run_options& o, const gfsl::host_run& r, const gfsl::sched::outcome* schedule, int& rc) {
+  if (o.backend == "host" && !schedule) {
+    const std::string mismatch = gfsl::model::first_sequential_mismatch(r.prefill, r.records);
+    if (!mismatch.empty()) {
+      std::printf("check:    FAILED: %s\n", mismatch.c_str());
+      rc = exit_violation;
+    } else {
+      std::printf("check:    every answer matches the sequential model (teams took turns)\n");
+    }
+  } else if (!history_recorded(o)) {
+    std::printf("check:    answers of concurrent operations are not checked: they were not recorded (--clock off)\n");
+  } else if (o.judge_linearizability) {
+    std::vector<gfsl::fuzz::detection> found;
+    const bool decided = gfsl::fuzz::judge_linearizability(gfsl::model::full_history(r.prefill, r.records),
+                                                           o.linearizability_seconds, found);
+    if (!found.empty()) {
+      std::printf("check:    FAILED: linearizability: %s\n", found.front().detail.c_str());
+      rc = exit_violation;
+    } else if (!decided) {
+      std::printf("check:    linearizability undecided: the checker's %.0f s limit was reached\n", o.linearizability_seconds);
+      if (rc == exit_ok) rc = exit_undecided;
+    } else {
+      std::printf("check:    the history is linearizable, key by key\n");
+    }
+  } else {
+    std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
+  }
+}
+
+int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
+           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter,
+           live_trace* live = nullptr, bool stopped_mid_run = false) {
+  const bool traced = write_trace_file(o, r, device, clock, live);
+  std::printf("gfsl run: backend %s%s%s\n", o.backend.c_str(), device.empty() ? "" : " on ", device.c_str());
+  if (o.backend == "host") print_schedule(o, schedule);
+  print_counts(o, r);
+
+  int rc = exit_ok;
+  if (r.report.first_error != gfsl::status::ok) {
+    std::printf("error:    %s\n", r.report.error_detail.c_str());
+    rc = exit_run_error;
+  }
+  check_structure(r, schedule, o, stopped_mid_run, rc);
+  const auto implied = history_recorded(o) ? gfsl::model::check_implied_final_state(r.prefill, r.records, r.final_entries)
+                                            : std::vector<std::string>{};
+  if (!history_recorded(o)) {
     std::printf("check:    final contents not compared with the operations: they were not recorded (--clock off)\n");
   } else if (!implied.empty()) {
     std::printf("check:    FAILED: final contents disagree with the successful operations: %s\n", implied.front().c_str());
@@ -439,32 +490,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     if (found) rc = exit_violation;
     else if (rc == exit_ok) rc = exit_undecided;
   }
-  if (o.backend == "host" && !schedule) {
-    const std::string mismatch = gfsl::model::first_sequential_mismatch(r.prefill, r.records);
-    if (!mismatch.empty()) {
-      std::printf("check:    FAILED: %s\n", mismatch.c_str());
-      rc = exit_violation;
-    } else {
-      std::printf("check:    every answer matches the sequential model (teams took turns)\n");
-    }
-  } else if (!history_recorded) {
-    std::printf("check:    answers of concurrent operations are not checked: they were not recorded (--clock off)\n");
-  } else if (o.judge_linearizability) {
-    std::vector<gfsl::fuzz::detection> found;
-    const bool decided = gfsl::fuzz::judge_linearizability(gfsl::model::full_history(r.prefill, r.records),
-                                                           o.linearizability_seconds, found);
-    if (!found.empty()) {
-      std::printf("check:    FAILED: linearizability: %s\n", found.front().detail.c_str());
-      rc = exit_violation;
-    } else if (!decided) {
-      std::printf("check:    linearizability undecided: the checker's %.0f s limit was reached\n", o.linearizability_seconds);
-      if (rc == exit_ok) rc = exit_undecided;
-    } else {
-      std::printf("check:    the history is linearizable, key by key\n");
-    }
-  } else {
-    std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
-  }
+  check_answers(o, r, schedule, rc);
   if (!o.trace.empty()) {
     // The run began with its trace open, so a write that failed since is
     // the run's own failure: exit 4 (a trace that could not be opened at
