@@ -49,7 +49,19 @@ struct parking {
 };
 
 // Park: is the team's next access `a` a point of the kind `at`? `last`: its
-// previous access, when `accessed`.
-bool at_park_point(park_point at, const access& a, bool accessed, const access& last);
+// previous access, when `accessed`. Asked at every access of a park run:
+// inline.
+inline bool at_park_point(park_point at, const access& a, bool accessed, const access& last) {
+  const bool after_load = accessed && last.kind == access_kind::load;
+  switch (at) {
+    case park_point::lock_cas: return a.kind == access_kind::cas;
+    case park_point::after_read: return after_load && last.group_size > 1 && a.group_index == 0;
+    case park_point::before_write: return after_load && a.kind != access_kind::load;
+    // The scheduling points inside a read are its group boundaries (every
+    // lane at lane granularity, the second line at line granularity).
+    case park_point::mid_read: return a.kind == access_kind::load && a.group_size > 1 && a.group_index > 0;
+  }
+  return false;
+}
 
 }  // namespace gfsl::sched
