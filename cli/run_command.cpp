@@ -238,10 +238,67 @@ bool write_trace_file(const run_options& o, const gfsl::host_run& r, const std::
   return true;
 }
 
-int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
-           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter,
-           live_trace* live = nullptr, bool stopped_mid_run = false) {
-  const bool traced = write_trace_file(o, r, device, clock, live);
+// cuda --clock off keeps no record of the operations: their answers, and
+// the final contents they imply, cannot be compared with anything.
+bool history_recorded(const run_options& o) { return !(o.backend == "cuda" && o.clock == "off"); }
+
+// The schedule's lines of a host run: what it made of the strategy, parks,
+// tears, the hold and the coverage pairs (nullptr: teams took turns).
+void print_schedule(const run_options& o, const gfsl::sched::outcome* schedule) {
+  if (schedule) {
+    std::printf("schedule: %s, depth %d, granularity %s, seed %llu: %llu scheduling points, %llu switches, %s\n",
+                o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
+                (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
+                gfsl::sched::name(schedule->reason));
+    // Fewer than two turns a team: the teams ran nearly one after another
+    // (PCT over a long run changes the running team at d-1 points only),
+    // and the run says so rather than pass for a concurrent one.
+    if (o.w.teams > 1 && schedule->switches < 2ull * o.w.teams) {
+      std::printf("warning:  %llu switches among %u teams: they ran nearly one after another, so this run exercised "
+                  "little concurrency (--sched random interleaves every access; PCT suits many short runs: gfsl fuzz)\n",
+                  (unsigned long long)schedule->switches, o.w.teams);
+    }
+    if (o.so.mem != gfsl::sched::memory::sc) {
+      std::printf("memory:   %s: %llu loads returned a store older than the latest\n", gfsl::sched::name(o.so.mem),
+                  (unsigned long long)schedule->stale_reads);
+    }
+    if (o.so.strat == gfsl::sched::strategy::park) {
+      std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
+                  gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
+                  o.so.park_teams == 0   ? ""
+                  : o.so.park_teams == 1 ? ", team 0 only"
+                                         : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
+                  (unsigned long long)schedule->parks);
+    }
+    if (o.so.tear != gfsl::sched::tear_target::none) {
+      std::printf("tear:     %s reads held open: %llu, %llu of them with a write landed while held\n", gfsl::sched::name(o.so.tear),
+                  (unsigned long long)schedule->tears, (unsigned long long)schedule->torn);
+    }
+    if (o.so.strat == gfsl::sched::strategy::pct || o.so.strat == gfsl::sched::strategy::fair_pct) {
+      std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
+                  (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
+    }
+    if (o.so.hold.active) {
+      std::printf("hold:     %s: %s\n", fuzz::hold_text(o.w.subject, o.so.hold).c_str(),
+                  !schedule->hold_taken ? "the window was not opened that often; nobody was held"
+                  : schedule->hold_met  ? "held until another team's operation made the effect on its chunk"
+                                        : "held, and let go without the effect (nothing else could run, or nothing completed)");
+    }
+    {
+      std::string reached;
+      for (int bit : fuzz::pair_bits(o.w.subject)) {
+        if (schedule->pairs >> bit & 1u) reached += (reached.empty() ? "" : ", ") + fuzz::pair_name(o.w.subject, bit);
+      }
+      std::printf("pairs:    %s\n", reached.empty() ? "no coverage pair reached" : reached.c_str());
+    }
+  } else {
+    std::printf("schedule: turns: teams take turns, one whole operation each\n");
+  }
+}
+
+// The workload, its operations by kind and answer, the paths they took, the
+// structure they left and how long the concurrent phase took.
+void print_counts(const run_options& o, const gfsl::host_run& r) {
   using gfsl::op_kind;
   const auto& c = r.report.counts;
   auto kind = [&](const char* name, op_kind k) {
@@ -249,68 +306,14 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     std::printf("  %-9s %10llu  (true %llu, false %llu)\n", name, static_cast<unsigned long long>(b[0] + b[1]),
                 static_cast<unsigned long long>(b[1]), static_cast<unsigned long long>(b[0]));
   };
-  std::printf("gfsl run: backend %s%s%s\n", o.backend.c_str(), device.empty() ? "" : " on ", device.c_str());
-  if (o.backend == "host") {
-    if (schedule) {
-      std::printf("schedule: %s, depth %d, granularity %s, seed %llu: %llu scheduling points, %llu switches, %s\n",
-                  o.sched.c_str(), o.so.depth, gfsl::sched::name(o.so.gran), (unsigned long long)o.so.seed,
-                  (unsigned long long)schedule->steps, (unsigned long long)schedule->switches,
-                  gfsl::sched::name(schedule->reason));
-      // Fewer than two turns a team: the teams ran nearly one after another
-      // (PCT over a long run changes the running team at d-1 points only),
-      // and the run says so rather than pass for a concurrent one.
-      if (o.w.teams > 1 && schedule->switches < 2ull * o.w.teams) {
-        std::printf("warning:  %llu switches among %u teams: they ran nearly one after another, so this run exercised "
-                    "little concurrency (--sched random interleaves every access; PCT suits many short runs: gfsl fuzz)\n",
-                    (unsigned long long)schedule->switches, o.w.teams);
-      }
-      if (o.so.mem != gfsl::sched::memory::sc) {
-        std::printf("memory:   %s: %llu loads returned a store older than the latest\n", gfsl::sched::name(o.so.mem),
-                    (unsigned long long)schedule->stale_reads);
-      }
-      if (o.so.strat == gfsl::sched::strategy::park) {
-        std::printf("park:     at %s, for %u operations of others, one in %u such points%s: %llu parks\n",
-                    gfsl::sched::name(o.so.park_at), o.so.park_ops, o.so.park_every,
-                    o.so.park_teams == 0   ? ""
-                    : o.so.park_teams == 1 ? ", team 0 only"
-                                           : (", teams 0 to " + std::to_string(o.so.park_teams - 1) + " only").c_str(),
-                    (unsigned long long)schedule->parks);
-      }
-      if (o.so.tear != gfsl::sched::tear_target::none) {
-        std::printf("tear:     %s reads held open: %llu, %llu of them with a write landed while held\n", gfsl::sched::name(o.so.tear),
-                    (unsigned long long)schedule->tears, (unsigned long long)schedule->torn);
-      }
-      if (o.so.strat == gfsl::sched::strategy::pct || o.so.strat == gfsl::sched::strategy::fair_pct) {
-        std::printf("pct:      k %llu, %llu of %d priority change points reached\n", (unsigned long long)o.so.pct_steps,
-                    (unsigned long long)schedule->priority_changes, std::max(0, o.so.depth - 1));
-      }
-      if (o.so.hold.active) {
-        std::printf("hold:     %s: %s\n", fuzz::hold_text(o.w.subject, o.so.hold).c_str(),
-                    !schedule->hold_taken ? "the window was not opened that often; nobody was held"
-                    : schedule->hold_met  ? "held until another team's operation made the effect on its chunk"
-                                          : "held, and let go without the effect (nothing else could run, or nothing completed)");
-      }
-      {
-        std::string reached;
-        for (int bit : fuzz::pair_bits(o.w.subject)) {
-          if (schedule->pairs >> bit & 1u) reached += (reached.empty() ? "" : ", ") + fuzz::pair_name(o.w.subject, bit);
-        }
-        std::printf("pairs:    %s\n", reached.empty() ? "no coverage pair reached" : reached.c_str());
-      }
-    } else {
-      std::printf("schedule: turns: teams take turns, one whole operation each\n");
-    }
-  }
   std::printf("workload: %s\n", o.w.describe().c_str());
   if (o.backend == "cuda" && o.clock != "off" && o.stamp_group > 1) {
     std::printf("stamps:   a team's operations in groups of up to %u, called at one stamp and returning at the next "
                 "(never two on one key)\n", o.stamp_group);
   }
-  // cuda --clock off keeps no record of the operations: their answers, and
-  // the final contents they imply, cannot be compared with anything.
-  const bool history_recorded = !(o.backend == "cuda" && o.clock == "off");
+  const bool recorded = history_recorded(o);
   std::printf("prefill:  %zu keys\n", r.prefill.size());
-  if (history_recorded) {
+  if (recorded) {
     std::printf("operations:\n");
     kind("insert", op_kind::insert);
     kind("delete", op_kind::remove);
@@ -341,12 +344,13 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
   }
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
               r.report.seconds > 0 ? ops_done / r.report.seconds / 1e6 : 0.0);
+}
 
-  int rc = exit_ok;
-  if (r.report.first_error != gfsl::status::ok) {
-    std::printf("error:    %s\n", r.report.error_detail.c_str());
-    rc = exit_run_error;
-  }
+// The checks of the structure the run left: its snapshot invariants, its
+// event log's temporal invariants, the mid-run checks. A violation makes
+// `rc` exit_violation; events the device log dropped, exit_undecided.
+void check_structure(const gfsl::host_run& r, const gfsl::sched::outcome* schedule, const run_options& o, bool stopped_mid_run,
+                     int& rc) {
   // Snapshot invariants of the final structure, with the fill bound and the
   // model's final state when the history fixes it (sequential runs).
   {
@@ -408,9 +412,56 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
                   (unsigned long long)r.mid_run_checks, gfsl::invariants::mid_run_invariant_names().size());
     }
   }
-  const auto implied = history_recorded ? gfsl::model::check_implied_final_state(r.prefill, r.records, r.final_entries)
-                                         : std::vector<std::string>{};
-  if (!history_recorded) {
+}
+
+// The answers of the operations: against the sequential model (turns), or
+// linearizability when asked (gfsl replay), or said to be gfsl check's.
+void check_answers(const run_options& o, const gfsl::host_run& r, const gfsl::sched::outcome* schedule, int& rc) {
+  if (o.backend == "host" && !schedule) {
+    const std::string mismatch = gfsl::model::first_sequential_mismatch(r.prefill, r.records);
+    if (!mismatch.empty()) {
+      std::printf("check:    FAILED: %s\n", mismatch.c_str());
+      rc = exit_violation;
+    } else {
+      std::printf("check:    every answer matches the sequential model (teams took turns)\n");
+    }
+  } else if (!history_recorded(o)) {
+    std::printf("check:    answers of concurrent operations are not checked: they were not recorded (--clock off)\n");
+  } else if (o.judge_linearizability) {
+    std::vector<gfsl::fuzz::detection> found;
+    const bool decided = gfsl::fuzz::judge_linearizability(gfsl::model::full_history(r.prefill, r.records),
+                                                           o.linearizability_seconds, found);
+    if (!found.empty()) {
+      std::printf("check:    FAILED: linearizability: %s\n", found.front().detail.c_str());
+      rc = exit_violation;
+    } else if (!decided) {
+      std::printf("check:    linearizability undecided: the checker's %.0f s limit was reached\n", o.linearizability_seconds);
+      if (rc == exit_ok) rc = exit_undecided;
+    } else {
+      std::printf("check:    the history is linearizable, key by key\n");
+    }
+  } else {
+    std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
+  }
+}
+
+int report(const run_options& o, const gfsl::host_run& r, const std::string& device,
+           const gfsl::sched::outcome* schedule, gfsl::model::clock_kind clock = gfsl::model::clock_kind::global_counter,
+           live_trace* live = nullptr, bool stopped_mid_run = false) {
+  const bool traced = write_trace_file(o, r, device, clock, live);
+  std::printf("gfsl run: backend %s%s%s\n", o.backend.c_str(), device.empty() ? "" : " on ", device.c_str());
+  if (o.backend == "host") print_schedule(o, schedule);
+  print_counts(o, r);
+
+  int rc = exit_ok;
+  if (r.report.first_error != gfsl::status::ok) {
+    std::printf("error:    %s\n", r.report.error_detail.c_str());
+    rc = exit_run_error;
+  }
+  check_structure(r, schedule, o, stopped_mid_run, rc);
+  const auto implied = history_recorded(o) ? gfsl::model::check_implied_final_state(r.prefill, r.records, r.final_entries)
+                                            : std::vector<std::string>{};
+  if (!history_recorded(o)) {
     std::printf("check:    final contents not compared with the operations: they were not recorded (--clock off)\n");
   } else if (!implied.empty()) {
     std::printf("check:    FAILED: final contents disagree with the successful operations: %s\n", implied.front().c_str());
@@ -439,32 +490,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     if (found) rc = exit_violation;
     else if (rc == exit_ok) rc = exit_undecided;
   }
-  if (o.backend == "host" && !schedule) {
-    const std::string mismatch = gfsl::model::first_sequential_mismatch(r.prefill, r.records);
-    if (!mismatch.empty()) {
-      std::printf("check:    FAILED: %s\n", mismatch.c_str());
-      rc = exit_violation;
-    } else {
-      std::printf("check:    every answer matches the sequential model (teams took turns)\n");
-    }
-  } else if (!history_recorded) {
-    std::printf("check:    answers of concurrent operations are not checked: they were not recorded (--clock off)\n");
-  } else if (o.judge_linearizability) {
-    std::vector<gfsl::fuzz::detection> found;
-    const bool decided = gfsl::fuzz::judge_linearizability(gfsl::model::full_history(r.prefill, r.records),
-                                                           o.linearizability_seconds, found);
-    if (!found.empty()) {
-      std::printf("check:    FAILED: linearizability: %s\n", found.front().detail.c_str());
-      rc = exit_violation;
-    } else if (!decided) {
-      std::printf("check:    linearizability undecided: the checker's %.0f s limit was reached\n", o.linearizability_seconds);
-      if (rc == exit_ok) rc = exit_undecided;
-    } else {
-      std::printf("check:    the history is linearizable, key by key\n");
-    }
-  } else {
-    std::printf("check:    answers of concurrent operations are not checked here (linearizability: gfsl check)\n");
-  }
+  check_answers(o, r, schedule, rc);
   if (!o.trace.empty()) {
     // The run began with its trace open, so a write that failed since is
     // the run's own failure: exit 4 (a trace that could not be opened at
@@ -560,7 +586,11 @@ class run_progress {
   std::thread ticker_;
 };
 
-int execute(run_options& o) {
+namespace {
+
+// What a run cannot be asked for, whatever its backend: exit_usage after
+// one line that says why; exit_ok otherwise.
+int refuse_bad_request(const run_options& o) {
   if (const std::string bad = o.w.validate(); !bad.empty()) {
     std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
     return exit_usage;
@@ -592,73 +622,84 @@ int execute(run_options& o) {
     std::fprintf(stderr, "gfsl run: --team-ops (a listed workload) runs on the host backends only\n");
     return exit_usage;
   }
-  if (o.backend == "cuda") {
+  return exit_ok;
+}
+
+// --backend cuda: the run on the device, SIGINT and SIGTERM asking its
+// kernel to stop.
+int execute_on_device([[maybe_unused]] run_options& o) {
 #if defined(GFSL_HAVE_CUDA)
-    if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) {
-      std::fprintf(stderr, "gfsl run: --backend cuda: %s\n", why.c_str());
-      return exit_usage;
-    }
-    gfsl::device_options dopt;
-    dopt.pool_chunks = o.pool;
-    dopt.keep_records = o.clock != "off";
-    dopt.stamp_group = o.stamp_group;
-    dopt.clock = o.clock == "globaltimer" ? gfsl::model::clock_kind::globaltimer : gfsl::model::clock_kind::device_counter;
-    dopt.hang_seconds = o.hang_timeout;
-    dopt.watchdog_seconds = o.watchdog;
-    dopt.events = o.events;
-    dopt.event_capacity = o.event_capacity;
-    dopt.var = o.var;
-    dopt.slab_var = o.slab_var;
-    dopt.interrupt = &gpu_interrupt;
-    struct sigaction on_signal {}, old_int{}, old_term{};
-    on_signal.sa_handler = on_gpu_interrupt;
-    sigemptyset(&on_signal.sa_mask);
-    sigaction(SIGINT, &on_signal, &old_int);
-    sigaction(SIGTERM, &on_signal, &old_term);
-    run_progress progress(progress_wanted(o.progress), nullptr, o.w.ops);
-    const gfsl::device_run d = gfsl::run_on_device(o.w, dopt);
-    progress.finish();
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    const char* signal_name = gpu_interrupt_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT";
-    if (d.timed_out) {
-      std::fprintf(stderr, "gfsl run: a kernel did not finish within the %.0f s watchdog on %s: stopping\n", o.watchdog,
-                   d.device_name.c_str());
-      std::fflush(stderr);
-      std::_Exit(exit_run_error);  // the kernel still holds the device; the process must go
-    }
-    if (d.interrupted_in_prefill) {
-      std::fprintf(stderr, "gfsl run: interrupted by %s during the prefill: the concurrent phase did not start, nothing was recorded\n",
-                   signal_name);
-      return exit_undecided;
-    }
-    int rc = report(o, d.run, d.device_name, nullptr, d.clock, nullptr, d.stopped_mid_run);
-    if (d.interrupted) {
-      std::size_t pending = 0;
-      for (const auto& r : d.run.records) pending += r.pending() ? 1 : 0;
-      std::fflush(stdout);
-      if (o.trace.empty()) {
-        std::fprintf(stderr, "gfsl run: interrupted by %s: stopped after %zu operations (no --trace: none written)\n", signal_name,
-                     d.run.records.size());
-      } else {
-        std::fprintf(stderr,
-                     "gfsl run: interrupted by %s: %s holds the %zu operations started so far (%zu not known to have returned, "
-                     "written as pending); gfsl check %s\n",
-                     signal_name, gfsl::lin::printable(o.trace).c_str(), d.run.prefill.size() + d.run.records.size(), pending,
-                     gfsl::lin::printable(o.trace).c_str());
-      }
-      if (rc == exit_ok) rc = exit_undecided;
-    }
-    if (d.hung) {
-      std::printf("hang:     %s\n", d.hang_detail.c_str());
-      if (rc == exit_ok || rc == exit_undecided) rc = exit_run_error;
-    }
-    return rc;
-#else
-    std::fprintf(stderr, "gfsl run: --backend cuda: not available in this build (configured without nvcc)\n");
+  if (const std::string why = gfsl::cuda_unavailable_reason(); !why.empty()) {
+    std::fprintf(stderr, "gfsl run: --backend cuda: %s\n", why.c_str());
     return exit_usage;
-#endif
   }
+  gfsl::device_options dopt;
+  dopt.pool_chunks = o.pool;
+  dopt.keep_records = o.clock != "off";
+  dopt.stamp_group = o.stamp_group;
+  dopt.clock = o.clock == "globaltimer" ? gfsl::model::clock_kind::globaltimer : gfsl::model::clock_kind::device_counter;
+  dopt.hang_seconds = o.hang_timeout;
+  dopt.watchdog_seconds = o.watchdog;
+  dopt.events = o.events;
+  dopt.event_capacity = o.event_capacity;
+  dopt.var = o.var;
+  dopt.slab_var = o.slab_var;
+  dopt.interrupt = &gpu_interrupt;
+  struct sigaction on_signal {}, old_int{}, old_term{};
+  on_signal.sa_handler = on_gpu_interrupt;
+  sigemptyset(&on_signal.sa_mask);
+  sigaction(SIGINT, &on_signal, &old_int);
+  sigaction(SIGTERM, &on_signal, &old_term);
+  run_progress progress(progress_wanted(o.progress), nullptr, o.w.ops);
+  const gfsl::device_run d = gfsl::run_on_device(o.w, dopt);
+  progress.finish();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  const char* signal_name = gpu_interrupt_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT";
+  if (d.timed_out) {
+    std::fprintf(stderr, "gfsl run: a kernel did not finish within the %.0f s watchdog on %s: stopping\n", o.watchdog,
+                 d.device_name.c_str());
+    std::fflush(stderr);
+    std::_Exit(exit_run_error);  // the kernel still holds the device; the process must go
+  }
+  if (d.interrupted_in_prefill) {
+    std::fprintf(stderr, "gfsl run: interrupted by %s during the prefill: the concurrent phase did not start, nothing was recorded\n",
+                 signal_name);
+    return exit_undecided;
+  }
+  int rc = report(o, d.run, d.device_name, nullptr, d.clock, nullptr, d.stopped_mid_run);
+  if (d.interrupted) {
+    std::size_t pending = 0;
+    for (const auto& r : d.run.records) pending += r.pending() ? 1 : 0;
+    std::fflush(stdout);
+    if (o.trace.empty()) {
+      std::fprintf(stderr, "gfsl run: interrupted by %s: stopped after %zu operations (no --trace: none written)\n", signal_name,
+                   d.run.records.size());
+    } else {
+      std::fprintf(stderr,
+                   "gfsl run: interrupted by %s: %s holds the %zu operations started so far (%zu not known to have returned, "
+                   "written as pending); gfsl check %s\n",
+                   signal_name, gfsl::lin::printable(o.trace).c_str(), d.run.prefill.size() + d.run.records.size(), pending,
+                   gfsl::lin::printable(o.trace).c_str());
+    }
+    if (rc == exit_ok) rc = exit_undecided;
+  }
+  if (d.hung) {
+    std::printf("hang:     %s\n", d.hang_detail.c_str());
+    if (rc == exit_ok || rc == exit_undecided) rc = exit_run_error;
+  }
+  return rc;
+#else
+  std::fprintf(stderr, "gfsl run: --backend cuda: not available in this build (configured without nvcc)\n");
+  return exit_usage;
+#endif
+}
+
+}  // namespace
+
+int execute(run_options& o) {
+  if (const int e = refuse_bad_request(o); e != exit_ok) return e;
+  if (o.backend == "cuda") return execute_on_device(o);
   gfsl::run_extras extras;
   extras.events = o.events;
   extras.mut = o.mut;
@@ -714,26 +755,31 @@ int execute(run_options& o) {
   return report(o, r.run, "", &r.outcome, gfsl::model::clock_kind::global_counter, live.get());
 }
 
-command add_run_command(CLI::App& root) {
-  struct state {
-    run_options opts;
-    std::string mix = "10,10,80";
-    std::string granularity = "lane";
-    std::string events = "off";
-    std::string hot;
-    subject_text subject;
-    std::string park_at = "lock-cas";
-    std::string hold;
-    std::string tear = "none";
-    std::string prefill_keys, team_ops;
-    std::string keys = "uniform";
-    std::string upper;  // "": the variant's rule (reraises_by_default)
-    std::string memory = "sc";
-    std::string stale;
-  };
-  auto st = std::make_shared<state>();
-  run_options& o = st->opts;
-  CLI::App* run = root.add_subcommand("run", "execute a workload on a backend and check what the run allows");
+namespace {
+
+// gfsl run's options as the command line gives them: run_options, and the
+// texts resolve_run_options turns into its fields.
+struct run_command_options {
+  run_options opts;
+  std::string mix = "10,10,80";
+  std::string granularity = "lane";
+  std::string events = "off";
+  std::string hot;
+  subject_text subject;
+  std::string park_at = "lock-cas";
+  std::string hold;
+  std::string tear = "none";
+  std::string prefill_keys, team_ops;
+  std::string keys = "uniform";
+  std::string upper;  // "": the variant's rule (reraises_by_default)
+  std::string memory = "sc";
+  std::string stale;
+};
+
+// Declares gfsl run's options, grouped as help shows them. Returns
+// --sched-seed's option: whether it was given goes into the replay line.
+CLI::Option* declare_run_options(CLI::App* run, run_command_options& st) {
+  run_options& o = st.opts;
   run->add_option("--backend", o.backend,
                   "host (emulated teams under the deterministic scheduler), threads (one OS thread per team), cuda")
       ->check(CLI::IsMember({"host", "threads", "cuda"}))
@@ -741,12 +787,12 @@ command add_run_command(CLI::App& root) {
   o.w.teams = 8;  // a concurrent run unless asked otherwise
   run->add_option("--teams", o.w.teams, "teams (emulated warps / warps)")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
   run->add_option("--ops", o.w.ops, "operations in the concurrent phase, over all teams")->capture_default_str();
-  run->add_option("--mix", st->mix, "percentages of insert, delete, contains: I,D,C")->capture_default_str();
+  run->add_option("--mix", st.mix, "percentages of insert, delete, contains: I,D,C")->capture_default_str();
   run->add_option("--range", o.w.range, "keys uniform in [1, R]")->check(CLI::Range(1u, gfsl::max_user_key))->capture_default_str();
   run->add_option("--prefill", o.w.prefill, "fraction of the range inserted before the concurrent phase")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  st->subject.chunk_option = run->add_option("--chunk", o.w.chunk, "gfsl: entries per chunk (N): 16 or 32; 8 on the host backends")
+  st.subject.chunk_option = run->add_option("--chunk", o.w.chunk, "gfsl: entries per chunk (N): 16 or 32; 8 on the host backends")
       ->check(CLI::IsMember({8, 16, 32}))
       ->capture_default_str();
   run->add_option("--p-chunk", o.w.p_chunk, "probability that a split raises a key")->check(CLI::Range(0.0, 1.0))->capture_default_str();
@@ -757,15 +803,15 @@ command add_run_command(CLI::App& root) {
       ->check(CLI::IsMember({"random", "pct", "fair-pct", "park", "turns"}))
       ->capture_default_str();
   run->add_option("--depth", o.so.depth, "pct: bug depth d (d-1 priority change points)")->check(CLI::Range(1, 1000))->capture_default_str();
-  run->add_option("--granularity", st->granularity, "host: steps of a team-wide read: chunk, line (128 bytes), lane")
+  run->add_option("--granularity", st.granularity, "host: steps of a team-wide read: chunk, line (128 bytes), lane")
       ->check(CLI::IsMember({"chunk", "line", "lane"}))
       ->capture_default_str();
-  run->add_option("--memory", st->memory,
+  run->add_option("--memory", st.memory,
                   "host, scheduled: what loads see: sc (the latest store) or ptx (the PTX model: a load that no acquire, "
                   "fence or RMW orders may return an older store; the choice is part of the schedule)")
       ->check(CLI::IsMember({"sc", "ptx"}))
       ->capture_default_str();
-  run->add_option("--stale", st->stale,
+  run->add_option("--stale", st.stale,
                   "with --memory ptx: PCT,SEED: PCT percent of the loads that may see an older store return one, drawn from "
                   "a stream of their own seeded by SEED (default: half, from the schedule's stream)")
       ->type_name("PCT,SEED");
@@ -777,7 +823,7 @@ command add_run_command(CLI::App& root) {
   run->add_option("--livelock-steps", o.so.livelock_steps, "host: scheduling points without a completed operation that count as livelock")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  run->add_option("--park-at", st->park_at, "park: lock-cas (before a CAS), after-read (after a chunk read), before-write "
+  run->add_option("--park-at", st.park_at, "park: lock-cas (before a CAS), after-read (after a chunk read), before-write "
                                             "(between a read and the write it decides), mid-read (inside a chunk read: line or lane granularity)")
       ->check(CLI::IsMember({"lock-cas", "after-read", "before-write", "mid-read"}))
       ->capture_default_str();
@@ -789,44 +835,44 @@ command add_run_command(CLI::App& root) {
       ->capture_default_str();
   run->add_option("--park-teams", o.so.park_teams, "park: only teams 0 to this number - 1 park (0: every team)")
       ->capture_default_str();
-  run->add_option("--hold", st->hold,
+  run->add_option("--hold", st.hold,
                   "host, any strategy: a targeted park, WINDOW,EFFECT,NTH[,TEAM]: the NTH time a team (or team TEAM) "
                   "opens coverage window WINDOW on a chunk it is held there until another team completes an operation "
                   "that made EFFECT on that chunk, e.g. unlink,split,2 (docs/FUZZING.md lists each subject's windows "
                   "and effects)");
-  run->add_option("--tear", st->tear,
+  run->add_option("--tear", st.tear,
                   "host, any --sched: reads held open on purpose: none, or validation (the second read of every "
                   "validation is held after a random number of its lanes until another team has written its chunk and "
                   "completed an operation; lane granularity)")
       ->check(CLI::IsMember({"none", "validation"}))
       ->capture_default_str();
-  CLI::Option* team_ops = run->add_option("--team-ops", st->team_ops,
+  CLI::Option* team_ops = run->add_option("--team-ops", st.team_ops,
                   "host: each team's operations listed, teams separated by '/', e.g. i5,c7/d5 (team 0 inserts 5 then "
                   "looks up 7; team 1 deletes 5); replaces --teams, --ops and the seed's operations");
-  run->add_option("--prefill-keys", st->prefill_keys, "host, with --team-ops: the keys inserted before the concurrent phase, "
+  run->add_option("--prefill-keys", st.prefill_keys, "host, with --team-ops: the keys inserted before the concurrent phase, "
                                                       "e.g. 1,2,3 (replaces --prefill)")
       ->needs(team_ops);
-  add_subject_options(run, st->subject);
-  run->add_option("--mutant", st->subject.mutant, "run with a seeded bug (gfsl mutants --subject S --list lists them)");
-  run->add_option("--variant", st->subject.variant,
+  add_subject_options(run, st.subject);
+  run->add_option("--mutant", st.subject.mutant, "run with a seeded bug (gfsl mutants --subject S --list lists them)");
+  run->add_option("--variant", st.subject.variant,
                   "the structure's variant: gfsl robust (the default) or thesis (the published algorithm); slabhash fixed "
                   "(the default) or published");
-  run->add_option("--keys", st->keys, "uniform, or sequential: operation j uses key 1 + j mod range (each team walks its keys upwards)")
+  run->add_option("--keys", st.keys, "uniform, or sequential: operation j uses key 1 + j mod range (each team walks its keys upwards)")
       ->check(CLI::IsMember({"uniform", "sequential"}))
       ->capture_default_str();
-  run->add_option("--upper", st->upper,
+  run->add_option("--upper", st.upper,
                   "the upper levels' rule: thesis (a deleted raised key leaves no replacement; upper levels drain "
                   "under churn), or reraise (the next key of its level-0 chunk takes its place); default: reraise for "
                   "gfsl robust, thesis for gfsl thesis")
       ->check(CLI::IsMember({"thesis", "reraise"}));
-  run->add_option("--hot", st->hot, "P,K: P percent of the operations use keys [1, K] (hot keys); P,K,spread: K keys scattered over the range");
+  run->add_option("--hot", st.hot, "P,K: P percent of the operations use keys [1, K] (hot keys); P,K,spread: K keys scattered over the range");
   run->add_option("--pool", o.pool, "chunks in the pool (0: sized from the workload)")->capture_default_str();
   run->add_option("--trace", o.trace, "write the history to this trace file (gfsl check reads it)");
   run->add_option("--trace-format", o.trace_format,
                   "binary (the history, the final snapshot and, with --events on, the event log) or json (JSON lines: the history only)")
       ->check(CLI::IsMember({"binary", "json"}))
       ->capture_default_str();
-  run->add_option("--events", st->events, "record the structural event log (chunk writes, allocations) and check it: on, off")
+  run->add_option("--events", st.events, "record the structural event log (chunk writes, allocations) and check it: on, off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   run->add_option("--event-capacity", o.event_capacity,
@@ -863,89 +909,112 @@ command add_run_command(CLI::App& root) {
                                                 "--stamp-group"}},
                       {"Bounds and output", {"--hang-seconds", "--watchdog-seconds", "--progress"}}});
   run->formatter(std::make_shared<wrapping_formatter>(100));
+  return sched_seed;
+}
+
+// The command line's texts into st.opts. exit_ok, or exit_usage after one
+// line that says what is wrong.
+int resolve_run_options(run_command_options& st, bool sched_seed_given) {
+  run_options& o = st.opts;
+  if (!parse_mix(st.mix, o.w)) {
+    std::fprintf(stderr, "gfsl run: --mix %s: expected three percentages I,D,C such as 10,10,80\n", gfsl::lin::printable(st.mix).c_str());
+    return exit_usage;
+  }
+  gfsl::sched::parse(st.granularity, o.so.gran);
+  gfsl::sched::parse(st.park_at, o.so.park_at);
+  gfsl::sched::parse(st.tear, o.so.tear);
+  gfsl::sched::parse(st.memory, o.so.mem);
+  if (!st.stale.empty()) {
+    unsigned pct = 0;
+    unsigned long long seed = 0;
+    char extra = 0;
+    if (o.so.mem != gfsl::sched::memory::ptx) {
+      std::fprintf(stderr, "gfsl run: --stale needs --memory ptx\n");
+      return exit_usage;
+    }
+    if (std::sscanf(st.stale.c_str(), "%u,%llu%c", &pct, &seed, &extra) != 2 || pct > 100 || seed == 0 ||
+        st.stale.find('-') != std::string::npos) {
+      std::fprintf(stderr, "gfsl run: --stale %s: expected PCT,SEED (a percentage and a seed of 1 or more)\n",
+                   gfsl::lin::printable(st.stale).c_str());
+      return exit_usage;
+    }
+    o.so.stale_pct = pct;
+    o.so.stale_seed = seed;
+  }
+  if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
+  o.sched_seed_given = sched_seed_given;
+  o.events = st.events == "on";
+  if (const std::string bad = resolve_subject(st.subject, o.w, o); !bad.empty()) {
+    std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
+    return exit_usage;
+  }
+  if (!st.hot.empty()) {
+    if (!parse_hot(st.hot, o.w)) {
+      std::fprintf(stderr, "gfsl run: --hot %s: expected P,K or P,K,spread such as 90,10\n", gfsl::lin::printable(st.hot).c_str());
+      return exit_usage;
+    }
+  }
+  o.w.sequential_keys = st.keys == "sequential";
+  o.w.reraise = st.upper.empty() ? o.w.subject == gfsl::subject_kind::gfsl && gfsl::reraises_by_default(o.var)
+                                  : st.upper == "reraise";
+  if (!st.team_ops.empty()) {
+    std::string bad;
+    o.script = gfsl::model::parse_script(st.prefill_keys, st.team_ops, bad);
+    if (!o.script) {
+      std::fprintf(stderr, "gfsl run: --team-ops/--prefill-keys: %s\n", gfsl::lin::printable(bad).c_str());
+      return exit_usage;
+    }
+    gfsl::model::fit_workload(*o.script, o.w);
+  }
+  if (!st.hold.empty()) {
+    if (o.backend != "host" || o.sched == "turns") {
+      std::fprintf(stderr, "gfsl run: --hold needs --backend host and a scheduling strategy (not --sched turns)\n");
+      return exit_usage;
+    }
+    if (std::string bad = fuzz::parse_hold(o.w.subject, st.hold, o.so.hold); !bad.empty()) {
+      std::fprintf(stderr, "gfsl run: --%s\n", gfsl::lin::printable(bad).c_str());
+      return exit_usage;
+    }
+    if (o.so.hold.team != gfsl::sched::hold_directive::any_team && o.so.hold.team >= o.w.teams) {
+      std::fprintf(stderr, "gfsl run: --hold names team %u: the run has %u teams\n", o.so.hold.team,
+                   static_cast<unsigned>(o.w.teams));
+      return exit_usage;
+    }
+  }
+  if (o.so.park_teams > o.w.teams) {
+    std::fprintf(stderr, "gfsl run: --park-teams %u: the run has %u teams\n", o.so.park_teams, static_cast<unsigned>(o.w.teams));
+    return exit_usage;
+  }
+  return exit_ok;
+}
+
+// execute, with what it throws said in one line under the command's name:
+// memory or a thread that could not be had is missing environment, any
+// other error the run's own.
+int execute_reporting(run_options& o, const char* command) {
+  try {
+    return execute(o);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: out of memory\n", command);
+    return exit_usage;
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "%s: %s\n", command, e.what());  // a thread limit: missing environment
+    return exit_usage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", command, e.what());
+    return exit_run_error;
+  }
+}
+
+}  // namespace
+
+command add_run_command(CLI::App& root) {
+  auto st = std::make_shared<run_command_options>();
+  CLI::App* run = root.add_subcommand("run", "execute a workload on a backend and check what the run allows");
+  CLI::Option* sched_seed = declare_run_options(run, *st);
   return {run, [st, sched_seed] {
-            run_options& o = st->opts;
-            if (!parse_mix(st->mix, o.w)) {
-              std::fprintf(stderr, "gfsl run: --mix %s: expected three percentages I,D,C such as 10,10,80\n", gfsl::lin::printable(st->mix).c_str());
-              return exit_usage;
-            }
-            gfsl::sched::parse(st->granularity, o.so.gran);
-            gfsl::sched::parse(st->park_at, o.so.park_at);
-            gfsl::sched::parse(st->tear, o.so.tear);
-            gfsl::sched::parse(st->memory, o.so.mem);
-            if (!st->stale.empty()) {
-              unsigned pct = 0;
-              unsigned long long seed = 0;
-              char extra = 0;
-              if (o.so.mem != gfsl::sched::memory::ptx) {
-                std::fprintf(stderr, "gfsl run: --stale needs --memory ptx\n");
-                return exit_usage;
-              }
-              if (std::sscanf(st->stale.c_str(), "%u,%llu%c", &pct, &seed, &extra) != 2 || pct > 100 || seed == 0 ||
-                  st->stale.find('-') != std::string::npos) {
-                std::fprintf(stderr, "gfsl run: --stale %s: expected PCT,SEED (a percentage and a seed of 1 or more)\n",
-                             gfsl::lin::printable(st->stale).c_str());
-                return exit_usage;
-              }
-              o.so.stale_pct = pct;
-              o.so.stale_seed = seed;
-            }
-            if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
-            o.sched_seed_given = sched_seed->count() > 0;
-            o.events = st->events == "on";
-            if (const std::string bad = resolve_subject(st->subject, o.w, o); !bad.empty()) {
-              std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
-              return exit_usage;
-            }
-            if (!st->hot.empty()) {
-              if (!parse_hot(st->hot, o.w)) {
-                std::fprintf(stderr, "gfsl run: --hot %s: expected P,K or P,K,spread such as 90,10\n", gfsl::lin::printable(st->hot).c_str());
-                return exit_usage;
-              }
-            }
-            o.w.sequential_keys = st->keys == "sequential";
-            o.w.reraise = st->upper.empty() ? o.w.subject == gfsl::subject_kind::gfsl && gfsl::reraises_by_default(o.var)
-                                            : st->upper == "reraise";
-            if (!st->team_ops.empty()) {
-              std::string bad;
-              o.script = gfsl::model::parse_script(st->prefill_keys, st->team_ops, bad);
-              if (!o.script) {
-                std::fprintf(stderr, "gfsl run: --team-ops/--prefill-keys: %s\n", gfsl::lin::printable(bad).c_str());
-                return exit_usage;
-              }
-              gfsl::model::fit_workload(*o.script, o.w);
-            }
-            if (!st->hold.empty()) {
-              if (o.backend != "host" || o.sched == "turns") {
-                std::fprintf(stderr, "gfsl run: --hold needs --backend host and a scheduling strategy (not --sched turns)\n");
-                return exit_usage;
-              }
-              if (std::string bad = fuzz::parse_hold(o.w.subject, st->hold, o.so.hold); !bad.empty()) {
-                std::fprintf(stderr, "gfsl run: --%s\n", gfsl::lin::printable(bad).c_str());
-                return exit_usage;
-              }
-              if (o.so.hold.team != gfsl::sched::hold_directive::any_team && o.so.hold.team >= o.w.teams) {
-                std::fprintf(stderr, "gfsl run: --hold names team %u: the run has %u teams\n", o.so.hold.team,
-                             static_cast<unsigned>(o.w.teams));
-                return exit_usage;
-              }
-            }
-            if (o.so.park_teams > o.w.teams) {
-              std::fprintf(stderr, "gfsl run: --park-teams %u: the run has %u teams\n", o.so.park_teams, static_cast<unsigned>(o.w.teams));
-              return exit_usage;
-            }
-            try {
-              return execute(o);
-            } catch (const std::bad_alloc&) {
-              std::fprintf(stderr, "gfsl run: out of memory\n");
-              return exit_usage;
-            } catch (const std::system_error& e) {
-              std::fprintf(stderr, "gfsl run: %s\n", e.what());  // a thread limit: missing environment
-              return exit_usage;
-            } catch (const std::exception& e) {
-              std::fprintf(stderr, "gfsl run: %s\n", e.what());
-              return exit_run_error;
-            }
+            if (const int e = resolve_run_options(*st, sched_seed->count() > 0); e != exit_ok) return e;
+            return execute_reporting(st->opts, "gfsl run");
           }};
 }
 
@@ -960,18 +1029,7 @@ command add_replay_command(CLI::App& root) {
               return exit_usage;
             }
             o.judge_linearizability = true;
-            try {
-              return execute(o);
-            } catch (const std::bad_alloc&) {
-              std::fprintf(stderr, "gfsl replay: out of memory\n");
-              return exit_usage;
-            } catch (const std::system_error& e) {
-              std::fprintf(stderr, "gfsl replay: %s\n", e.what());
-              return exit_usage;
-            } catch (const std::exception& e) {
-              std::fprintf(stderr, "gfsl replay: %s\n", e.what());
-              return exit_run_error;
-            }
+            return execute_reporting(o, "gfsl replay");
           }};
 }
 

@@ -17,7 +17,7 @@ namespace gfsl {
 // backends also run N = 8: nothing in the algorithm depends on N beyond
 // these constants, and a chunk that splits after 7 inserts and merges after
 // a few deletes lets a counterexample about splits and merges be a handful
-// of operations (fuzz/campaign.cpp shrinks towards it).
+// of operations (fuzz/shrink_failure.cpp shrinks towards it).
 template <int N>
 struct chunk_shape {
   static_assert(N == 8 || N == 16 || N == 32, "GFSL chunks hold 8 (host only), 16 or 32 entries");

@@ -21,12 +21,6 @@ namespace {
 
 namespace json = traces::json;
 
-std::string quoted(const std::string& s) {
-  std::string out;
-  json::append_string(out, s);
-  return out;
-}
-
 std::string real(double d) {
   std::string out;
   json::append_real(out, d);
@@ -83,15 +77,15 @@ bool path_field(path_stats& p, const std::string& name, std::uint64_t v) {
 
 std::string header_line(const campaign_header& h) {
   std::ostringstream j;
-  j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << quoted(h.backend) << ",\"variant\":" << quoted(h.variant)
-    << ",\"mutant\":" << quoted(h.mutant) << ",\"granularity\":" << quoted(h.granularity) << ",\"upper\":" << quoted(h.upper)
-    << ",\"subject\":" << quoted(h.subject)
-    << (h.memory != "sc" ? ",\"memory\":" + quoted(h.memory) : std::string())
+  j << "{\"type\":\"campaign\",\"version\":1,\"backend\":" << json::quote(h.backend) << ",\"variant\":" << json::quote(h.variant)
+    << ",\"mutant\":" << json::quote(h.mutant) << ",\"granularity\":" << json::quote(h.granularity) << ",\"upper\":" << json::quote(h.upper)
+    << ",\"subject\":" << json::quote(h.subject)
+    << (h.memory != "sc" ? ",\"memory\":" + json::quote(h.memory) : std::string())
     << ",\"seconds\":" << real(h.seconds)
     << ",\"shrink_seconds\":" << real(h.shrink_seconds) << ",\"keep_going\":" << (h.keep_going ? "true" : "false")
     << ",\"max_runs\":" << h.max_runs << ",\"seed\":" << h.seed << ",\"max_ops\":" << h.max_ops << ",\"max_teams\":" << h.max_teams
     << ",\"max_range\":" << h.max_range << ",\"shard\":" << h.shard << ",\"shards\":" << h.shards << ",\"workers\":" << h.workers
-    << ",\"devices\":" << quoted(h.devices) << ",\"device\":" << quoted(h.device) << ",\"shard_source\":" << quoted(h.shard_source)
+    << ",\"devices\":" << json::quote(h.devices) << ",\"device\":" << json::quote(h.device) << ",\"shard_source\":" << json::quote(h.shard_source)
     << "}";
   return j.str();
 }
@@ -114,8 +108,8 @@ std::string batch_line(std::uint64_t batch, std::uint64_t runs, double seconds) 
 }
 
 std::string failure_line(const failure_entry& f) {
-  return "{\"type\":\"failure\",\"signature\":" + quoted(f.signature) + ",\"detector\":" + quoted(f.detector) +
-         ",\"detail\":" + quoted(f.detail) + ",\"dir\":" + quoted(f.dir) + ",\"replay\":" + quoted(f.replay) +
+  return "{\"type\":\"failure\",\"signature\":" + json::quote(f.signature) + ",\"detector\":" + json::quote(f.detector) +
+         ",\"detail\":" + json::quote(f.detail) + ",\"dir\":" + json::quote(f.dir) + ",\"replay\":" + json::quote(f.replay) +
          ",\"seconds\":" + real(f.seconds) + ",\"ops\":" + std::to_string(f.ops) + "}";
 }
 
@@ -124,7 +118,7 @@ std::string resume_line(std::uint64_t batch, std::uint64_t kept) {
 }
 
 std::string end_line(const std::string& reason, double seconds) {
-  return "{\"type\":\"end\",\"reason\":" + quoted(reason) + ",\"seconds\":" + real(seconds) + "}";
+  return "{\"type\":\"end\",\"reason\":" + json::quote(reason) + ",\"seconds\":" + real(seconds) + "}";
 }
 
 journal_writer::~journal_writer() {

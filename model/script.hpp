@@ -6,7 +6,7 @@
 // teams. A counterexample is only small when single operations can be taken
 // out, so the campaign's last shrinking pass turns the failing workload into
 // a script (script_of) and removes operations, prefill keys and teams one at
-// a time (fuzz/campaign.cpp). A person can also write one by hand: it is the
+// a time (fuzz/shrink_failure.cpp). A person can also write one by hand: it is the
 // `prefill-keys` and `team-ops` fields of a replay line (cli/run_options.hpp).
 //
 // Values are not written: the i-th insert of the script (prefill first, then

@@ -212,6 +212,12 @@ void append_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+std::string quote(std::string_view s) {
+  std::string out;
+  append_string(out, s);
+  return out;
+}
+
 void append_real(std::string& out, double d) {
   char buf[64];
   const auto [p, ec] = std::to_chars(buf, buf + sizeof buf, d);

@@ -42,6 +42,8 @@ bool parse_object(std::string_view line, parse_failure& failure, OnField&& on_fi
 
 // Appends `s` as a JSON string literal (quotes included).
 void append_string(std::string& out, std::string_view s);
+// `s` as a JSON string literal (quotes included).
+std::string quote(std::string_view s);
 // A finite double written so that it reads back to the same value, always
 // with a fraction or an exponent (so that it reads back as a real).
 void append_real(std::string& out, double d);

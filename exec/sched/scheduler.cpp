@@ -4,13 +4,16 @@
 #include <boost/context/fixedsize_stack.hpp>
 
 #include <algorithm>
-#include <array>
-#include <limits>
 #include <stdexcept>
 #include <utility>
 
-#include "../../core/coverage.hpp"
 #include "../../core/layout.hpp"
+#include "hold.hpp"
+#include "park.hpp"
+#include "pct.hpp"
+#include "random.hpp"
+#include "strategy.hpp"
+#include "tear.hpp"
 
 namespace gfsl::sched {
 
@@ -96,12 +99,8 @@ bool parse(const std::string& text, granularity& out) {
 }
 
 namespace {
-constexpr team_id no_team = std::numeric_limits<team_id>::max();
 constexpr std::uint64_t fnv_prime = 0x100000001B3ull;
 constexpr std::uint64_t pool_offset = header_offsets::pool;
-// A held read whose row no other team writes goes on after this many
-// operations of others: the teams left may never touch it.
-constexpr std::uint64_t tear_patience = 8;
 
 // Thrown inside a fiber to leave it when the run stops; never escapes run().
 struct stop_signal {};
@@ -119,14 +118,10 @@ struct scheduler::impl {
   std::vector<std::uint64_t> read_epoch;  // write epoch when the team's latest read began
   std::vector<wait_edge> wait;
   std::vector<std::uint32_t> boundaries;  // per team: which positions of its current team-wide read are steps
-  std::vector<std::int64_t> priority;     // PCT
-  std::vector<std::uint64_t> change_points;
-  std::size_t next_change = 0;
+  pct_rule pct;
   std::vector<team_id> enabled_scratch;
   std::vector<team_id> unfinished;       // teams whose body has not returned, for the fast path
   std::uint64_t latest_wait_epoch = 0;   // the largest wait epoch set: nobody waits once writes pass it
-  team_id pct_top = no_team;             // highest-priority unfinished team, valid while pct_top_valid
-  bool pct_top_valid = false;
 
   team_id current = no_team;
   team_id next = no_team;
@@ -136,11 +131,7 @@ struct scheduler::impl {
   std::uint64_t priority_changes = 0;
   std::uint64_t since_completion = 0;
   std::uint64_t completed_total = 0;           // operations completed by all teams
-  std::vector<std::uint64_t> parked_until;     // park: the team waits until completed_total reaches this
-  std::vector<std::uint64_t> parked_as;       // park: the number of the team's latest park, for the release order
-  std::uint64_t parks = 0;
-  std::uint64_t hold_sequence = 0;             // parks and tears, in order: parked_as
-  std::uint64_t latest_park_until = 0;         // the largest parked_until set: nobody is parked once completions reach it
+  parking parked;                              // park, tear: who sleeps until completed_total reaches what
   std::uint64_t fingerprint = 0xCBF29CE484222325ull;
   bool stopping = false;
   stop_reason reason = stop_reason::completed;
@@ -153,105 +144,56 @@ struct scheduler::impl {
   std::unique_ptr<ptx_memory> memory;
   std::vector<char> stale_in_read;
   stale_read last_stale;
-  // Coverage: per team the window it has open (-1: none) and on which chunk;
-  // the hold's team (no_team: none held), its chunk, the openings counted
-  // towards its nth, and per team whether its current operation made the
-  // hold's effect on that chunk (the hold ends when that operation does).
-  std::vector<int> open_window;
-  std::vector<std::uint32_t> open_chunk;
-  team_id held = no_team;
-  std::uint32_t held_chunk = 0;
-  std::uint32_t hold_openings = 0;
-  std::vector<char> releases_hold;
-  std::uint64_t pairs = 0;
-  std::uint32_t windows_opened = 0, effects_made = 0;
-  std::array<std::uint32_t, 8> window_opens{};
-  bool hold_taken = false, hold_met = false;
-  // tear: per team, whether its next team-wide read is a validation's
-  // second (Team::validating), the row of the read in progress, where in
-  // that read it will be held (0: nowhere), and, while held, whether
-  // another team wrote the row.
-  std::vector<char> validation_next;
-  std::vector<std::uint64_t> reading_row;
-  std::vector<std::uint8_t> tear_index, tear_size;
-  std::vector<char> tear_held, tear_written;
-  std::vector<std::uint64_t> tear_extensions;
-  std::uint64_t tears = 0, torn = 0, tears_held_now = 0;
+  coverage_hold cover;
+  tearing tear;
 
   team_rng stale_rng;
 
   explicit impl(const options& o) : opt(o), rng(o.seed ^ 0x243F6A8885A308D3ull), stale_rng(o.stale_seed ^ 0x13198A2E03707344ull) {}
 
-  static std::uint64_t below(team_rng& r, std::uint64_t bound) {  // uniform in [0, bound), no modulo bias worth caring for at 64 bits
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(r.next()) * bound) >> 64);
-  }
-  std::uint64_t below(std::uint64_t bound) { return below(rng, bound); }
+  std::uint64_t below(std::uint64_t bound) { return sched::below(rng, bound); }
   bool enabled(team_id t) const {
-    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && parked_until[t] <= completed_total && t != held;
+    return !done[t] && (wait_epoch[t] == 0 || write_epoch > wait_epoch[t]) && !parked.parked(t, completed_total) && t != cover.held;
   }
 
-  // Park: is the team's next access a point of the chosen kind?
-  bool at_park_point(const access& a) const {
-    const bool after_load = accessed[a.team] && last_access[a.team].kind == access_kind::load;
-    switch (opt.park_at) {
-      case park_point::lock_cas: return a.kind == access_kind::cas;
-      case park_point::after_read: return after_load && last_access[a.team].group_size > 1 && a.group_index == 0;
-      case park_point::before_write: return after_load && a.kind != access_kind::load;
-      // The scheduling points inside a read are its group boundaries (every
-      // lane at lane granularity, the second line at line granularity).
-      case park_point::mid_read: return a.kind == access_kind::load && a.group_size > 1 && a.group_index > 0;
-    }
-    return false;
-  }
   bool waiting_now(team_id t) const { return !done[t] && wait_epoch[t] != 0 && write_epoch <= wait_epoch[t]; }
 
-  bool pct_now() const {
-    if (opt.strat == strategy::pct) return true;
-    if (opt.strat == strategy::fair_pct) return steps < (opt.fair_after ? opt.fair_after : opt.pct_steps);
-    return false;
-  }
+  bool pct_now() const { return pct_rule::rules(opt, steps); }
 
   bool nobody_waits() const { return write_epoch > latest_wait_epoch; }
-  bool nobody_parked() const { return completed_total >= latest_park_until && held == no_team; }
+  bool nobody_parked() const { return parked.nobody_parked(completed_total) && cover.held == no_team; }
 
   void finished(team_id t) {
     done[t] = 1;
     unfinished.erase(std::find(unfinished.begin(), unfinished.end(), t));
-    pct_top_valid = false;
+    pct.top_valid = false;
   }
 
   // A hold that nothing else can make progress under ends: the held team
   // goes on as if its window had closed without the effect.
   team_id choose() {
     team_id pick = choose_among_enabled();
-    if (pick == no_team && held != no_team) {
-      held = no_team;
+    if (pick == no_team && cover.held != no_team) {
+      cover.held = no_team;
       pick = choose_among_enabled();
     }
     return pick;
   }
 
+  // Where the strategies meet (strategy.hpp): the choice rule of the step
+  // (PCT's or random's) among the teams that park, tears and the hold
+  // leave enabled.
   team_id choose_among_enabled() {
     // Fast paths while no team waits on a lock: every unfinished team is
     // enabled. They pick exactly what the full scans below would.
     if (nobody_waits() && nobody_parked()) {
       if (unfinished.empty()) return no_team;
-      if (!pct_now()) return unfinished[below(unfinished.size())];
-      if (!pct_top_valid) {
-        pct_top = unfinished.front();
-        for (team_id t : unfinished) {
-          if (priority[t] > priority[pct_top]) pct_top = t;
-        }
-        pct_top_valid = true;
-      }
-      return pct_top;
+      if (!pct_now()) return pick_random(unfinished, rng);
+      return pct.top_of(unfinished);
     }
     if (pct_now()) {
       for (;;) {
-        team_id best = no_team;
-        for (team_id t = 0; t < n; ++t) {
-          if (enabled(t) && (best == no_team || priority[t] > priority[best])) best = t;
-        }
+        const team_id best = pct.best(n, [this](team_id t) { return enabled(t); });
         // A read held open (tear) while every other team waits: it goes on.
         if (best != no_team || opt.tear == tear_target::none || release_last_held() == no_team) return best;
       }
@@ -275,85 +217,10 @@ struct scheduler::impl {
       }
     }
     if (enabled_scratch.empty()) return no_team;
-    return enabled_scratch[below(enabled_scratch.size())];
+    return pick_random(enabled_scratch, rng);
   }
 
-  // The team parked or held last goes on; no_team when none is.
-  team_id release_last_held() {
-    team_id last = no_team;
-    for (team_id t : unfinished) {
-      if (parked_until[t] > completed_total && (last == no_team || parked_as[t] > parked_as[last])) last = t;
-    }
-    if (last != no_team) parked_until[last] = 0;
-    return last;
-  }
-
-  // tear: is `a` (a load, before it takes effect) where the team's read is
-  // to be held? Decides at the first lane of a read whether the read is the
-  // second of a validation, and where in it the hold falls.
-  bool tear_here(const access& a) {
-    const team_id t = a.team;
-    if (a.kind != access_kind::load || a.group_size < 2) {
-      tear_index[t] = 0;
-      return false;
-    }
-    if (a.group_index == 0) {
-      // The row is named by its first word (lane i loads row + i).
-      const std::uint64_t row = a.word - a.lane;
-      const bool second = validation_next[t] != 0;
-      validation_next[t] = 0;
-      reading_row[t] = row;
-      tear_index[t] = 0;
-      if (!second) return false;
-      // One of the read's scheduling points after its first, uniformly:
-      // lane_order has just set them.
-      const std::uint32_t inside = boundaries[t] & ~1u & (a.group_size >= 32 ? 0xFFFFFFFFu : (1u << a.group_size) - 1);
-      if (inside == 0) return false;
-      std::uint32_t pick = static_cast<std::uint32_t>(below(static_cast<std::uint64_t>(__builtin_popcount(inside))));
-      std::uint32_t bits = inside;
-      while (pick--) bits &= bits - 1;
-      tear_index[t] = static_cast<std::uint8_t>(__builtin_ctz(bits));
-      tear_size[t] = a.group_size;
-      return false;
-    }
-    if (tear_index[t] == 0 || a.group_index != tear_index[t]) return false;
-    tear_index[t] = 0;
-    return true;
-  }
-  void hold_read(team_id t) {
-    parked_until[t] = completed_total + 1;
-    latest_park_until = std::max(latest_park_until, parked_until[t]);
-    parked_as[t] = ++hold_sequence;
-    tear_held[t] = 1;
-    tear_written[t] = 0;
-    tear_extensions[t] = 0;
-    ++tears;
-    ++tears_held_now;
-  }
-  // An operation completed: a held read whose row no other team has written
-  // yet waits for the next one (up to tear_patience of them).
-  void extend_holds() {
-    for (team_id t : unfinished) {
-      if (!tear_held[t] || tear_written[t] || parked_until[t] != completed_total || tear_extensions[t] >= tear_patience) continue;
-      ++tear_extensions[t];
-      parked_until[t] = completed_total + 1;
-      latest_park_until = std::max(latest_park_until, parked_until[t]);
-    }
-  }
-
-  void setup_pct() {
-    // Initial priorities: a random permutation of d, d+1, ..., d+n-1; change
-    // point j (1-based) lowers the running team to priority j, below them all.
-    priority.assign(n, 0);
-    std::vector<std::int64_t> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = opt.depth + static_cast<std::int64_t>(i);
-    for (std::size_t i = n; i > 1; --i) std::swap(values[i - 1], values[below(i)]);
-    priority = values;
-    change_points.clear();
-    for (int j = 1; j < opt.depth; ++j) change_points.push_back(1 + below(std::max<std::uint64_t>(opt.pct_steps, 1)));
-    std::sort(change_points.begin(), change_points.end());
-    next_change = 0;
-  }
+  team_id release_last_held() { return parked.release_last(unfinished, completed_total); }
 
   void stop(stop_reason r) {
     stopping = true;
@@ -366,18 +233,11 @@ struct scheduler::impl {
     if (stopping) throw stop_signal{};
     ++steps;
     ++since_completion;
-    if (held != no_team && since_completion > opt.livelock_steps / 4) held = no_team;
+    if (cover.held != no_team && since_completion > opt.livelock_steps / 4) cover.held = no_team;
     if (opt.max_steps && steps > opt.max_steps) stop(stop_reason::step_limit);
     if (since_completion > opt.livelock_steps) stop(stop_reason::livelock);
     if (opt.check_every && steps % opt.check_every == 0 && opt.on_check) opt.on_check(steps);
-    while (next_change < change_points.size() && steps >= change_points[next_change]) {
-      if (pct_now()) {
-        priority[current] = static_cast<std::int64_t>(next_change + 1);
-        ++priority_changes;
-      }
-      pct_top_valid = false;
-      ++next_change;
-    }
+    pct.pass_change_points(opt, steps, current, priority_changes);
     const team_id pick = choose();
     if (pick == no_team) stop(stop_reason::deadlock);
     if (pick == current) return;
@@ -416,11 +276,7 @@ struct scheduler::impl {
     const bool wrote = a.kind == access_kind::store || a.kind == access_kind::fetch_add ||
                        a.kind == access_kind::exchange || (a.kind == access_kind::cas && result == a.expected);
     if (wrote) ++write_epoch;
-    if (wrote && tears_held_now) {
-      for (team_id t : unfinished) {
-        if (tear_held[t] && t != a.team && a.word >= reading_row[t] && a.word < reading_row[t] + tear_size[t]) tear_written[t] = 1;
-      }
-    }
+    if (wrote && tear.held_now) tear.wrote(a, unfinished);
   }
 
   // "load of chunk 3 lane 14": where a team was when the run stopped (a
@@ -488,49 +344,11 @@ void scheduler::completed_operation() {
   impl& s = *p_;
   s.since_completion = 0;
   ++s.completed_total;
-  if (s.current < s.n) {
-    s.open_window[s.current] = -1;  // a window never outlives its operation
-    if (s.releases_hold[s.current]) {
-      s.releases_hold[s.current] = 0;
-      if (s.held != no_team) {
-        s.held = no_team;
-        s.hold_met = true;
-      }
-    }
-  }
-  if (s.tears_held_now) s.extend_holds();
+  if (s.current < s.n) s.cover.completed(s.current);
+  if (s.tear.held_now) s.tear.extend(s.unfinished, s.parked, s.completed_total);
 }
 
-void scheduler::mark(team_id team, std::uint8_t what, std::uint32_t where) {
-  impl& s = *p_;
-  if (team >= s.n) return;
-  if (is_effect_mark(what)) {
-    const int e = what - effect_base;
-    if (e >= max_effects) return;
-    s.effects_made |= 1u << e;
-    for (team_id u = 0; u < s.n; ++u) {
-      if (u != team && s.open_window[u] >= 0 && s.open_chunk[u] == where) s.pairs |= 1ull << pair_bit(s.open_window[u], e);
-    }
-    if (s.held != no_team && s.held != team && s.held_chunk == where && e == s.opt.hold.effect) s.releases_hold[team] = 1;
-    return;
-  }
-  s.open_window[team] = -1;
-  if (!is_open_mark(what)) return;
-  const int w = what - 1;
-  if (w >= max_windows) return;
-  s.open_window[team] = w;
-  s.open_chunk[team] = where;
-  s.windows_opened |= 1u << w;
-  ++s.window_opens[static_cast<std::size_t>(w)];
-  const hold_directive& h = s.opt.hold;
-  if (h.active && !s.hold_taken && w == h.window && (h.team == hold_directive::any_team || h.team == team) &&
-      ++s.hold_openings == h.nth) {
-    // Held from its next access on: a mark is not a scheduling point.
-    s.hold_taken = true;
-    s.held = team;
-    s.held_chunk = where;
-  }
-}
+void scheduler::mark(team_id team, std::uint8_t what, std::uint32_t where) { p_->cover.mark(p_->opt.hold, p_->n, team, what, where); }
 void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
 
@@ -539,24 +357,19 @@ void scheduler::before(const access& a) {
   // A word's value before its first store of the run is the oldest of its
   // history; taken before any team can run again (at the step below).
   if (s.memory && a.kind != access_kind::load) s.memory->track(a.word);
-  const bool tear = s.opt.tear != tear_target::none && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) && s.tear_here(a);
+  const bool tear = s.opt.tear != tear_target::none && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) &&
+                    s.tear.here(a, s.boundaries[a.team], s.rng);
   if (a.group_size > 1 && a.group_index < 32 && !((s.boundaries[a.team] >> a.group_index) & 1u)) return;
   if (tear) {
-    s.hold_read(a.team);
+    s.tear.hold(a.team, s.parked, s.completed_total);
   } else if (s.opt.strat == strategy::park && (s.opt.park_teams == 0 || a.team < s.opt.park_teams) &&
-             s.at_park_point(a) && s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
-    s.parked_until[a.team] = s.completed_total + s.opt.park_ops;
-    s.latest_park_until = std::max(s.latest_park_until, s.parked_until[a.team]);
-    ++s.parks;
-    s.parked_as[a.team] = ++s.hold_sequence;
+             at_park_point(s.opt.park_at, a, s.accessed[a.team] != 0, s.last_access[a.team]) &&
+             s.below(std::max<std::uint32_t>(s.opt.park_every, 1)) == 0) {
+    s.parked.park_until(a.team, s.completed_total + s.opt.park_ops);
+    ++s.parked.parks;
   }
   s.step();
-  if (s.tear_held[a.team]) {
-    // Going on after a hold: it counts as torn when a write landed meanwhile.
-    s.tear_held[a.team] = 0;
-    --s.tears_held_now;
-    if (s.tear_written[a.team]) ++s.torn;
-  }
+  if (s.tear.held[a.team]) s.tear.resumed(a.team);
   // The write epoch a read starts from: what a lock wait after it compares
   // with. (A team-wide read spans several steps at line and lane
   // granularity; writes made during it must wake the team.)
@@ -580,8 +393,8 @@ std::uint64_t scheduler::load_value(const access& a, std::uint64_t latest) {
   const std::uint64_t v = s.memory->load(a.team, a.word, a.order, latest,
                                          [&s](std::uint32_t n) -> std::uint32_t {
                                            if (s.opt.stale_seed == 0) return s.below(2) == 0 ? 0u : static_cast<std::uint32_t>(s.below(n));
-                                           if (impl::below(s.stale_rng, 100) >= s.opt.stale_pct) return 0u;
-                                           return 1u + static_cast<std::uint32_t>(impl::below(s.stale_rng, n - 1));
+                                           if (below(s.stale_rng, 100) >= s.opt.stale_pct) return 0u;
+                                           return 1u + static_cast<std::uint32_t>(below(s.stale_rng, n - 1));
                                          },
                                          s.last_stale);
   if (s.last_stale.stale) s.stale_in_read[a.team] = 1;
@@ -608,7 +421,7 @@ void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_wo
 
 void scheduler::validating(team_id team) {
   impl& s = *p_;
-  if (team < s.n) s.validation_next[team] = 1;
+  if (team < s.n) s.tear.validation_next[team] = 1;
 }
 
 void scheduler::lane_order(team_id team, int lanes, std::uint8_t* order) {
@@ -649,30 +462,11 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.wait.assign(s.n, {});
   s.boundaries.assign(s.n, 1u);
   s.last_access.assign(s.n, {});
-  s.parked_until.assign(s.n, 0);
-  s.parked_as.assign(s.n, 0);
+  s.parked.reset(s.n);
   s.completed_total = 0;
-  s.parks = 0;
-  s.hold_sequence = 0;
-  s.latest_park_until = 0;
-  s.validation_next.assign(s.n, 0);
-  s.reading_row.assign(s.n, 0);
-  s.tear_index.assign(s.n, 0);
-  s.tear_size.assign(s.n, 0);
-  s.tear_held.assign(s.n, 0);
-  s.tear_written.assign(s.n, 0);
-  s.tear_extensions.assign(s.n, 0);
-  s.tears = s.torn = s.tears_held_now = 0;
+  s.tear.reset(s.n);
   s.accessed.assign(s.n, 0);
-  s.open_window.assign(s.n, -1);
-  s.open_chunk.assign(s.n, 0);
-  s.releases_hold.assign(s.n, 0);
-  s.held = no_team;
-  s.hold_openings = 0;
-  s.pairs = 0;
-  s.windows_opened = s.effects_made = 0;
-  s.window_opens.fill(0);
-  s.hold_taken = s.hold_met = false;
+  s.cover.reset(s.n);
   s.stale_in_read.assign(s.n, 0);
   s.last_stale = {};
   s.memory.reset();
@@ -683,12 +477,12 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   s.unfinished.clear();
   for (team_id t = 0; t < s.n; ++t) s.unfinished.push_back(t);
   s.latest_wait_epoch = 0;
-  s.pct_top_valid = false;
+  s.pct.top_valid = false;
   s.fibers.clear();
   s.stopping = false;
   s.reason = stop_reason::completed;
-  if (s.opt.strat == strategy::pct || s.opt.strat == strategy::fair_pct) s.setup_pct();
-  else s.priority.assign(s.n, 0);
+  if (s.opt.strat == strategy::pct || s.opt.strat == strategy::fair_pct) s.pct.setup(s.n, s.opt, s.rng);
+  else s.pct.priority.assign(s.n, 0);
 
   for (std::size_t i = 0; i < s.n; ++i) {
     s.fibers.emplace_back(std::allocator_arg, ctx::fixedsize_stack(s.opt.stack_bytes),
@@ -732,17 +526,17 @@ outcome scheduler::run(std::vector<std::function<void()>> bodies) {
   out.steps = s.steps;
   out.switches = s.switches;
   out.priority_changes = s.priority_changes;
-  out.parks = s.parks;
-  out.tears = s.tears;
-  out.torn = s.torn;
+  out.parks = s.parked.parks;
+  out.tears = s.tear.tears;
+  out.torn = s.tear.torn;
   out.fingerprint = s.fingerprint;
   out.stale_reads = s.memory ? s.memory->stale_reads() : 0;
-  out.pairs = s.pairs;
-  out.windows_opened = s.windows_opened;
-  out.effects_made = s.effects_made;
-  out.window_opens = s.window_opens;
-  out.hold_taken = s.hold_taken;
-  out.hold_met = s.hold_met;
+  out.pairs = s.cover.pairs;
+  out.windows_opened = s.cover.windows_opened;
+  out.effects_made = s.cover.effects_made;
+  out.window_opens = s.cover.window_opens;
+  out.hold_taken = s.cover.taken;
+  out.hold_met = s.cover.met;
   if (s.stopping) {
     out.report = s.describe_stop();
     for (team_id t = 0; t < s.n; ++t) {
