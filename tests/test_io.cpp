@@ -505,6 +505,21 @@ result kill_after(const std::string& args, int sig, int ms) {
   return r;
 }
 
+// Signals the run once `path` holds at least `bytes` (the writer's blocks
+// reached it), or after `deadline_s` seconds: the moment is an event of the
+// run, not a time a slow machine may not reach.
+result kill_after_bytes(const std::string& args, int sig, const std::string& path, std::uint64_t bytes, int deadline_s) {
+  const std::string err = temp_path("killed.err");
+  const std::string cmd = std::string(GFSL_BINARY) + " " + args + " > /dev/null 2> " + err + " & pid=$!; i=0; while [ $i -lt " +
+                          std::to_string(deadline_s * 20) + " ] && [ \"$(stat -c %s " + path + " 2>/dev/null || echo 0)\" -lt " +
+                          std::to_string(bytes) + " ]; do sleep 0.05; i=$((i+1)); done; kill -" + std::to_string(sig) +
+                          " $pid; wait $pid; echo $?";
+  result r = shell(cmd);
+  r.code = std::atoi(r.out.c_str());
+  r.out = slurp(err);
+  return r;
+}
+
 TEST(KilledRuns, WhatARunLeavesAtAnyMomentIsReadableAndConsistent) {
   // A scheduled run long enough to be killed while it records (a few
   // seconds on one core); moments from the header's first bytes to blocks
@@ -586,7 +601,10 @@ TEST(KilledRuns, WhatARunLeavesAtAnyMomentIsReadableAndConsistent) {
 // writer read the teams' counts are pending (traces/FORMAT.md).
 TEST(KilledRuns, ARunInTurnsIsRecordedAsItGoes) {
   const std::string trace = temp_path("turns_killed.trace");
-  const result r = kill_after("run --backend host --sched turns --teams 8 --ops 20000000 --range 5000 --trace " + trace, SIGINT, 3000);
+  // Signalled once the trace holds 12,500 records' worth of blocks (the
+  // prefill is 2,500 of them), however long the machine takes to get there.
+  const result r = kill_after_bytes("run --backend host --sched turns --teams 8 --ops 20000000 --range 5000 --trace " + trace, SIGINT,
+                                    trace, 12500 * 32, 600);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("gfsl run: interrupted by SIGINT: " + trace + " holds the "), std::string::npos) << r.out;
   const gfsl::traces::trace t = gfsl::traces::read_trace(trace);
