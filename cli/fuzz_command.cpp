@@ -46,10 +46,7 @@ std::string replay_of(const fuzz::run_config& c) {
   o.sched_seed_given = true;
   o.events = true;
   o.check_every = c.backend == "host" ? c.check_every : 0;
-  o.mut = c.mut;
-  o.var = c.var;
-  o.slab_mut = c.slab_mut;
-  o.slab_var = c.slab_var;
+  o.choice = c.choice;
   o.script = c.script;
   return encode_replay(o);
 }
@@ -243,7 +240,7 @@ command add_fuzz_command(CLI::App& root) {
               sc.shard_source = h.shard_source;
               sc.resuming = true;
               model::workload subject_of;
-              if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
+              if (const std::string e = resolve_subject(st->subject, subject_of, o.choice); !e.empty()) {
                 std::fprintf(stderr, "gfsl fuzz: --resume: %s: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
                 return exit_usage;
               }
@@ -305,7 +302,7 @@ command add_fuzz_command(CLI::App& root) {
             }
             {
               model::workload subject_of;
-              if (const std::string e = resolve_subject(st->subject, subject_of, o); !e.empty()) {
+              if (const std::string e = resolve_subject(st->subject, subject_of, o.choice); !e.empty()) {
                 std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
                 return exit_usage;
               }
@@ -387,13 +384,13 @@ command add_mutants_command(CLI::App& root) {
   return {mu, [st] {
             model::workload subject_of;
             fuzz::campaign_options chosen;
-            if (const std::string e = resolve_subject(st->subject, subject_of, chosen); !e.empty()) {
+            if (const std::string e = resolve_subject(st->subject, subject_of, chosen.choice); !e.empty()) {
               std::fprintf(stderr, "gfsl mutants: %s\n", e.c_str());
               return exit_usage;
             }
             const subject_kind subject = subject_of.subject;
-            const std::string variant_text = fuzz::variant_label(subject, chosen.var, chosen.slab_var);
-            const std::vector<mutant_entry> catalog = mutant_entries(subject);
+            const std::string variant_text = variant_label(subject, chosen.choice);
+            const std::vector<mutant_entry> catalog = gfsl::subject_of(subject).mutant_entries();
             if (st->list) {
               for (const mutant_entry& m : catalog) {
                 std::printf("%-32s [%s; %s]%s\n    %s\n", m.name.c_str(), m.backends.c_str(), m.variants.c_str(), m.notes.c_str(),
@@ -425,12 +422,10 @@ command add_mutants_command(CLI::App& root) {
             // Equivalent for this variant at this read granularity (core/mutants.hpp, core/slabhash/mutants.hpp).
             auto equivalent = [&](const mutant_entry* m) {
               if (!m) return false;
-              // SlabHash's equivalent mutants weaken an order that sc gives
-              // anyway; under ptx the order is the model's to break.
-              if (all_ptx && subject == subject_kind::slabhash) return false;
-              // Under ptx a whole-chunk read is not one instant: the mutants
-              // whose argument needs it (core/mutants.hpp) are then not equivalent.
-              return !equivalence_reason(subject, *m, variant_text, whole_chunk_reads, st->memory == "sc").empty();
+              // The catalog's reason (core/subject.hpp): under ptx a whole-chunk
+              // read is not one instant, and an order sc gives is the model's to break.
+              const campaign_memory mem = all_ptx ? campaign_memory::ptx : st->memory == "sc" ? campaign_memory::sc : campaign_memory::mixed;
+              return !gfsl::subject_of(subject).equivalence(m->id, chosen.choice.variant, whole_chunk_reads, mem).empty();
             };
             struct row {
               const mutant_entry* m = nullptr;
@@ -453,12 +448,11 @@ command add_mutants_command(CLI::App& root) {
                 if (st->equivalent_budget > 0) o.seconds = st->equivalent_budget;
                 if (st->equivalent_max_runs > 0) o.max_runs = st->equivalent_max_runs;
               }
-              o.var = chosen.var;
-              o.slab_var = chosen.slab_var;
+              o.choice = chosen.choice;
               o.limits.subject = subject;
               // Both upper-level rules for gfsl (swarm testing: a fault in either is within reach).
               o.limits.upper = subject == subject_kind::gfsl ? fuzz::upper_choice::mixed : fuzz::upper_choice::thesis;
-              set_mutant(subject, m, o);
+              o.choice.mutant = static_cast<std::uint8_t>(m);
               o.seed = st->seed;
               o.progress = false;
               o.runs_per_batch = 10;

@@ -43,7 +43,7 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
   // Which algorithm ran (a trace without this field ran thesis, the only one then).
   gfsl::traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = variant_label(o.w, o);
+  variant_field.s = variant_label(o.w, o.choice);
   header.extra.push_back(variant_field);
   return header;
 }
@@ -336,7 +336,7 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
               (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
   } else {
     std::printf("structure: slabhash %s, %u buckets, %llu of %u pool slabs allocated, %zu keys at the end\n",
-                variant_label(o.w, o).c_str(), o.w.buckets, (unsigned long long)r.report.chunks_allocated,
+                variant_label(o.w, o.choice).c_str(), o.w.buckets, (unsigned long long)r.report.chunks_allocated,
                 r.report.pool_chunks, r.final_entries.size());
   }
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
@@ -565,7 +565,7 @@ int execute(run_options& o) {
     std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
     return exit_usage;
   }
-  if (has_mutant(o.w, o) && o.backend == "cuda") {
+  if (has_mutant(o.choice) && o.backend == "cuda") {
     std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only (gfsl mutants --backend cuda runs them on the GPU)\n");
     return exit_usage;
   }
@@ -607,8 +607,7 @@ int execute(run_options& o) {
     dopt.watchdog_seconds = o.watchdog;
     dopt.events = o.events;
     dopt.event_capacity = o.event_capacity;
-    dopt.var = o.var;
-    dopt.slab_var = o.slab_var;
+    dopt.choice = o.choice;
     dopt.interrupt = &gpu_interrupt;
     struct sigaction on_signal {}, old_int{}, old_term{};
     on_signal.sa_handler = on_gpu_interrupt;
@@ -661,10 +660,7 @@ int execute(run_options& o) {
   }
   gfsl::run_extras extras;
   extras.events = o.events;
-  extras.mut = o.mut;
-  extras.var = o.var;
-  extras.slab_mut = o.slab_mut;
-  extras.slab_var = o.slab_var;
+  extras.choice = o.choice;
 
   extras.check_every = o.check_every;
   extras.hang_seconds = o.hang_timeout;
@@ -893,7 +889,7 @@ command add_run_command(CLI::App& root) {
             if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
             o.sched_seed_given = sched_seed->count() > 0;
             o.events = st->events == "on";
-            if (const std::string bad = resolve_subject(st->subject, o.w, o); !bad.empty()) {
+            if (const std::string bad = resolve_subject(st->subject, o.w, o.choice); !bad.empty()) {
               std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
               return exit_usage;
             }
@@ -904,7 +900,7 @@ command add_run_command(CLI::App& root) {
               }
             }
             o.w.sequential_keys = st->keys == "sequential";
-            o.w.reraise = st->upper.empty() ? o.w.subject == gfsl::subject_kind::gfsl && gfsl::reraises_by_default(o.var)
+            o.w.reraise = st->upper.empty() ? gfsl::subject_of(o.w.subject).reraises_by_default(o.choice.variant)
                                             : st->upper == "reraise";
             if (!st->team_ops.empty()) {
               std::string bad;

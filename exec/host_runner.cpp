@@ -364,21 +364,21 @@ host_run run(const model::workload& w, host_mode mode, std::uint32_t pool_chunks
 host_run dispatch(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records,
                   const sched::options* so, sched::outcome* outcome, const run_extras& extras) {
   if (w.subject == subject_kind::slabhash) {
-    const bool mutated = extras.slab_mut != slabhash::slab_mutant::none;
+    const bool mutated = extras.choice.mutated();
     auto go = [&](auto subject_tag) {
       using S = typename decltype(subject_tag)::type;
       return run<S>(w, mode, pool, keep_records, so, outcome, extras);
     };
     using slabhash::slab_variant;
-    if (extras.slab_var == slab_variant::published) {
+    if (slabhash::variant_of(extras.choice) == slab_variant::published) {
       return mutated ? go(std::type_identity<slabhash_host_subject<slab_variant::published, true>>{})
                      : go(std::type_identity<slabhash_host_subject<slab_variant::published, false>>{});
     }
     return mutated ? go(std::type_identity<slabhash_host_subject<slab_variant::fixed, true>>{})
                    : go(std::type_identity<slabhash_host_subject<slab_variant::fixed, false>>{});
   }
-  const bool mutated = extras.mut != mutant::none;
-  return with_variant(extras.var, [&](auto v) {
+  const bool mutated = extras.choice.mutated();
+  return with_variant(gfsl_subject::variant_of(extras.choice), [&](auto v) {
     constexpr variant V = decltype(v)::value;
     if (w.chunk == 8) {
       return mutated ? run<gfsl_host_subject<8, true, V>>(w, mode, pool, keep_records, so, outcome, extras)

@@ -16,9 +16,7 @@
 #include "../invariants/snapshot.hpp"
 #include "../model/script.hpp"
 #include "../model/workload.hpp"
-#include "../core/mutants.hpp"
-#include "../core/slabhash/layout.hpp"
-#include "../core/slabhash/mutants.hpp"
+#include "../core/registry.hpp"
 #include "sched/scheduler.hpp"
 #include "../core/stats.hpp"
 #include "../core/types.hpp"
@@ -93,11 +91,9 @@ struct live_history {
 
 // What a run records beyond its history.
 struct run_extras {
-  mutant mut = mutant::none;     // a seeded bug active in the concurrent phase (core/mutants.hpp)
-  variant var = default_variant; // the algorithm's variant (core/types.hpp), prefill included
-  // SlabHash's (core/slabhash/): its variant and seeded bug, for workloads whose subject is slabhash.
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
-  slabhash::slab_mutant slab_mut = slabhash::slab_mutant::none;
+  // The workload's subject's variant (prefill included) and the seeded bug
+  // active in the concurrent phase (core/subject.hpp).
+  subject_choice choice;
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
   live_history* live = nullptr;  // runs with records: where they go as they are made

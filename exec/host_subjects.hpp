@@ -16,6 +16,7 @@
 #include "../core/algorithm.hpp"
 #include "../core/host_team.hpp"
 #include "../core/slabhash/algorithm.hpp"
+#include "../core/registry.hpp"
 #include "../invariants/slabhash_snapshot.hpp"
 #include "../core/slabhash/layout.hpp"
 #include "../invariants/snapshot.hpp"
@@ -36,7 +37,7 @@ class gfsl_host_subject {
   using concurrent_ops = algorithm<team_type, Mutable, V>;
 
   gfsl_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex)
-      : s_(pool), threshold_(shape_rule_of(w.p_chunk, w.reraise)), mut_(ex.mut) {}
+      : s_(pool), threshold_(shape_rule_of(w.p_chunk, w.reraise)), mut_(gfsl_subject::mutant_of(ex.choice)) {}
 
   std::uint64_t* words() const { return s_.words(); }
   std::size_t word_count() const { return s_.word_count(); }
@@ -68,7 +69,7 @@ class slabhash_host_subject {
   using prefill_ops = slabhash::algorithm<team_type, V, false>;
   using concurrent_ops = slabhash::algorithm<team_type, V, Mutable>;
 
-  slabhash_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex) : mut_(ex.slab_mut) {
+  slabhash_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex) : mut_(slabhash::mutant_of(ex.choice)) {
     params_.buckets = w.buckets;
     params_.pool_slabs = pool;
     if (pool < w.buckets) {

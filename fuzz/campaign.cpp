@@ -82,7 +82,7 @@ struct batch_log {
 void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   const campaign_result& r = s.result;
   const double t = std::max(s.elapsed(), 1e-9);
-  const std::string bug = mutant_label(o.limits.subject, o.mut, o.slab_mut);
+  const std::string bug = mutant_label(o.limits.subject, o.choice);
   const std::string who = (o.limits.subject == subject_kind::gfsl ? "" : std::string(subject_name(o.limits.subject)) + " ") + o.backend +
                           (bug == "none" ? "" : " " + bug);
   if (!s.phase.empty()) {
@@ -174,7 +174,7 @@ bool try_smaller_any_schedule(failure& f, const run_config& candidate, const cam
   // middle, validations' second reads held open. The interleavings a torn
   // validation needs are then common, not one schedule in hundreds.
   const bool tearable = o.shrink_cuts && candidate.backend == "host" && candidate.w.subject == subject_kind::gfsl &&
-                        candidate.var == variant::robust && candidate.so.gran == sched::granularity::lane;
+                        gfsl_subject::variant_of(candidate.choice) == variant::robust && candidate.so.gran == sched::granularity::lane;
   for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()) && !(o.shrink_runs && f.shrink_runs >= o.shrink_runs); ++k) {
     run_config again = candidate;
     again.so.seed = 1 + model::mix64(candidate.so.seed + k) % 1000000000;
@@ -715,10 +715,7 @@ void found_new(const campaign_options& o, shared_state& s, failure f) {
 
 void worker(const campaign_options& o, shared_state& s) {
   run_config subject_of_runs;
-  subject_of_runs.mut = o.mut;
-  subject_of_runs.var = o.var;
-  subject_of_runs.slab_mut = o.slab_mut;
-  subject_of_runs.slab_var = o.slab_var;
+  subject_of_runs.choice = o.choice;
   const auto gen = gen_run(o.limits, o.backend, subject_of_runs);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
@@ -832,7 +829,7 @@ void worker(const campaign_options& o, shared_state& s) {
     // (fuzz/scenarios.hpp) come first, for the paths and interleavings
     // random workloads do not reach, in place of one of the fifth.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.var) : std::vector<scenario>{};
+    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.choice) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
     // Interleaving coverage as feedback: up to this many runs a batch, each a
@@ -863,7 +860,7 @@ void worker(const campaign_options& o, shared_state& s) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
         if (!best || rarity(e, batch_paths, batch_pair_counts) > rarity(*best, batch_paths, batch_pair_counts)) best = &e;
       }
-      judgement j = execute_and_judge(directed   ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
+      judgement j = execute_and_judge(directed   ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.choice, rng)
                                       : targeted ? *aimed
                                                  : reschedule(*best, o, rng),
                                       o.judge);
@@ -1204,7 +1201,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   // Which algorithm ran, as gfsl run --trace records it.
   traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = variant_label(f.shrunk.w.subject, f.shrunk.var, f.shrunk.slab_var);
+  variant_field.s = variant_label(f.shrunk.w.subject, f.shrunk.choice);
   header.extra.push_back(variant_field);
   traces::write_trace_json((folder / "history.jsonl").string(), header, history);
   // Every file of the folder is checked: a full disk must not leave a
@@ -1377,7 +1374,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
 std::string campaign_json(const campaign_options& o, const campaign_result& r, const std::vector<failure_entry>& earlier) {
   std::ostringstream j;
   j << "{\"backend\":\"" << o.backend << "\",\"subject\":\"" << subject_name(o.limits.subject) << "\",\"variant\":\""
-    << variant_label(o.limits.subject, o.var, o.slab_var) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.mut, o.slab_mut)
+    << variant_label(o.limits.subject, o.choice) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.choice)
     << "\",\"shard\":" << o.shard
     << ",\"shards\":" << o.shards << ",\"seed\":" << o.seed << ",\"seconds\":" << r.seconds << ",\"runs\":" << r.runs
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits

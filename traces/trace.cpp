@@ -272,7 +272,7 @@ std::string apply_field(trace_header& h, const extra_field& f) {
     if (!subject) {
       std::string shown;
       json::append_string(shown, name);
-      return "expected a subject " + std::string(subject_names) + ", found " + shown;
+      return "expected a subject " + subject_names_text() + ", found " + shown;
     }
     w.subject = *subject;
     return {};

@@ -1,0 +1,83 @@
+// GFSL's descriptor (core/subject.hpp): the GPU-friendly skiplist of
+// Moscovici, Cohen and Petrank (PACT 2017), its variants (core/types.hpp) and
+// its mutant catalog (core/mutants.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../mutants.hpp"
+#include "../subject.hpp"
+#include "../types.hpp"
+
+namespace gfsl::gfsl_subject {
+
+// By variant index: the enum's values (core/types.hpp).
+inline constexpr std::string_view variant_names[] = {"thesis", "robust"};
+static_assert(static_cast<int>(variant::thesis) == 0 && static_cast<int>(variant::robust) == 1);
+
+inline variant variant_of(int v) { return v == 0 ? variant::thesis : variant::robust; }
+inline mutant mutant_of(int id) { return static_cast<mutant>(id); }
+inline variant variant_of(const subject_choice& c) { return variant_of(c.variant); }
+inline mutant mutant_of(const subject_choice& c) { return mutant_of(c.mutant); }
+inline subject_choice choice_of(variant v, mutant m = mutant::none) {
+  return {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(m)};
+}
+
+inline std::string_view mutant_name_of(int id) { return mutant_name(mutant_of(id)); }
+// Catalog names only: "none" is not a gfsl mutant name (--mutant none is refused).
+inline std::optional<int> parse_mutant_name(std::string_view name) {
+  const mutant_info* m = find_mutant(name);
+  if (!m) return std::nullopt;
+  return static_cast<int>(m->id);
+}
+
+inline std::vector<mutant_entry> mutant_entries() {
+  std::vector<mutant_entry> out;
+  for (const mutant_info& m : mutant_catalog) {
+    mutant_entry e;
+    e.id = static_cast<int>(m.id);
+    e.name = m.name;
+    e.backends = m.backends;
+    e.variants = m.variants;
+    e.breaks = m.breaks;
+    if (!m.equivalent.empty()) e.notes += " (equivalent under whole-chunk reads)";
+    if (!m.robust_equivalent.empty()) {
+      e.notes += m.robust_equivalent_whole_chunk_only ? " (equivalent in robust under whole-chunk reads)" : " (equivalent in robust)";
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// Under ptx a whole-chunk read is not one instant: the mutants whose argument
+// needs it (equivalence_needs_sc) are equivalent only when every run is under sc.
+inline std::string_view equivalence(int id, int v, bool whole_chunk_reads, campaign_memory memory) {
+  for (const mutant_info& i : mutant_catalog) {
+    if (static_cast<int>(i.id) == id) return equivalence_of(i, variant_of(v), whole_chunk_reads, memory == campaign_memory::sc);
+  }
+  return {};
+}
+
+inline bool reraises(int v) { return reraises_by_default(variant_of(v)); }
+
+inline constexpr subject_descriptor descriptor{
+    subject_kind::gfsl,
+    "gfsl",
+    "GFSL, the GPU-friendly skiplist (Moscovici, Cohen and Petrank, PACT 2017)",
+    0,
+    variant_names,
+    static_cast<std::uint8_t>(default_variant),
+    static_cast<std::uint8_t>(variant::thesis),  // lines written before the robust variant existed ran the published algorithm
+    "robust, thesis",
+    &mutant_name_of,
+    &parse_mutant_name,
+    "no such mutant (gfsl mutants --list)",
+    &mutant_entries,
+    &equivalence,
+    &reraises,
+};
+
+}  // namespace gfsl::gfsl_subject
