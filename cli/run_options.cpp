@@ -67,8 +67,12 @@ std::string encode_replay(const run_options& o) {
   if (o.w.sequential_keys) s << ":keys=sequential";
   if (o.w.reraise) s << ":upper=reraise";
   if (o.events) s << ":events=on";
-  // Written only for another subject than gfsl: lines from before subjects existed ran gfsl.
-  if (o.w.subject != subject_kind::gfsl) s << ":subject=" << subject_name(o.w.subject) << ":buckets=" << o.w.buckets;
+  // Written only for another subject than the default: lines from before
+  // subjects existed ran gfsl. Then each of its parameters (core/subject.hpp).
+  if (o.w.subject != default_subject) {
+    s << ":subject=" << subject_name(o.w.subject);
+    for (const subject_parameter& p : subject_of(o.w.subject).parameters) s << ":" << p.name << "=" << p.get(o.w);
+  }
   if (has_mutant(o.choice)) s << ":mutant=" << mutant_label(o.w, o.choice);
   s << ":variant=" << variant_label(o.w, o.choice);
   if (o.check_every) s << ":check-every=" << o.check_every;
@@ -155,8 +159,10 @@ std::string decode_replay(const std::string& text, run_options& o) {
     if (!subject) return "replay string: field 'subject' has a bad value '" + it->second + "' (the subjects are " + subject_names_text() + ")";
     r.w.subject = *subject;
     fields.erase(it);
-    if (r.w.subject != subject_kind::gfsl) {
-      if (std::string e = take("buckets", r.w.buckets); !e.empty()) return e;
+    for (const subject_parameter& p : subject_of(r.w.subject).parameters) {
+      std::uint32_t v = 0;
+      if (std::string e = take(std::string(p.name).c_str(), v); !e.empty()) return e;
+      p.set(r.w, v);
     }
   }
   if (const auto it = fields.find("mutant"); it != fields.end()) {

@@ -292,13 +292,13 @@ command add_stress_command(CLI::App& root) {
                 if (st->shape_opt->count() == 0) st->shape = "owned-keys";
                 if (st->writers_opt->count() == 0) st->writers = st->shape == "owned-keys" ? "1/1" : "1/2";
                 if (st->ops_opt->count() == 0) o.ops_per_team = 256;
-                o.buckets = st->subject.buckets;
+                o.buckets = st->subject.parameter("buckets");
                 o.chunks = {16};
                 if (const std::string e = resolve_variant(o.subject, st->variant_opt->count() ? st->variant : "", o.choice); !e.empty()) {
                   return usage(e);
                 }
               } else {
-                if (st->subject.buckets) return usage("--buckets " + std::to_string(st->subject.buckets) + ": a slabhash parameter (--subject slabhash)");
+                if (st->subject.parameter("buckets")) return usage("--buckets " + std::to_string(st->subject.parameter("buckets")) + ": a slabhash parameter (--subject slabhash)");
                 if (st->variant != "thesis" && st->variant != "robust") return usage("--variant " + st->variant + ": gfsl's variants are robust, thesis");
               }
             }

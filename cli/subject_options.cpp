@@ -6,30 +6,49 @@
 
 namespace gfsl::cli {
 
-void add_subject_options(CLI::App* app, subject_text& t, bool with_buckets) {
-  app->add_option("--subject", t.subject, "the structure under test: gfsl (the skiplist) or slabhash (the slab-list hash table)")
-      ->check(CLI::IsMember({"gfsl", "slabhash"}))
+void add_subject_options(CLI::App* app, subject_text& t, bool with_parameters) {
+  std::vector<std::string> names;
+  for (const subject_descriptor* s : subject_registry) names.emplace_back(s->name);
+  app->add_option("--subject", t.subject, "the structure under test: " + subject_help_text())
+      ->check(CLI::IsMember(names))
       ->capture_default_str();
-  if (!with_buckets) return;
-  app->add_option("--buckets", t.buckets, "slabhash: buckets of the table (0: one per 20 keys of the range)")
-      ->check(CLI::Range(0u, model::max_buckets))
-      ->capture_default_str();
+  if (!with_parameters) return;
+  for (const subject_descriptor* s : subject_registry) {
+    for (const subject_parameter& p : s->parameters) {
+      if (t.parameters.count(p.name)) continue;  // declared by an earlier subject too
+      app->add_option("--" + std::string(p.name), t.parameters[std::string(p.name)], std::string(s->name) + ": " + std::string(p.help))
+          ->check(CLI::Range(0u, p.max))
+          ->capture_default_str();
+    }
+  }
 }
-std::uint32_t default_buckets(std::uint32_t range) { return std::max<std::uint32_t>(1, (range + 19) / 20); }
 
 std::string resolve_workload_subject(const subject_text& t, model::workload& w) {
   const auto s = parse_subject(t.subject);
   if (!s) return "--subject " + lin::printable(t.subject) + ": the subjects are " + subject_names_text();
   w.subject = *s;
-  if (w.subject == subject_kind::slabhash) {
-    if (t.chunk_option && t.chunk_option->count() > 0 && w.chunk != 16) {
-      return "--chunk " + std::to_string(w.chunk) + ": slabhash reads a slab of 16 eight-byte words, one per lane (--chunk does not apply)";
+  const subject_descriptor& d = subject_of(w.subject);
+  if (d.team_width > 0) {
+    if (t.chunk_option && t.chunk_option->count() > 0 && w.chunk != d.team_width) {
+      return "--chunk " + std::to_string(w.chunk) + ": " + std::string(d.fixed_chunk_note);
     }
-    w.chunk = 16;
-    w.buckets = t.buckets ? t.buckets : default_buckets(w.range);
-  } else {
-    if (t.buckets) return "--buckets " + std::to_string(t.buckets) + ": a slabhash parameter (--subject slabhash)";
-    w.buckets = 0;
+    w.chunk = d.team_width;
+  }
+  // Another subject's parameter given is a mistake; not given, it is 0.
+  for (const subject_descriptor* other : subject_registry) {
+    if (other == &d) continue;
+    for (const subject_parameter& p : other->parameters) {
+      if (find_parameter(w.subject, p.name)) continue;
+      if (const std::uint32_t v = t.parameter(p.name)) {
+        return "--" + std::string(p.name) + " " + std::to_string(v) + ": a " + parameter_owners(p.name) + " parameter (--subject " +
+               std::string(other->name) + ")";
+      }
+      p.set(w, 0);
+    }
+  }
+  for (const subject_parameter& p : d.parameters) {
+    const std::uint32_t v = t.parameter(p.name);
+    p.set(w, v ? v : p.default_value(w));
   }
   return {};
 }

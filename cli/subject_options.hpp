@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,19 +20,21 @@ struct subject_text {
   std::string subject = "gfsl";
   std::string variant;  // empty: the subject's default
   std::string mutant;   // empty: none
-  std::uint32_t buckets = 0;  // slabhash; 0: sized from the key range
+  // The subjects' parameters (core/subject.hpp) by name; 0: the subject's default.
+  std::map<std::string, std::uint32_t, std::less<>> parameters;
+  std::uint32_t parameter(std::string_view name) const {
+    const auto it = parameters.find(name);
+    return it == parameters.end() ? 0 : it->second;
+  }
   CLI::Option* chunk_option = nullptr;  // to tell a --chunk given from the default
 };
 
-// --subject and --buckets (each command adds its own --variant and --mutant).
-// `with_buckets`: false where the runs draw their own (gfsl fuzz, gfsl mutants).
-void add_subject_options(CLI::App* app, subject_text& t, bool with_buckets = true);
+// --subject and the subjects' parameters (--buckets; each command adds its
+// own --variant and --mutant). `with_parameters`: false where the runs draw
+// their own (gfsl fuzz, gfsl mutants).
+void add_subject_options(CLI::App* app, subject_text& t, bool with_parameters = true);
 
-// SlabHash's default bucket count for a key range: about 20 keys of the range
-// per bucket, so that a full range makes chains of two slabs (docs/SUBJECTS.md).
-std::uint32_t default_buckets(std::uint32_t range);
-
-// The subject and its parameters into `w` (subject, buckets, chunk); empty on
+// The subject and its parameters into `w` (subject, its parameters, chunk); empty on
 // success, else one line naming the option.
 std::string resolve_workload_subject(const subject_text& t, model::workload& w);
 // The variant and mutant names, read in the workload's subject's terms;

@@ -50,6 +50,33 @@ inline std::string subject_names_text() {
   return out;
 }
 
+// "gfsl (the skiplist) or slabhash (the slab-list hash table)": for --subject's help.
+inline std::string subject_help_text() {
+  std::string out;
+  for (std::size_t i = 0; i < subject_count; ++i) {
+    if (i) out += i + 1 == subject_count ? " or " : ", ";
+    out += std::string(subject_registry[i]->name) + " (" + std::string(subject_registry[i]->nickname) + ")";
+  }
+  return out;
+}
+
+// The subjects that declare a parameter of this name.
+inline std::string parameter_owners(std::string_view name) {
+  std::string out;
+  for (const subject_descriptor* s : subject_registry) {
+    for (const subject_parameter& p : s->parameters) {
+      if (p.name == name) out += (out.empty() ? "" : ", ") + std::string(s->name);
+    }
+  }
+  return out;
+}
+inline const subject_parameter* find_parameter(subject_kind k, std::string_view name) {
+  for (const subject_parameter& p : subject_of(k).parameters) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
 // A choice by name: the variant and the seeded bug ("none" for none).
 inline std::string variant_label(subject_kind s, const subject_choice& c) {
   return std::string(subject_of(s).variant_name(c.variant));

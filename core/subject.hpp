@@ -22,6 +22,17 @@
 
 namespace gfsl {
 
+namespace model {
+struct workload;
+}
+namespace sched {
+struct options;
+struct outcome;
+}
+struct host_run;
+struct run_extras;
+enum class host_mode;
+
 // The registry's order (core/registry.hpp); the value is what binary traces store.
 enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1 };
 inline constexpr subject_kind default_subject = subject_kind::gfsl;
@@ -49,12 +60,32 @@ struct mutant_entry {
 // under sc, some under ptx, or all under ptx.
 enum class campaign_memory : std::uint8_t { sc, mixed, ptx };
 
+// A parameter of a subject beyond the workload's common ones, declared once:
+// its option (--NAME), its replay-line key and its trace-header field are its
+// name; a replay line or trace header of another subject does not carry it.
+struct subject_parameter {
+  std::string_view name;
+  std::string_view help;   // the option's help, after "NAME: "
+  std::uint32_t max;       // largest value (0: the default)
+  std::uint32_t (*get)(const model::workload& w);
+  void (*set)(model::workload& w, std::uint32_t value);
+  // The value when the option is absent or 0 (from the rest of the workload).
+  std::uint32_t (*default_value)(const model::workload& w);
+};
+
+// The host run entry of a subject (exec/host_run.hpp, the generic runner
+// instantiated over the subject's host policy): prefill, then the concurrent
+// phase in `mode`; `so`/`outcome` for scheduled runs only.
+using host_run_fn = host_run (*)(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records,
+                                 const sched::options* so, sched::outcome* outcome, const run_extras& extras);
+
 // What the testbed knows of one subject, with no template in sight: the
 // commands are not templates over subjects.
 struct subject_descriptor {
   subject_kind kind;
   std::string_view name;
   std::string_view summary;  // one line for --help and reports
+  std::string_view nickname; // a few words for --subject's help ("the skiplist")
   // Lanes of the team that runs one operation on the CPU backends (0: chosen by --chunk).
   int team_width;
   std::span<const std::string_view> variants;  // by index
@@ -73,6 +104,22 @@ struct subject_descriptor {
   std::string_view (*equivalence)(int id, int variant, bool whole_chunk_reads, campaign_memory memory);
   // The upper levels' rule a variant runs by default (workload::reraise; false where it has none).
   bool (*reraises_by_default)(int variant);
+
+  // Its parameters (empty: none beyond the workload's).
+  std::span<const subject_parameter> parameters;
+  // Why `--chunk N` does not apply, for a subject whose team reads a fixed
+  // number of words (team_width > 0; empty otherwise).
+  std::string_view fixed_chunk_note;
+  // Its snapshots record its variant (invariants::snapshot::variant: its invariants differ by variant).
+  bool snapshot_has_variant;
+  // workload::validate's part for this subject: empty, or one line.
+  std::string (*check_workload)(const model::workload& w);
+
+  // The host backends: the run entry, and a pool (chunks, slabs) large
+  // enough for `keys` inserts or for the whole workload.
+  host_run_fn run_host;
+  std::uint32_t (*pool_for_keys)(double keys, const model::workload& w);
+  std::uint32_t (*default_pool)(const model::workload& w);
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

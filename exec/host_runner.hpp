@@ -113,12 +113,21 @@ struct run_extras {
   std::function<void(std::uint64_t* words, std::size_t count)> before_prefill;
 };
 
-// A pool large enough for the workload: every split is caused by an insert or
-// by a merge, and merged chunks are never reused.
+// A pool large enough for the workload (the subject's sizing, core/subject.hpp),
+// or for `keys` inserts (a script's operations).
 std::uint32_t default_pool_chunks(const model::workload& w);
+std::uint32_t pool_for_keys(double keys, const model::workload& w);
+
+// What every executor reports about the structure it leaves behind (a
+// subject's inspect at quiescence).
+struct final_state {
+  std::uint64_t chunks_allocated = 0;
+  int height = 0;  // highest non-empty level (0 for a structure without levels)
+  std::vector<std::pair<key_type, std::uint32_t>> entries;  // in key order
+  std::vector<std::string> problems;                        // structural problems
+};
 
 // Copies what an executor learnt of the final structure into the run.
-struct final_state;
 void take_final_state(host_run& run, final_state&& f);
 
 // Runs prefill then the concurrent phase. `pool_chunks` 0 means the default.

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../core/platform.hpp"
-#include "../core/registry.hpp"
+#include "../core/subject.hpp"
 #include "../core/types.hpp"
 #include "sequential_map.hpp"
 

@@ -3,11 +3,14 @@
 // its mutant catalog (core/mutants.hpp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "../../model/workload.hpp"
 #include "../mutants.hpp"
 #include "../subject.hpp"
 #include "../types.hpp"
@@ -63,10 +66,30 @@ inline std::string_view equivalence(int id, int v, bool whole_chunk_reads, campa
 
 inline bool reraises(int v) { return reraises_by_default(variant_of(v)); }
 
+// The host run entry (core/gfsl/host.cpp).
+host_run run_host(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records, const sched::options* so,
+                  sched::outcome* outcome, const run_extras& extras);
+
+// Chunks for `keys` inserts: every split is caused by an insert or by a
+// merge, and merged chunks are never reused.
+inline std::uint32_t pool_for_keys(double keys, const model::workload& w) {
+  const double per_split = (w.chunk - 2) / 2.0;  // a split leaves two half-full chunks
+  const double chunks = 2.0 * keys / per_split * 2.0 + 4.0 * w.chunk + 64.0;
+  return static_cast<std::uint32_t>(std::min(chunks, 4.0e9));
+}
+// A delete may split too (a merge into a full neighbour): every update counts.
+inline std::uint32_t default_pool(const model::workload& w) {
+  const double updates = static_cast<double>(w.ops) * (w.insert_pct + w.delete_pct) / 100.0;
+  return pool_for_keys(std::llround(w.prefill * w.range) + updates, w);
+}
+
+inline std::string check_workload(const model::workload&) { return {}; }
+
 inline constexpr subject_descriptor descriptor{
     subject_kind::gfsl,
     "gfsl",
     "GFSL, the GPU-friendly skiplist (Moscovici, Cohen and Petrank, PACT 2017)",
+    "the skiplist",
     0,
     variant_names,
     static_cast<std::uint8_t>(default_variant),
@@ -78,6 +101,13 @@ inline constexpr subject_descriptor descriptor{
     &mutant_entries,
     &equivalence,
     &reraises,
+    {},
+    {},
+    false,
+    &check_workload,
+    &run_host,
+    &pool_for_keys,
+    &default_pool,
 };
 
 }  // namespace gfsl::gfsl_subject

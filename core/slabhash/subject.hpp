@@ -3,11 +3,14 @@
 // (core/slabhash/layout.hpp) and its mutant catalog (core/slabhash/mutants.hpp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "../../model/workload.hpp"
 #include "../subject.hpp"
 #include "layout.hpp"
 #include "mutants.hpp"
@@ -60,10 +63,48 @@ inline std::string_view equivalence(int id, int, bool, campaign_memory memory) {
 
 inline bool reraises(int) { return false; }  // no upper levels
 
+// About 20 keys of the range per bucket, so that a full range makes chains
+// of two slabs (docs/SUBJECTS.md).
+inline std::uint32_t default_buckets(std::uint32_t range) { return std::max<std::uint32_t>(1, (range + 19) / 20); }
+
+inline constexpr subject_parameter parameters[] = {
+    {"buckets", "buckets of the table (0: one per 20 keys of the range)", model::max_buckets,
+     [](const model::workload& w) { return w.buckets; }, [](model::workload& w, std::uint32_t v) { w.buckets = v; },
+     [](const model::workload& w) { return default_buckets(w.range); }},
+};
+
+// The host run entry (core/slabhash/host.cpp).
+host_run run_host(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records, const sched::options* so,
+                  sched::outcome* outcome, const run_extras& extras);
+
+// Slabs for `keys` inserts. The fixed variant never reuses a pair while
+// operations run, so every successful insert takes one; each bucket may end
+// with a part-filled slab, and an insert that allocated a slab to append and
+// found the chain longer (a lost race, or under ptx a stale read of the last
+// slab's next word) leaks it: at most one an insert.
+inline std::uint32_t pool_for_keys(double keys, const model::workload& w) {
+  const double slabs = 2.0 * w.buckets + keys / pairs_per_slab + keys + 2.0 * w.teams + 64.0;
+  return static_cast<std::uint32_t>(std::min(slabs, 4.0e9));
+}
+// Deletes take no slab.
+inline std::uint32_t default_pool(const model::workload& w) {
+  const double inserts = static_cast<double>(w.ops) * w.insert_pct / 100.0;
+  return pool_for_keys(std::llround(w.prefill * w.range) + inserts, w);
+}
+
+inline std::string check_workload(const model::workload& w) {
+  if (w.chunk != 16) return "chunk must be 16 for slabhash (a 128-byte slab is 16 words of 8 bytes, one per lane)";
+  if (w.buckets < 1 || w.buckets > model::max_buckets) return "buckets must be in [1, " + std::to_string(model::max_buckets) + "]";
+  if (w.reraise) return "upper=reraise is a gfsl rule; slabhash has no upper levels";
+  if (w.range > 0xFFFFFFFDu) return "range must be in [1, 4294967293] for slabhash (its EMPTY and TOMBSTONE keys are the two above)";
+  return {};
+}
+
 inline constexpr subject_descriptor descriptor{
     subject_kind::slabhash,
     "slabhash",
     "SlabHash, the warp-cooperative slab-list hash table (Ashkiani et al., IPDPS 2018)",
+    "the slab-list hash table",
     slab_words,
     variant_names,
     static_cast<std::uint8_t>(default_slab_variant),
@@ -75,6 +116,13 @@ inline constexpr subject_descriptor descriptor{
     &mutant_entries,
     &equivalence,
     &reraises,
+    parameters,
+    "slabhash reads a slab of 16 eight-byte words, one per lane (--chunk does not apply)",
+    true,
+    &check_workload,
+    &run_host,
+    &pool_for_keys,
+    &default_pool,
 };
 
 }  // namespace gfsl::slabhash
