@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "core/registry.hpp"
 #include "invariants/dot.hpp"
 #include "invariants/snapshot.hpp"
 #include "invariants/temporal.hpp"

@@ -46,10 +46,7 @@ std::string replay_of(const fuzz::run_config& c) {
   o.sched_seed_given = true;
   o.events = true;
   o.check_every = c.backend == "host" ? c.check_every : 0;
-  o.mut = c.mut;
-  o.var = c.var;
-  o.slab_mut = c.slab_mut;
-  o.slab_var = c.slab_var;
+  o.choice = c.choice;
   o.script = c.script;
   return encode_replay(o);
 }
@@ -216,12 +213,10 @@ struct kill_matrix {
   // Equivalent for this variant at this read granularity (core/mutants.hpp, core/slabhash/mutants.hpp).
   bool equivalent(const mutant_entry* m) const {
     if (!m) return false;
-    // SlabHash's equivalent mutants weaken an order that sc gives
-    // anyway; under ptx the order is the model's to break.
-    if (all_ptx && subject == subject_kind::slabhash) return false;
-    // Under ptx a whole-chunk read is not one instant: the mutants
-    // whose argument needs it (core/mutants.hpp) are then not equivalent.
-    return !equivalence_reason(subject, *m, variant_text, whole_chunk_reads, st.memory == "sc").empty();
+    // The catalog's reason (core/subject.hpp): under ptx a whole-chunk
+    // read is not one instant, and an order sc gives is the model's to break.
+    const campaign_memory mem = all_ptx ? campaign_memory::ptx : st.memory == "sc" ? campaign_memory::sc : campaign_memory::mixed;
+    return !gfsl::subject_of(subject).equivalence(m->id, chosen.choice.variant, whole_chunk_reads, mem).empty();
   }
 
   // The matrix runs at whole-chunk reads: the only granularity at
@@ -235,12 +230,11 @@ struct kill_matrix {
       if (st.equivalent_budget > 0) o.seconds = st.equivalent_budget;
       if (st.equivalent_max_runs > 0) o.max_runs = st.equivalent_max_runs;
     }
-    o.var = chosen.var;
-    o.slab_var = chosen.slab_var;
+    o.choice = chosen.choice;
     o.limits.subject = subject;
     // Both upper-level rules for gfsl (swarm testing: a fault in either is within reach).
     o.limits.upper = subject == subject_kind::gfsl ? fuzz::upper_choice::mixed : fuzz::upper_choice::thesis;
-    set_mutant(subject, m, o);
+    o.choice.mutant = static_cast<std::uint8_t>(m);
     o.seed = st.seed;
     o.progress = false;
     o.runs_per_batch = 10;
@@ -591,13 +585,13 @@ bool write_junit(const kill_matrix& km, const std::vector<matrix_row>& rows, con
 int run_mutants(mutants_options& st) {
   model::workload subject_of;
   kill_matrix km(st);
-  if (const std::string e = resolve_subject(st.subject, subject_of, km.chosen); !e.empty()) {
+  if (const std::string e = resolve_subject(st.subject, subject_of, km.chosen.choice); !e.empty()) {
     std::fprintf(stderr, "gfsl mutants: %s\n", e.c_str());
     return exit_usage;
   }
   km.subject = subject_of.subject;
-  km.variant_text = fuzz::variant_label(km.subject, km.chosen.var, km.chosen.slab_var);
-  km.catalog = mutant_entries(km.subject);
+  km.variant_text = variant_label(km.subject, km.chosen.choice);
+  km.catalog = gfsl::subject_of(km.subject).mutant_entries();
   const subject_kind subject = km.subject;
   const std::vector<mutant_entry>& catalog = km.catalog;
   if (st.list) {
@@ -788,7 +782,7 @@ int take_resumed_options(fuzz_command_options& st) {
   sc.shard_source = h.shard_source;
   sc.resuming = true;
   model::workload subject_of;
-  if (const std::string e = resolve_subject(st.subject, subject_of, o); !e.empty()) {
+  if (const std::string e = resolve_subject(st.subject, subject_of, o.choice); !e.empty()) {
     std::fprintf(stderr, "gfsl fuzz: --resume: %s: %s\n", gfsl::lin::printable(path).c_str(), e.c_str());
     return exit_usage;
   }
@@ -865,7 +859,7 @@ int resolve_fuzz_options(fuzz_command_options& st) {
   }
   {
     model::workload subject_of;
-    if (const std::string e = resolve_subject(st.subject, subject_of, o); !e.empty()) {
+    if (const std::string e = resolve_subject(st.subject, subject_of, o.choice); !e.empty()) {
       std::fprintf(stderr, "gfsl fuzz: %s\n", e.c_str());
       return exit_usage;
     }

@@ -300,14 +300,14 @@ std::vector<std::string> worker_args(const fuzz::campaign_options& o, const scal
   // --max-runs is the campaign's: each worker takes its share.
   const std::uint64_t max_runs = o.max_runs ? (o.max_runs + workers - 1) / workers : 0;
   std::vector<std::string> a{"fuzz", "--backend", o.backend, "--subject", subject_name(o.limits.subject), "--variant",
-                             fuzz::variant_label(o.limits.subject, o.var, o.slab_var), "--granularity",
+                             variant_label(o.limits.subject, o.choice), "--granularity",
                              s.granularity, "--seconds", std::to_string(o.seconds), "--shrink-seconds",
                              std::to_string(o.shrink_seconds), "--max-runs", std::to_string(max_runs),
                              "--seed", std::to_string(o.seed), "--shard",
                              std::to_string(o.shard + o.shards * j) + "/" + std::to_string(o.shards * workers), "--max-ops",
                              std::to_string(o.limits.max_ops), "--max-teams", std::to_string(o.limits.max_teams), "--max-range",
                              std::to_string(o.limits.max_range), "--out", dir, "--progress", "off"};
-  if (const std::string bug = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut); bug != "none") a.insert(a.end(), {"--mutant", bug});
+  if (const std::string bug = mutant_label(o.limits.subject, o.choice); bug != "none") a.insert(a.end(), {"--mutant", bug});
   a.insert(a.end(), {"--memory", fuzz::memory_choice_name(o.limits.memory)});
   // The upper-level rule is the campaign's (workers would otherwise take the default).
   a.insert(a.end(), {"--upper", fuzz::upper_choice_name(o.limits.upper)});
@@ -499,8 +499,8 @@ fuzz::campaign_header header_of(const fuzz::campaign_options& o, const scale_opt
   fuzz::campaign_header h;
   h.backend = o.backend;
   h.subject = subject_name(o.limits.subject);
-  h.variant = fuzz::variant_label(o.limits.subject, o.var, o.slab_var);
-  h.mutant = fuzz::mutant_label(o.limits.subject, o.mut, o.slab_mut);
+  h.variant = variant_label(o.limits.subject, o.choice);
+  h.mutant = mutant_label(o.limits.subject, o.choice);
   h.granularity = s.granularity;
   h.memory = fuzz::memory_choice_name(o.limits.memory);
   h.upper = fuzz::upper_choice_name(o.limits.upper);

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   using namespace gfsl::cli;
   remember_command_line(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "bench") return forward_to_bench(argc, argv, 1);
-  CLI::App app{"gfsl: verification testbed for the GPU-Friendly Skiplist"};
+  CLI::App app{"gfsl: verification testbed for concurrent GPU data structures"};
   app.require_subcommand(1);
   std::vector<command> commands{add_run_command(app), add_replay_command(app), add_fuzz_command(app),
                                 add_mutants_command(app), add_check_command(app), add_convert_command(app), add_dot_command(app),

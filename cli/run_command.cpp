@@ -43,7 +43,7 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
   // Which algorithm ran (a trace without this field ran thesis, the only one then).
   gfsl::traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = variant_label(o.w, o);
+  variant_field.s = variant_label(o.w, o.choice);
   header.extra.push_back(variant_field);
   return header;
 }
@@ -322,26 +322,8 @@ void print_counts(const run_options& o, const gfsl::host_run& r) {
     std::printf("operations: %llu, not recorded (--clock off)\n", static_cast<unsigned long long>(o.w.ops));
   }
   if (c.errors) std::printf("  errors    %10llu\n", static_cast<unsigned long long>(c.errors));
-  const auto& p = r.report.paths;
   const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
-  if (o.w.subject == gfsl::subject_kind::gfsl) {
-  std::printf("paths:    splits %llu (above level 0 %llu), merges %llu (with a pre-split %llu), last-chunk removals %llu, "
-              "zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, restarts %llu, down-pointer updates "
-              "%llu (above level 1 %llu), raised keys %llu (re-raised %llu), lock waits %llu, chunk reads %llu (%.2f per operation)\n",
-              (unsigned long long)p.splits, (unsigned long long)p.upper_splits, (unsigned long long)p.merges,
-              (unsigned long long)p.merge_presplits, (unsigned long long)p.last_chunk_removals,
-              (unsigned long long)p.zombies_skipped, (unsigned long long)p.zombie_unlinks, (unsigned long long)p.head_unlinks,
-              (unsigned long long)p.backtracks, (unsigned long long)p.restarts, (unsigned long long)p.down_ptr_updates,
-              (unsigned long long)p.upper_down_ptr_updates, (unsigned long long)p.raised_keys, (unsigned long long)p.reraised_keys,
-              (unsigned long long)p.lock_waits, (unsigned long long)p.chunk_reads,
-              ops_done > 0 ? static_cast<double>(p.chunk_reads) / ops_done : 0.0);
-  std::printf("structure: height %d, %llu of %u pool chunks allocated, %zu keys at the end\n", r.report.height,
-              (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
-  } else {
-    std::printf("structure: slabhash %s, %u buckets, %llu of %u pool slabs allocated, %zu keys at the end\n",
-                variant_label(o.w, o).c_str(), o.w.buckets, (unsigned long long)r.report.chunks_allocated,
-                r.report.pool_chunks, r.final_entries.size());
-  }
+  std::fputs(gfsl::subject_of(o.w.subject).structure_summary(r, o.w, o.choice, ops_done).c_str(), stdout);
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
               r.report.seconds > 0 ? ops_done / r.report.seconds / 1e6 : 0.0);
 }
@@ -595,7 +577,7 @@ int refuse_bad_request(const run_options& o) {
     std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
     return exit_usage;
   }
-  if (has_mutant(o.w, o) && o.backend == "cuda") {
+  if (has_mutant(o.choice) && o.backend == "cuda") {
     std::fprintf(stderr, "gfsl run: --mutant runs on the CPU backends only (gfsl mutants --backend cuda runs them on the GPU)\n");
     return exit_usage;
   }
@@ -642,8 +624,7 @@ int execute_on_device([[maybe_unused]] run_options& o) {
   dopt.watchdog_seconds = o.watchdog;
   dopt.events = o.events;
   dopt.event_capacity = o.event_capacity;
-  dopt.var = o.var;
-  dopt.slab_var = o.slab_var;
+  dopt.choice = o.choice;
   dopt.interrupt = &gpu_interrupt;
   struct sigaction on_signal {}, old_int{}, old_term{};
   on_signal.sa_handler = on_gpu_interrupt;
@@ -702,10 +683,7 @@ int execute(run_options& o) {
   if (o.backend == "cuda") return execute_on_device(o);
   gfsl::run_extras extras;
   extras.events = o.events;
-  extras.mut = o.mut;
-  extras.var = o.var;
-  extras.slab_mut = o.slab_mut;
-  extras.slab_var = o.slab_var;
+  extras.choice = o.choice;
 
   extras.check_every = o.check_every;
   extras.hang_seconds = o.hang_timeout;
@@ -944,7 +922,7 @@ int resolve_run_options(run_command_options& st, bool sched_seed_given) {
   if (o.sched != "turns") gfsl::sched::parse(o.sched, o.so.strat);
   o.sched_seed_given = sched_seed_given;
   o.events = st.events == "on";
-  if (const std::string bad = resolve_subject(st.subject, o.w, o); !bad.empty()) {
+  if (const std::string bad = resolve_subject(st.subject, o.w, o.choice); !bad.empty()) {
     std::fprintf(stderr, "gfsl run: %s\n", gfsl::lin::printable(bad).c_str());
     return exit_usage;
   }
@@ -955,7 +933,7 @@ int resolve_run_options(run_command_options& st, bool sched_seed_given) {
     }
   }
   o.w.sequential_keys = st.keys == "sequential";
-  o.w.reraise = st.upper.empty() ? o.w.subject == gfsl::subject_kind::gfsl && gfsl::reraises_by_default(o.var)
+  o.w.reraise = st.upper.empty() ? gfsl::subject_of(o.w.subject).reraises_by_default(o.choice.variant)
                                   : st.upper == "reraise";
   if (!st.team_ops.empty()) {
     std::string bad;

@@ -67,10 +67,14 @@ std::string encode_replay(const run_options& o) {
   if (o.w.sequential_keys) s << ":keys=sequential";
   if (o.w.reraise) s << ":upper=reraise";
   if (o.events) s << ":events=on";
-  // Written only for another subject than gfsl: lines from before subjects existed ran gfsl.
-  if (o.w.subject != subject_kind::gfsl) s << ":subject=" << subject_name(o.w.subject) << ":buckets=" << o.w.buckets;
-  if (has_mutant(o.w, o)) s << ":mutant=" << mutant_label(o.w, o);
-  s << ":variant=" << variant_label(o.w, o);
+  // Written only for another subject than the default: lines from before
+  // subjects existed ran gfsl. Then each of its parameters (core/subject.hpp).
+  if (o.w.subject != default_subject) {
+    s << ":subject=" << subject_name(o.w.subject);
+    for (const subject_parameter& p : subject_of(o.w.subject).parameters) s << ":" << p.name << "=" << p.get(o.w);
+  }
+  if (has_mutant(o.choice)) s << ":mutant=" << mutant_label(o.w, o.choice);
+  s << ":variant=" << variant_label(o.w, o.choice);
   if (o.check_every) s << ":check-every=" << o.check_every;
   if (o.script) s << ":prefill-keys=" << o.script->encode_prefill() << ":team-ops=" << o.script->encode_team_ops();
   if (o.backend == "host") {
@@ -152,23 +156,26 @@ std::string decode_replay(const std::string& text, run_options& o) {
   }
   if (const auto it = fields.find("subject"); it != fields.end()) {
     const auto subject = parse_subject(it->second);
-    if (!subject) return "replay string: field 'subject' has a bad value '" + it->second + "' (the subjects are " + std::string(subject_names) + ")";
+    if (!subject) return "replay string: field 'subject' has a bad value '" + it->second + "' (the subjects are " + subject_names_text() + ")";
     r.w.subject = *subject;
     fields.erase(it);
-    if (r.w.subject != subject_kind::gfsl) {
-      if (std::string e = take("buckets", r.w.buckets); !e.empty()) return e;
+    for (const subject_parameter& p : subject_of(r.w.subject).parameters) {
+      std::uint32_t v = 0;
+      if (std::string e = take(std::string(p.name).c_str(), v); !e.empty()) return e;
+      p.set(r.w, v);
     }
   }
   if (const auto it = fields.find("mutant"); it != fields.end()) {
-    if (std::string e = resolve_mutant(r.w.subject, it->second, r.mut, r.slab_mut); !e.empty()) {
+    if (std::string e = resolve_mutant(r.w.subject, it->second, r.choice); !e.empty()) {
       return "replay string: field 'mutant' names no " + std::string(subject_name(r.w.subject)) + " mutant: '" + it->second + "'";
     }
     fields.erase(it);
   }
-  // Lines written before the robust variant existed ran the published algorithm.
-  r.var = variant::thesis;
+  // Lines written before a subject had variants ran the one it had then
+  // (gfsl: the published algorithm).
+  r.choice.variant = subject_of(r.w.subject).unnamed_variant;
   if (const auto it = fields.find("variant"); it != fields.end()) {
-    if (std::string e = resolve_variant(r.w.subject, it->second, r.var, r.slab_var); !e.empty()) {
+    if (std::string e = resolve_variant(r.w.subject, it->second, r.choice); !e.empty()) {
       return "replay string: field 'variant' has a bad value '" + it->second + "'";
     }
     fields.erase(it);

@@ -6,9 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/mutants.hpp"
-#include "core/slabhash/layout.hpp"
-#include "core/slabhash/mutants.hpp"
+#include "core/registry.hpp"
 #include "exec/sched/scheduler.hpp"
 #include "model/script.hpp"
 #include "model/workload.hpp"
@@ -31,11 +29,9 @@ struct run_options {
   std::string trace_format = "binary";  // binary (with snapshots and events) | json (JSON lines, the history only)
   bool events = false;              // record and check the structural event log
   std::uint64_t event_capacity = 0; // cuda: events the device log holds (0: sized from the workload)
-  mutant mut = mutant::none;        // a seeded bug (core/mutants.hpp)
-  variant var = default_variant;    // the algorithm (core/types.hpp); a replay line without it ran thesis
-  // SlabHash's variant and seeded bug (core/slabhash/), for --subject slabhash
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
-  slabhash::slab_mutant slab_mut = slabhash::slab_mutant::none;
+  // The workload's subject's variant and seeded bug (core/subject.hpp); a
+  // replay line without a variant ran the subject's unnamed_variant.
+  subject_choice choice;
   std::uint64_t check_every = 0;    // scheduled host runs: mid-run invariant checks
   // The prefill and each team's operations listed one by one (model/script.hpp;
   // host backends): --prefill-keys/--team-ops, or a shrunk counterexample's

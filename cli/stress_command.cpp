@@ -292,22 +292,19 @@ command add_stress_command(CLI::App& root) {
                 if (st->shape_opt->count() == 0) st->shape = "owned-keys";
                 if (st->writers_opt->count() == 0) st->writers = st->shape == "owned-keys" ? "1/1" : "1/2";
                 if (st->ops_opt->count() == 0) o.ops_per_team = 256;
-                o.buckets = st->subject.buckets;
+                o.buckets = st->subject.parameter("buckets");
                 o.chunks = {16};
-                slabhash::slab_variant sv = slabhash::default_slab_variant;
-                variant unused = default_variant;
-                if (const std::string e = resolve_variant(o.subject, st->variant_opt->count() ? st->variant : "", unused, sv); !e.empty()) {
+                if (const std::string e = resolve_variant(o.subject, st->variant_opt->count() ? st->variant : "", o.choice); !e.empty()) {
                   return usage(e);
                 }
-                o.slab_var = sv;
               } else {
-                if (st->subject.buckets) return usage("--buckets " + std::to_string(st->subject.buckets) + ": a slabhash parameter (--subject slabhash)");
+                if (st->subject.parameter("buckets")) return usage("--buckets " + std::to_string(st->subject.parameter("buckets")) + ": a slabhash parameter (--subject slabhash)");
                 if (st->variant != "thesis" && st->variant != "robust") return usage("--variant " + st->variant + ": gfsl's variants are robust, thesis");
               }
             }
             if (!stress::parse_shape(st->shape, o.sh)) return usage("--shape " + st->shape + ": not a shape");
-            if (o.subject == subject_kind::gfsl) o.var = *parse_variant(st->variant);
-            if (st->upper_opt->count() == 0) o.reraise = o.subject == subject_kind::gfsl && reraises_by_default(o.var);
+            if (o.subject == subject_kind::gfsl) o.choice.variant = *subject_of(o.subject).parse_variant(st->variant);
+            if (st->upper_opt->count() == 0) o.reraise = subject_of(o.subject).reraises_by_default(o.choice.variant);
             // On the GPU the torn read depends on the structure's layout far more
             // than on the setting: a fresh structure every 0.25 s draws 20 times
             // more layouts (docs/BENCHMARKS.md, "Tuning gfsl stress").
@@ -319,9 +316,9 @@ command add_stress_command(CLI::App& root) {
               return usage("--writers " + st->writers + ": expected A/B or A");
             }
             if (!st->mut.empty()) {
-              const mutant_info* m = find_mutant(st->mut);
+              const auto m = subject_of(o.subject).parse_mutant(st->mut);
               if (!m) return usage("--mutant " + st->mut + ": no such mutant (gfsl mutants --list names them)");
-              o.mut = m->id;
+              o.choice.mutant = static_cast<std::uint8_t>(*m);
             }
             o.sched = st->sched;
             sched::parse(st->sched, o.so.strat);

@@ -16,9 +16,7 @@
 #include "../invariants/snapshot.hpp"
 #include "../model/script.hpp"
 #include "../model/workload.hpp"
-#include "../core/mutants.hpp"
-#include "../core/slabhash/layout.hpp"
-#include "../core/slabhash/mutants.hpp"
+#include "../core/registry.hpp"
 #include "sched/scheduler.hpp"
 #include "../core/stats.hpp"
 #include "../core/types.hpp"
@@ -93,11 +91,9 @@ struct live_history {
 
 // What a run records beyond its history.
 struct run_extras {
-  mutant mut = mutant::none;     // a seeded bug active in the concurrent phase (core/mutants.hpp)
-  variant var = default_variant; // the algorithm's variant (core/types.hpp), prefill included
-  // SlabHash's (core/slabhash/): its variant and seeded bug, for workloads whose subject is slabhash.
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
-  slabhash::slab_mutant slab_mut = slabhash::slab_mutant::none;
+  // The workload's subject's variant (prefill included) and the seeded bug
+  // active in the concurrent phase (core/subject.hpp).
+  subject_choice choice;
   bool events = false;           // the structural event log of the concurrent phase
   std::uint64_t check_every = 0; // scheduled runs: check mid-run invariants every N scheduling points
   live_history* live = nullptr;  // runs with records: where they go as they are made
@@ -117,12 +113,21 @@ struct run_extras {
   std::function<void(std::uint64_t* words, std::size_t count)> before_prefill;
 };
 
-// A pool large enough for the workload: every split is caused by an insert or
-// by a merge, and merged chunks are never reused.
+// A pool large enough for the workload (the subject's sizing, core/subject.hpp),
+// or for `keys` inserts (a script's operations).
 std::uint32_t default_pool_chunks(const model::workload& w);
+std::uint32_t pool_for_keys(double keys, const model::workload& w);
+
+// What every executor reports about the structure it leaves behind (a
+// subject's inspect at quiescence).
+struct final_state {
+  std::uint64_t chunks_allocated = 0;
+  int height = 0;  // highest non-empty level (0 for a structure without levels)
+  std::vector<std::pair<key_type, std::uint32_t>> entries;  // in key order
+  std::vector<std::string> problems;                        // structural problems
+};
 
 // Copies what an executor learnt of the final structure into the run.
-struct final_state;
 void take_final_state(host_run& run, final_state&& f);
 
 // Runs prefill then the concurrent phase. `pool_chunks` 0 means the default.

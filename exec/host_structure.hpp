@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../invariants/snapshot.hpp"
+#include "host_runner.hpp"
 #include "../core/algorithm.hpp"
 #include "../core/host_team.hpp"
 #include "../core/layout.hpp"
@@ -126,14 +127,6 @@ std::vector<std::string> structural_problems(const structure_view<N>& s) {
   }
   return out;
 }
-
-// What every executor reports about the structure it leaves behind.
-struct final_state {
-  std::uint64_t chunks_allocated = 0;
-  int height = 0;  // highest non-empty level
-  std::vector<std::pair<key_type, std::uint32_t>> entries;  // level 0, in key order
-  std::vector<std::string> problems;                        // structural_problems()
-};
 
 template <int N>
 final_state inspect_final_state(const structure_view<N>& v) {

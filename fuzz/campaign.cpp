@@ -149,10 +149,7 @@ void found_new(const campaign_options& o, shared_state& s, failure f) {
 
 void worker(const campaign_options& o, shared_state& s) {
   run_config subject_of_runs;
-  subject_of_runs.mut = o.mut;
-  subject_of_runs.var = o.var;
-  subject_of_runs.slab_mut = o.slab_mut;
-  subject_of_runs.slab_var = o.slab_var;
+  subject_of_runs.choice = o.choice;
   const auto gen = gen_run(o.limits, o.backend, subject_of_runs);
   while (!s.stop.load()) {
     const std::uint64_t b = s.next_batch.fetch_add(1);
@@ -266,7 +263,7 @@ void worker(const campaign_options& o, shared_state& s) {
     // (fuzz/scenarios.hpp) come first, for the paths and interleavings
     // random workloads do not reach, in place of one of the fifth.
     team_rng rng(params.seed ^ 0xC0FFEEull);
-    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.var) : std::vector<scenario>{};
+    const std::vector<scenario> directed_kinds = o.backend == "host" ? directed_runs_of(o.limits, o.choice) : std::vector<scenario>{};
     const int directed_runs = static_cast<int>(directed_kinds.size());
     const int feedback_runs = o.runs_per_batch / 5 - (o.backend == "host" ? 1 : 0);
     // Interleaving coverage as feedback: up to this many runs a batch, each a
@@ -297,7 +294,7 @@ void worker(const campaign_options& o, shared_state& s) {
         const corpus_entry& e = corpus[rng.next() % corpus.size()];
         if (!best || rarity(e, batch_paths, batch_pair_counts) > rarity(*best, batch_paths, batch_pair_counts)) best = &e;
       }
-      judgement j = execute_and_judge(directed   ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.mut, o.var, rng)
+      judgement j = execute_and_judge(directed   ? directed_run(directed_kinds[static_cast<std::size_t>(i)], o.limits, o.choice, rng)
                                       : targeted ? *aimed
                                                  : reschedule(*best, o, rng),
                                       o.judge);

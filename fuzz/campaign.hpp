@@ -30,11 +30,7 @@ struct campaign_options {
   std::string backend = "host";
   double seconds = 60;
   std::uint64_t max_runs = 0;     // stop after this many runs (0: only the time bound)
-  mutant mut = mutant::none;
-  variant var = default_variant;
-  // SlabHash's (limits.subject says which subject the runs test)
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
-  slabhash::slab_mutant slab_mut = slabhash::slab_mutant::none;
+  subject_choice choice;          // the variant and seeded bug of limits.subject, the runs' subject
   unsigned shard = 0, shards = 1;
   std::uint64_t seed = 1;
   int runs_per_batch = 25;        // RapidCheck cases per batch

@@ -72,7 +72,7 @@ std::string pair_name(subject_kind s, int bit) {
 std::string pair_disabled_by(const campaign_options& o, int bit) {
   // Only robust validates a "not here" (core/algorithm.hpp, validated_read).
   if (o.limits.subject == subject_kind::gfsl && pair_window(bit) == static_cast<int>(gfsl_window::validate) &&
-      o.var == variant::thesis) {
+      gfsl_subject::variant_of(o.choice) == variant::thesis) {
     return "--variant thesis";
   }
   return {};

@@ -95,20 +95,14 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
     sched::options dry = c.so;
     dry.strat = sched::strategy::random;
     run_extras plain;
-    plain.mut = c.mut;
-    plain.var = c.var;
-    plain.slab_mut = c.slab_mut;
-    plain.slab_var = c.slab_var;
+    plain.choice = c.choice;
     plain.script = c.script ? &*c.script : nullptr;
     const scheduled_run d = run_scheduled(c.w, dry, 0, false, plain);
     c.so.pct_steps = std::max<std::uint64_t>(1, d.outcome.steps);
     if (c.so.strat == sched::strategy::fair_pct && c.so.fair_after == 0) c.so.fair_after = c.so.pct_steps / 2;
   }
   run_extras ex;
-  ex.mut = c.mut;
-  ex.var = c.var;
-  ex.slab_mut = c.slab_mut;
-  ex.slab_var = c.slab_var;
+  ex.choice = c.choice;
   ex.events = true;
   ex.check_every = c.backend == "host" ? c.check_every : 0;
   ex.script = c.script ? &*c.script : nullptr;
@@ -132,8 +126,7 @@ judgement execute_and_judge(const run_config& given, const judge_options& o) {
     }
     device_options d;
     d.hang_seconds = o.device_hang_seconds;
-    d.mut = c.mut;
-    d.var = c.var;
+    d.choice = c.choice;
     d.events = true;
     try {
       const device_run r = run_on_device(c.w, d);

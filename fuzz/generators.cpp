@@ -19,13 +19,8 @@ std::string run_config::describe() const {
   }
   if (so.hold.active) s << " hold=" << hold_text(w.subject, so.hold);
   if (so.tear != sched::tear_target::none) s << " tear=" << sched::name(so.tear);
-  if (w.subject == subject_kind::slabhash) {
-    if (slab_mut != slabhash::slab_mutant::none) s << " mutant=" << slabhash::info(slab_mut).name;
-    s << " variant=" << slabhash::variant_name(slab_var);
-  } else {
-    if (mut != mutant::none) s << " mutant=" << mutant_name(mut);
-    s << " variant=" << variant_name(var);
-  }
+  if (choice.mutated()) s << " mutant=" << mutant_label(w.subject, choice);
+  s << " variant=" << variant_label(w.subject, choice);
   if (script) s << " script: " << script->describe();
   return s.str();
 }
@@ -191,13 +186,6 @@ rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t 
       gen::inRange<std::uint64_t>(1, 1000000000));
 }
 
-rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m, variant v) {
-  run_config c;
-  c.mut = m;
-  c.var = v;
-  return gen_run(lim, backend, c);
-}
-
 namespace {
 // SlabHash's runs: the workload as GFSL's generator draws it (kinds, mixes,
 // key shapes, small ranges), on 16-lane teams, with few buckets so that keys
@@ -304,20 +292,14 @@ rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& back
 
 rc::Gen<run_config> gen_run_generated(const generator_limits& lim, const std::string& backend, const run_config& base) {
   using namespace rc;
-  const mutant m = base.mut;
-  const variant v = base.var;
-  const auto slab_var = base.slab_var;
-  const auto slab_mut = base.slab_mut;
-  return gen::mapcat(gen_subject_workload(lim), [lim, backend, m, v, slab_var, slab_mut](model::workload w) {
-    return gen::map(gen_schedule(lim, w.ops), [w, backend, m, v, slab_var, slab_mut](sched::options so) {
+  const subject_choice choice = base.choice;
+  return gen::mapcat(gen_subject_workload(lim), [lim, backend, choice](model::workload w) {
+    return gen::map(gen_schedule(lim, w.ops), [w, backend, choice](sched::options so) {
       run_config c;
       c.backend = backend;
       c.w = w;
       c.so = so;
-      c.mut = m;
-      c.var = v;
-      c.slab_var = slab_var;
-      c.slab_mut = slab_mut;
+      c.choice = choice;
       c.check_every = backend == "host" ? 61 : 0;
       return c;
     });

@@ -60,10 +60,8 @@ struct generator_limits {
 
 rc::Gen<model::workload> gen_workload(const generator_limits& lim);
 rc::Gen<sched::options> gen_schedule(const generator_limits& lim, std::uint64_t ops);
-rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, mutant m,
-                            variant v = default_variant);
-// The same for the limits' subject, with its variant and seeded bug as `c`
-// holds them (run_config's var, mut, slab_var, slab_mut).
+// Runs of the limits' subject, with its variant and seeded bug as `c` holds
+// them (run_config's choice).
 rc::Gen<run_config> gen_run(const generator_limits& lim, const std::string& backend, const run_config& c);
 // The same without SlabHash's scenario runs: generated workloads only.
 rc::Gen<run_config> gen_run_generated(const generator_limits& lim, const std::string& backend, const run_config& c);

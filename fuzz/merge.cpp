@@ -1,5 +1,7 @@
 #include "fuzz/merge.hpp"
 
+#include "core/registry.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>

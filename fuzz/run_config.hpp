@@ -7,33 +7,18 @@
 #include <optional>
 #include <string>
 
-#include "core/mutants.hpp"
-#include "core/slabhash/layout.hpp"
-#include "core/slabhash/mutants.hpp"
+#include "core/registry.hpp"
 #include "exec/sched/scheduler.hpp"
 #include "model/script.hpp"
 #include "model/workload.hpp"
 
 namespace gfsl::fuzz {
 
-// A subject's variant and seeded bug by name ("none" for no bug).
-inline std::string variant_label(subject_kind s, variant v, slabhash::slab_variant sv) {
-  return s == subject_kind::slabhash ? slabhash::variant_name(sv) : variant_name(v);
-}
-inline std::string mutant_label(subject_kind s, mutant m, slabhash::slab_mutant sm) {
-  if (s == subject_kind::slabhash) return sm == slabhash::slab_mutant::none ? "none" : std::string(slabhash::info(sm).name);
-  return std::string(mutant_name(m));
-}
-
 struct run_config {
   std::string backend = "host";  // host (scheduled, replayable) | threads | cuda
   model::workload w;
   sched::options so;             // strategy, granularity, depth, seed
-  mutant mut = mutant::none;
-  variant var = default_variant; // the algorithm under test (core/types.hpp)
-  // SlabHash's (core/slabhash/), for workloads whose subject is slabhash
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
-  slabhash::slab_mutant slab_mut = slabhash::slab_mutant::none;
+  subject_choice choice;          // the workload's subject's variant and seeded bug (core/subject.hpp)
   std::uint64_t check_every = 0; // mid-run snapshot checks (host)
   // Shrinking's last pass lists the operations one by one (model/script.hpp);
   // w's teams and ops then match it (model::fit_workload).

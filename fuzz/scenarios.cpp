@@ -90,8 +90,7 @@ model::operation op(op_kind k, key_type key) { return {k, key, 0}; }
 run_config base_run(const generator_limits& lim, mutant m, variant v, team_rng& rng, bool torn_reads) {
   run_config c;
   c.backend = "host";
-  c.mut = m;
-  c.var = v;
+  c.choice = gfsl_subject::choice_of(v, m);
   c.check_every = 61;
   c.w.chunk = 16;
   c.w.p_chunk = 1.0;
@@ -390,6 +389,14 @@ std::span<const key_type> restart_level2_keys(variant v) {
 std::span<const std::vector<key_type>> stale_upper_level2_chunks(variant v) {
   if (v == variant::robust) return stale_level2_chunks_robust;
   return stale_level2_chunks_thesis;
+}
+
+std::vector<scenario> directed_runs_of(const generator_limits& lim, const subject_choice& c) {
+  return directed_runs_of(lim, gfsl_subject::variant_of(c));
+}
+
+run_config directed_run(scenario s, const generator_limits& lim, const subject_choice& c, team_rng& rng) {
+  return directed_run(s, lim, gfsl_subject::mutant_of(c), gfsl_subject::variant_of(c), rng);
 }
 
 run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng) {

@@ -101,6 +101,8 @@ const char* name(scenario s);
 // granularity: a campaign at chunk granularity makes no torn reads, directed
 // or not. Otherwise the torn-read kinds run at lane granularity.
 run_config directed_run(scenario s, const generator_limits& lim, mutant m, variant v, team_rng& rng);
+// The same for a choice of the limits' subject (GFSL's: the scenarios are its shapes).
+run_config directed_run(scenario s, const generator_limits& lim, const subject_choice& c, team_rng& rng);
 
 // The directed runs of one batch: restart, raise_race and (with targeted
 // parks) unlink_split once; the torn-read kinds twice
@@ -110,6 +112,7 @@ run_config directed_run(scenario s, const generator_limits& lim, mutant m, varia
 // validation_tear four times, on the variant that validates (robust) and
 // while lim.validation_tears is on.
 std::vector<scenario> directed_runs_of(const generator_limits& lim, variant v = default_variant);
+std::vector<scenario> directed_runs_of(const generator_limits& lim, const subject_choice& c);
 
 // The level-2 keys of the restart run's structure, which its deletes aim at
 // (they differ by variant: the raised-key rules differ).

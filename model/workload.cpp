@@ -1,5 +1,7 @@
 #include "workload.hpp"
 
+#include "../core/registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -15,7 +17,11 @@ std::string workload::describe() const {
   if (hot_keys) s << " hot=" << hot_pct << "%:" << hot_keys << (hot_spread ? " spread" : "");
   if (sequential_keys) s << " keys=sequential";
   if (reraise) s << " upper=reraise";
-  if (subject != subject_kind::gfsl) s << " subject=" << subject_name(subject) << " buckets=" << buckets;
+  // The default subject unnamed, as before subjects existed.
+  if (subject != default_subject) {
+    s << " subject=" << subject_name(subject);
+    for (const subject_parameter& p : subject_of(subject).parameters) s << " " << p.name << "=" << p.get(*this);
+  }
   return s.str();
 }
 
@@ -27,13 +33,14 @@ std::string workload::validate() const {
   if (range < 1 || range > max_user_key) return "range must be in [1, " + std::to_string(max_user_key) + "]";
   if (!(prefill >= 0.0 && prefill <= 1.0)) return "prefill must be a fraction in [0, 1]";
   if (teams < 1 || teams > max_team_id) return "teams must be at least 1";
-  if (subject == subject_kind::slabhash) {
-    if (chunk != 16) return "chunk must be 16 for slabhash (a 128-byte slab is 16 words of 8 bytes, one per lane)";
-    if (buckets < 1 || buckets > max_buckets) return "buckets must be in [1, " + std::to_string(max_buckets) + "]";
-    if (reraise) return "upper=reraise is a gfsl rule; slabhash has no upper levels";
-    if (range > 0xFFFFFFFDu) return "range must be in [1, 4294967293] for slabhash (its EMPTY and TOMBSTONE keys are the two above)";
-  } else if (buckets != 0) {
-    return "buckets is a slabhash parameter; gfsl has none";
+  const subject_descriptor& d = subject_of(subject);
+  if (std::string e = d.check_workload(*this); !e.empty()) return e;
+  // Another subject's parameters stay 0.
+  for (const subject_descriptor* other : subject_registry) {
+    if (other == &d) continue;
+    for (const subject_parameter& p : other->parameters) {
+      if (p.get(*this) != 0) return std::string(p.name) + " is a " + std::string(other->name) + " parameter; " + std::string(d.name) + " has none";
+    }
   }
   if (chunk != 8 && chunk != 16 && chunk != 32) return "chunk must be 16 or 32 (or 8 on the host backends)";
   if (!(p_chunk >= 0.0 && p_chunk <= 1.0)) return "p-chunk must be a probability in [0, 1]";

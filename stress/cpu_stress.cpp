@@ -125,8 +125,8 @@ class cpu_runner {
     res_.shape = shape_name(o_.sh);
     res_.variant = variant_name(V);
     res_.reraise = o_.reraise;
-    res_.mutant = o_.mut == mutant::none ? "none" : mutant_name(o_.mut);
-    res_.mutant_role = mutant_role(o_.mut);
+    res_.mutant = mutant_label(o_.subject, o_.choice);
+    res_.mutant_role = mutant_role(gfsl_subject::mutant_of(o_.choice));
     res_.chunk = N;
     res_.range = range_;
     res_.teams = default_teams(o_);
@@ -250,7 +250,7 @@ class cpu_runner {
     for (team_id t = 0; t < p_.teams; ++t) {
       teams.push_back(std::make_unique<team_type>(t, seed, s.words(), &sch, false, s.word_count()));
       teams[t]->watch(s.view().chunk(0));
-      algos.push_back(std::make_unique<algo_type>(*teams[t], s.view(), threshold, o_.mut));
+      algos.push_back(std::make_unique<algo_type>(*teams[t], s.view(), threshold, gfsl_subject::mutant_of(o_.choice)));
       states[t] = initial_team_state(p_, t, seed);
     }
     std::vector<std::function<void()>> bodies;
@@ -339,7 +339,7 @@ class cpu_runner {
         threads.emplace_back([&, t] {
           team_type team(t, seed, s.words(), nullptr, true, s.word_count());
           team.watch(s.view().chunk(0));
-          algo_type a(team, s.view(), threshold, o_.mut);
+          algo_type a(team, s.view(), threshold, gfsl_subject::mutant_of(o_.choice));
           sync.arrive_and_wait();
           try {
             while (!states[t].stopped) {
@@ -456,7 +456,7 @@ class cpu_runner {
 
 template <int N, bool Mutable>
 config_result run_variant(const options& o, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal) {
-  return with_variant(o.var, [&](auto v) {
+  return with_variant(gfsl_subject::variant_of(o.choice), [&](auto v) {
     return cpu_runner<N, Mutable, decltype(v)::value>(o, range, progress, fatal).run();
   });
 }
@@ -464,7 +464,7 @@ config_result run_variant(const options& o, std::uint32_t range, const progress_
 }  // namespace
 
 config_result run_on_cpu(const options& o, int chunk, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal) {
-  const bool mutated = o.mut != mutant::none;
+  const bool mutated = o.choice.mutated();
   if (chunk == 16) return mutated ? run_variant<16, true>(o, range, progress, fatal) : run_variant<16, false>(o, range, progress, fatal);
   return mutated ? run_variant<32, true>(o, range, progress, fatal) : run_variant<32, false>(o, range, progress, fatal);
 }

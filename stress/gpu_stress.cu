@@ -206,8 +206,8 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
   res.shape = shape_name(o.sh);
   res.variant = variant_name(V);
   res.reraise = o.reraise;
-  res.mutant = o.mut == mutant::none ? "none" : mutant_name(o.mut);
-  res.mutant_role = mutant_role(o.mut);
+  res.mutant = mutant_label(o.subject, o.choice);
+  res.mutant_role = mutant_role(gfsl_subject::mutant_of(o.choice));
   res.chunk = N;
   // stable-contains: half of the resident teams by default. Measured on an
   // H200 with a fresh structure every 0.25 s, half found the torn read of
@@ -309,7 +309,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
       GFSL_CUDA_CHECK(cudaEventCreate(&done));
       GFSL_CUDA_CHECK(cudaEventRecord(began));
       stress_kernel<N, Mutable, V><<<blocks, threads_per_block>>>(
-          view, p, threshold, o.mut, seed + slice * 0x9E3779B97F4A7C15ull, states.ptr,
+          view, p, threshold, gfsl_subject::mutant_of(o.choice), seed + slice * 0x9E3779B97F4A7C15ull, states.ptr,
           now + static_cast<std::uint64_t>(length * 1e9), origin_ns, static_cast<std::uint32_t>(i), controls, totals.ptr,
           reports.ptr, o.reports, report_count.ptr, stop_flag.device, device_stop.ptr);
       GFSL_CUDA_CHECK(cudaGetLastError());
@@ -406,7 +406,7 @@ config_result run_config(const options& o, std::uint32_t range, const progress_f
 
 template <int N, bool Mutable>
 config_result run_variant(const options& o, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal) {
-  return with_variant(o.var, [&](auto v) { return run_config<N, Mutable, decltype(v)::value>(o, range, progress, fatal); });
+  return with_variant(gfsl_subject::variant_of(o.choice), [&](auto v) { return run_config<N, Mutable, decltype(v)::value>(o, range, progress, fatal); });
 }
 
 }  // namespace
@@ -423,7 +423,7 @@ config_result run_on_gpu(const options& o, int chunk, std::uint32_t range, const
   if (o.subject == subject_kind::slabhash) {
     return run_slab_on_gpu(o, range, progress, fatal);
   }
-  const bool mutated = o.mut != mutant::none;
+  const bool mutated = o.choice.mutated();
   if (chunk == 16) return mutated ? run_variant<16, true>(o, range, progress, fatal) : run_variant<16, false>(o, range, progress, fatal);
   return mutated ? run_variant<32, true>(o, range, progress, fatal) : run_variant<32, false>(o, range, progress, fatal);
 }

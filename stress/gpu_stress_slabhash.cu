@@ -360,7 +360,7 @@ config_result run_slab_config(const options& o, std::uint32_t range, const progr
 
 
 config_result run_slab_on_gpu(const options& o, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal) {
-  return o.slab_var == slabhash::slab_variant::published
+  return slabhash::variant_of(o.choice) == slabhash::slab_variant::published
              ? run_slab_config<slabhash::slab_variant::published>(o, range, progress, fatal)
              : run_slab_config<slabhash::slab_variant::fixed>(o, range, progress, fatal);
 }

@@ -87,7 +87,7 @@ std::string validate(const options& o, std::uint32_t teams) {
   }
   if (o.subject == subject_kind::slabhash) {
     if (o.backend != "cuda") return "--subject slabhash: stress runs it on --backend cuda only (the CPU backends: gfsl fuzz --subject slabhash)";
-    if (o.mut != mutant::none) return "--mutant: stress runs slabhash without seeded bugs (gfsl mutants --subject slabhash)";
+    if (o.choice.mutated()) return "--mutant: stress runs slabhash without seeded bugs (gfsl mutants --subject slabhash)";
     if (o.buckets > 0x7FFFFFFFu) return "--buckets: too many";
   }
   if (o.stable_every < 2) return "--stable-every must be at least 2 (the other keys are the writers')";
@@ -142,13 +142,13 @@ std::string fmt_double(double v) {
 std::string encode_replay(const options& o, int chunk, std::uint32_t range, std::uint32_t teams, std::uint64_t seed) {
   const params p = params_of(o, range, teams);
   std::ostringstream s;
-  s << replay_magic << "shape=" << shape_name(o.sh) << ":variant=" << variant_name(o.var) << ":chunk=" << chunk
+  s << replay_magic << "shape=" << shape_name(o.sh) << ":variant=" << variant_label(o.subject, o.choice) << ":chunk=" << chunk
     << ":range=" << range << ":teams=" << teams << ":writers=" << p.writers_num << "/" << p.writers_den
     << ":stable-every=" << o.stable_every << ":p-chunk=" << fmt_double(o.p_chunk) << ":ops-per-team=" << o.ops_per_team
     << ":sched=" << o.sched << ":granularity=" << sched::name(o.so.gran) << ":depth=" << o.so.depth
     << ":pct-steps=" << o.so.pct_steps << ":livelock-steps=" << o.so.livelock_steps << ":pool=" << o.pool
     << ":structure-seed=" << seed;
-  if (o.mut != mutant::none) s << ":mutant=" << mutant_name(o.mut);
+  if (o.choice.mutated()) s << ":mutant=" << mutant_label(o.subject, o.choice);
   if (o.reraise) s << ":upper=reraise";
   if (p.low_churn) s << ":low-churn=" << p.low_churn;
   return s.str();
@@ -211,20 +211,21 @@ std::string decode_replay(const std::string& text, options& o) {
     r.reraise = upper == "reraise";
   }
   // A line written before variants existed ran the published algorithm.
-  r.var = variant::thesis;
+  const subject_descriptor& d = subject_of(r.subject);
+  r.choice.variant = d.unnamed_variant;
   if (fields.count("variant")) {
     text_of("variant", variant_text);
-    const auto v = parse_variant(variant_text);
+    const auto v = d.parse_variant(variant_text);
     if (!v) return "replay string: field 'variant' has a bad value '" + variant_text + "'";
-    r.var = *v;
+    r.choice.variant = *v;
   }
   if (fields.count("mutant")) {
     text_of("mutant", mut);
-    const mutant_info* m = find_mutant(mut);
+    const auto m = d.parse_mutant(mut);
     if (!m) return "replay string: field 'mutant' names no mutant: '" + mut + "'";
-    r.mut = m->id;
+    r.choice.mutant = static_cast<std::uint8_t>(*m);
   } else {
-    r.mut = mutant::none;
+    r.choice.mutant = 0;
   }
   if (!fields.empty()) return "replay string: unknown field '" + fields.begin()->first + "'";
   if (!parse_shape(shape_text, r.sh)) return "replay string: field 'shape' has a bad value '" + shape_text + "'";

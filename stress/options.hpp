@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/mutants.hpp"
-#include "core/slabhash/layout.hpp"
-#include "core/subject.hpp"
+#include "core/registry.hpp"
 #include "exec/sched/scheduler.hpp"
 #include "stress/stress.hpp"
 
@@ -35,12 +33,10 @@ struct options {
   sched::options so;                 // host: strategy, granularity, depth (the seed is the structure's)
   std::uint64_t seed = 1;
   std::uint32_t reports = 16;        // violation reports kept per configuration (the rest are counted)
-  mutant mut = mutant::none;
-  variant var = default_variant;     // the algorithm under test (core/types.hpp)
   // The structure under test. slabhash: cuda only (the CPU backends run
   // GFSL's structures), a slab of 16 words per read, so `chunks` is {16}.
   subject_kind subject = default_subject;
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;
+  subject_choice choice;             // the subject's variant and seeded bug (core/subject.hpp)
   std::uint32_t buckets = 0;         // slabhash: 0: one per 64 teams (slabhash_default_buckets)
   std::uint32_t churn = 0;           // owned-keys: shared keys range+1 .. range+churn (params::churn); slabhash: 0 = 4 per bucket
   std::uint32_t pool = 0;            // chunks (0: per backend)

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "core/layout.hpp"
-#include "core/subject.hpp"
+#include "core/registry.hpp"
 #include "stress/slab_oracle.hpp"
 #include "traces/json.hpp"
 

@@ -40,7 +40,7 @@ gfsl::fuzz::campaign_options campaign(gfsl::mutant m, std::uint64_t runs, int ta
   o.max_runs = runs;
   o.seconds = 3600;
   o.shrink_seconds = 5;
-  o.mut = m;
+  o.choice.mutant = static_cast<std::uint8_t>(m);
   o.progress = false;
   o.limits.targeted_parks = targeted != 0;
   o.replay_line = [](const run_config& c) { return c.describe(); };
@@ -133,10 +133,10 @@ TEST(Coverage, TheCampaignCountsPairsAndRulesOutThoseOfAnotherVariant) {
   const std::string json = gfsl::fuzz::campaign_json(o, robust);
   EXPECT_NE(json.find("\"pairs_never_reached\":["), std::string::npos) << json;
   EXPECT_NE(json.find("\"pairs_reached\":[\""), std::string::npos) << json;
-  o.var = gfsl::variant::thesis;
+  o.choice.variant = static_cast<std::uint8_t>(gfsl::variant::thesis);
   const int validate_split = bit_of(gfsl::gfsl_window::validate, gfsl::gfsl_effect::split);
   EXPECT_EQ(gfsl::fuzz::pair_disabled_by(o, validate_split), "--variant thesis");
-  o.var = gfsl::variant::robust;
+  o.choice.variant = static_cast<std::uint8_t>(gfsl::variant::robust);
   EXPECT_EQ(gfsl::fuzz::pair_disabled_by(o, validate_split), "");
 }
 
@@ -161,7 +161,7 @@ TEST(Coverage, TheUnlinkSplitRunBreaksOnlyAnUnlinkWithoutItsRecheck) {
       (split ? split_runs : merge_runs) += 1;
       (split ? split_reached : merge_reached) += reached;
       run_config mutated = correct;
-      mutated.mut = gfsl::mutant::unlink_without_recheck;
+      mutated.choice.mutant = static_cast<std::uint8_t>(gfsl::mutant::unlink_without_recheck);
       if (split) held_failed += gfsl::fuzz::execute_and_judge(mutated).failed();
       mutated.so.hold = {};
       free_failed += gfsl::fuzz::execute_and_judge(mutated).failed();

@@ -310,7 +310,7 @@ TEST_P(CudaEventsMutant, TheDeviceLogFlagsTheLockDiscipline) {
   w.ops = 50000;
   gfsl::device_options o;
   o.events = true;
-  o.mut = m->id;
+  o.choice.mutant = static_cast<std::uint8_t>(m->id);
   o.hang_seconds = 2.0;
   o.watchdog_seconds = 60.0;
   gfsl::device_run d;

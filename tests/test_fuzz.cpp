@@ -27,7 +27,7 @@ namespace {
 gfsl::fuzz::run_config torn_read_counterexample(gfsl::sched::granularity g,
                                                 gfsl::variant v = gfsl::variant::thesis) {
   gfsl::fuzz::run_config c;
-  c.var = v;
+  c.choice.variant = static_cast<std::uint8_t>(v);
   c.w.teams = 7;
   c.w.ops = 39;
   c.w.insert_pct = 0;
@@ -112,7 +112,7 @@ TEST(FuzzCampaign, AMutantIsFoundShrunkAndWrittenOut) {
   o.max_runs = 5;
   o.seconds = 3600;
   o.shrink_seconds = 3600;
-  o.mut = gfsl::mutant::insert_without_duplicate_check;
+  o.choice.mutant = static_cast<std::uint8_t>(gfsl::mutant::insert_without_duplicate_check);
   o.progress = false;
   o.limits.vary_granularity = false;
   o.out_dir = dir.string();
@@ -152,7 +152,7 @@ TEST(FuzzCampaign, TheShrunkCounterexampleKeepsNoEmptyTeam) {
   o.max_runs = 300;
   o.seconds = 3600;         // a hang guard: the runs bound it
   o.shrink_seconds = 3600;  // likewise: shrinking ends when a round removes nothing
-  o.var = gfsl::variant::thesis;
+  o.choice.variant = static_cast<std::uint8_t>(gfsl::variant::thesis);
   o.progress = false;
   o.limits.vary_granularity = false;
   o.limits.granularity = gfsl::sched::granularity::lane;
@@ -238,7 +238,7 @@ namespace {
 // prefill builds (16-entry chunks), chunk by chunk in list order.
 std::vector<std::vector<gfsl::key_type>> chunks_after_prefill(const gfsl::fuzz::run_config& run, int level) {
   gfsl::run_extras ex;
-  ex.var = run.var;
+  ex.choice = run.choice;
   gfsl::model::script prefill_only = *run.script;
   for (auto& ops : prefill_only.team_ops) ops.clear();
   ex.script = &prefill_only;
@@ -410,7 +410,7 @@ TEST(FuzzScenarios, TheRaiseRaceRunCatchesARaisedKeyLeftUnprotected) {
 // same interleaving.
 TEST(FuzzCampaign, ATornReadIsShownLaneByLaneInTheFailuresFolder) {
   gfsl::fuzz::run_config c;
-  c.var = gfsl::variant::thesis;
+  c.choice.variant = static_cast<std::uint8_t>(gfsl::variant::thesis);
   c.check_every = 61;
   c.w.chunk = 32;
   c.w.p_chunk = 0.25;
@@ -617,7 +617,7 @@ TEST(FuzzCampaign, SlabHashPublishedFaultsAreFoundShrunkAndReplayed) {
   o.progress = false;
   o.limits.subject = gfsl::subject_kind::slabhash;
   o.limits.max_ops = 150;
-  o.slab_var = gfsl::slabhash::slab_variant::published;
+  o.choice.variant = static_cast<std::uint8_t>(gfsl::slabhash::slab_variant::published);
   o.replay_line = [](const gfsl::fuzz::run_config& c) { return c.describe(); };
   const auto r = gfsl::fuzz::run_campaign(o);
   ASSERT_TRUE(r.found);

@@ -273,7 +273,7 @@ TEST(MemoryModelRuns, PtxRunReplaysBitForBit) {
   so.gran = gfsl::sched::granularity::lane;
   so.mem = memory::ptx;
   gfsl::run_extras ex;
-  ex.var = gfsl::variant::robust;
+  ex.choice.variant = static_cast<std::uint8_t>(gfsl::variant::robust);
   const auto a = gfsl::run_scheduled(w, so, 0, true, ex);
   const auto b = gfsl::run_scheduled(w, so, 0, true, ex);
   EXPECT_EQ(a.outcome.fingerprint, b.outcome.fingerprint);

@@ -165,7 +165,7 @@ TEST(StressSlabOptions, DefaultsAndRefusals) {
   o.backend = "host";
   EXPECT_NE(gfsl::stress::validate(o, 4).find("--backend cuda only"), std::string::npos);
   o.backend = "cuda";
-  o.mut = gfsl::mutant::insert_without_duplicate_check;
+  o.choice.mutant = static_cast<std::uint8_t>(gfsl::mutant::insert_without_duplicate_check);
   EXPECT_NE(gfsl::stress::validate(o, 1000).find("--mutant"), std::string::npos);
   // GFSL's owned keys share none unless asked.
   gfsl::stress::options g;

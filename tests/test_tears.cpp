@@ -31,7 +31,7 @@ using gfsl::fuzz::scenario;
 // tests/test_fuzz.cpp).
 std::vector<std::vector<gfsl::key_type>> chunks_after_prefill(const run_config& run, int level) {
   gfsl::run_extras ex;
-  ex.var = run.var;
+  ex.choice = run.choice;
   gfsl::model::script prefill_only = *run.script;
   for (auto& ops : prefill_only.team_ops) ops.clear();
   ex.script = &prefill_only;
@@ -56,8 +56,8 @@ std::vector<std::vector<gfsl::key_type>> chunks_after_prefill(const run_config& 
 // granularity, every validation's second read held open.
 run_config torn_validations(gfsl::variant v, gfsl::mutant m, std::uint64_t seed) {
   run_config c;
-  c.var = v;
-  c.mut = m;
+  c.choice.variant = static_cast<std::uint8_t>(v);
+  c.choice.mutant = static_cast<std::uint8_t>(m);
   c.w.teams = 4;
   c.w.ops = 120;
   c.w.insert_pct = 30;
@@ -199,7 +199,7 @@ gfsl::fuzz::campaign_options faulty_validation_campaign(std::uint64_t shrink_run
   o.seed = 6;
   o.seconds = 3600;
   o.max_runs = 400;
-  o.mut = gfsl::mutant::validation_lock_from_reread;
+  o.choice.mutant = static_cast<std::uint8_t>(gfsl::mutant::validation_lock_from_reread);
   o.limits.max_ops = 150;
   o.progress = false;
   o.shrink_seconds = 3600;
@@ -283,7 +283,7 @@ TEST(Shrinking, ALongLaneGranularFailureShrinksToAtMost12Operations) {
   o.first_batch = 6;
   o.seconds = 3600;
   o.max_runs = 100;
-  o.mut = gfsl::mutant::version_not_bumped;
+  o.choice.mutant = static_cast<std::uint8_t>(gfsl::mutant::version_not_bumped);
   o.limits.validation_tears = false;
   o.progress = false;
   o.shrink_seconds = 3600;

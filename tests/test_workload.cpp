@@ -5,6 +5,7 @@
 #include <set>
 
 #include "model/final_state.hpp"
+#include "core/registry.hpp"
 #include "model/workload.hpp"
 
 namespace {
@@ -177,6 +178,56 @@ TEST(SequentialMismatch, FindsTheFirstWrongAnswer) {
   bad = good;
   bad[3].ok = true;
   EXPECT_NE(gfsl::model::first_sequential_mismatch({}, bad).find("operation 3"), std::string::npos);
+}
+
+}  // namespace
+
+// The registry (core/registry.hpp): each subject's catalogs read back what
+// they write, and a workload refuses another subject's parameter by name.
+namespace {
+
+TEST(Registry, EverySubjectsNamesReadBackAndItsDefaultsAreItsOwn) {
+  for (const gfsl::subject_descriptor* d : gfsl::subject_registry) {
+    EXPECT_EQ(gfsl::parse_subject(d->name), d->kind);
+    EXPECT_EQ(&gfsl::subject_of(d->kind), d);
+    ASSERT_FALSE(d->variants.empty()) << d->name;
+    for (std::size_t v = 0; v < d->variants.size(); ++v) EXPECT_EQ(d->parse_variant(d->variants[v]), v) << d->name;
+    EXPECT_FALSE(d->parse_variant("no-such-variant")) << d->name;
+    EXPECT_LT(d->default_variant, d->variants.size()) << d->name;
+    EXPECT_LT(d->unnamed_variant, d->variants.size()) << d->name;
+    const auto entries = d->mutant_entries();
+    ASSERT_FALSE(entries.empty()) << d->name;
+    for (const gfsl::mutant_entry& m : entries) {
+      EXPECT_NE(m.id, 0) << m.name;
+      EXPECT_EQ(d->mutant_name(m.id), m.name);
+      EXPECT_EQ(d->parse_mutant(m.name), m.id) << m.name;
+      const gfsl::subject_choice c{d->default_variant, static_cast<std::uint8_t>(m.id)};
+      EXPECT_EQ(gfsl::mutant_label(d->kind, c), m.name);
+    }
+    EXPECT_FALSE(d->parse_mutant("no-such-mutant")) << d->name;
+    EXPECT_EQ(gfsl::mutant_label(d->kind, d->default_choice()), "none");
+  }
+  // The published GFSL is what a replay line without a variant ran; SlabHash's lines always name theirs.
+  EXPECT_EQ(gfsl::subject_of(gfsl::subject_kind::gfsl).variant_name(gfsl::subject_of(gfsl::subject_kind::gfsl).unnamed_variant), "thesis");
+  EXPECT_EQ(gfsl::variant_label(gfsl::subject_kind::gfsl, gfsl::subject_choice{}), "robust");
+  EXPECT_EQ(gfsl::variant_label(gfsl::subject_kind::slabhash, gfsl::subject_of(gfsl::subject_kind::slabhash).default_choice()), "fixed");
+}
+
+TEST(Registry, AWorkloadRefusesAnotherSubjectsParameterAndDescribesItsOwn) {
+  gfsl::model::workload w = small();
+  w.buckets = 4;
+  EXPECT_EQ(w.validate(), "buckets is a slabhash parameter; gfsl has none");
+  EXPECT_EQ(w.describe().find("buckets"), std::string::npos);
+  w.subject = gfsl::subject_kind::slabhash;
+  w.chunk = 16;
+  EXPECT_EQ(w.validate(), "");
+  EXPECT_NE(w.describe().find(" subject=slabhash buckets=4"), std::string::npos) << w.describe();
+  w.buckets = 0;
+  EXPECT_NE(w.validate().find("buckets must be in [1, "), std::string::npos) << w.validate();
+  const gfsl::subject_parameter* p = gfsl::find_parameter(gfsl::subject_kind::slabhash, "buckets");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->default_value(w), 50u);  // one bucket per 20 keys of the range (1000)
+  EXPECT_EQ(gfsl::find_parameter(gfsl::subject_kind::gfsl, "buckets"), nullptr);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "traces/trace.hpp"
 
+#include "core/registry.hpp"
 #include "core/slabhash/layout.hpp"
 
 #include <cerrno>
@@ -195,10 +196,11 @@ std::vector<extra_field> header_fields(const trace_header& h) {
     f.b = true;
     out.push_back(f);
   }
-  // Absent: gfsl, the only subject of the traces written before subjects existed.
-  if (w.subject != subject_kind::gfsl) {
+  // Absent: gfsl, the only subject of the traces written before subjects
+  // existed. Then each of its parameters (core/subject.hpp).
+  if (w.subject != default_subject) {
     out.push_back(text("subject", subject_name(w.subject)));
-    out.push_back(number("buckets", w.buckets));
+    for (const subject_parameter& p : subject_of(w.subject).parameters) out.push_back(number(std::string(p.name).c_str(), p.get(w)));
   }
   if (h.delete_value) {
     extra_field f;
@@ -272,12 +274,20 @@ std::string apply_field(trace_header& h, const extra_field& f) {
     if (!subject) {
       std::string shown;
       json::append_string(shown, name);
-      return "expected a subject " + std::string(subject_names) + ", found " + shown;
+      return "expected a subject " + subject_names_text() + ", found " + shown;
     }
     w.subject = *subject;
     return {};
   }
-  if (f.name == "buckets") return want_unsigned(w.buckets, model::max_buckets);
+  for (const subject_descriptor* s : subject_registry) {
+    for (const subject_parameter& p : s->parameters) {
+      if (f.name != p.name) continue;
+      std::uint32_t v = 0;
+      if (std::string e = want_unsigned(v, p.max); !e.empty()) return e;
+      p.set(w, v);
+      return {};
+    }
+  }
   if (f.name == "prefill") return want_real(w.prefill);
   if (f.name == "p_chunk") return want_real(w.p_chunk);
   h.extra.push_back(f);
@@ -380,8 +390,8 @@ void name_snapshot_subject(trace& t) {
   const model::workload& w = t.header.workload;
   std::uint8_t var = 0;
   for (const extra_field& f : t.header.extra) {
-    if (f.name == "variant" && f.kind == extra_field::type::string && w.subject == subject_kind::slabhash) {
-      if (const auto v = slabhash::parse_variant(f.s)) var = static_cast<std::uint8_t>(*v);
+    if (f.name == "variant" && f.kind == extra_field::type::string && subject_of(w.subject).snapshot_has_variant) {
+      if (const auto v = subject_of(w.subject).parse_variant(f.s)) var = *v;
     }
   }
   for (invariants::snapshot* s : {&t.final_snapshot, &t.initial_snapshot}) {

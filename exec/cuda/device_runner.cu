@@ -290,14 +290,14 @@ device_run run(const model::workload& w, const device_options& o) {
     controls.events = event_log.ptr;
     GFSL_CUDA_CHECK(cudaEventRecord(begin));
     // The correct core unless a seeded bug is asked for (core/mutants.hpp).
-    if (o.mut == mutant::none) {
+    if (!o.choice.mutated()) {
       run_ops<N, false, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                          o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
                                                          controls, mutant::none, cursor.ptr, batch, o.stamp_group);
     } else {
       run_ops<N, true, V><<<blocks, o.threads_per_block>>>(view, w, nullptr, w.ops, threshold, w.seed,
                                                         o.keep_records ? records.ptr : nullptr, o.clock, clock_counter.ptr,
-                                                        controls, o.mut, cursor.ptr, batch, o.stamp_group);
+                                                        controls, gfsl_subject::mutant_of(o.choice), cursor.ptr, batch, o.stamp_group);
     }
     GFSL_CUDA_CHECK(cudaGetLastError());
     GFSL_CUDA_CHECK(cudaEventRecord(end));
@@ -421,7 +421,7 @@ device_run run_on_device(const model::workload& w, const device_options& o) {
   if (o.stamp_group > 1 && o.keep_records && w.ops > 0xFFFFFFFFull) {
     throw std::invalid_argument("a history recorded in stamp groups holds fewer than 2^32 operations");
   }
-  return with_variant(o.var, [&](auto v) {
+  return with_variant(gfsl_subject::variant_of(o.choice), [&](auto v) {
     constexpr variant V = decltype(v)::value;
     return w.chunk == 16 ? run<16, V>(w, o) : run<32, V>(w, o);
   });

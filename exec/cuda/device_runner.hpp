@@ -42,9 +42,9 @@ struct device_options {
   // sort before copying it back, so that the checker's per-key partition is
   // done; `compare_host_partition` also times the same grouping on the host.
   bool partition_on_device = true;
-  mutant mut = mutant::none;  // a seeded bug in the concurrent phase
-  variant var = default_variant;  // the algorithm (core/types.hpp), prefill included
-  slabhash::slab_variant slab_var = slabhash::default_slab_variant;  // --subject slabhash
+  // The workload's subject's variant (prefill included) and the seeded bug of
+  // the concurrent phase (core/subject.hpp).
+  subject_choice choice;
   // The structural event log of the concurrent phase (with the structure
   // before it as the initial snapshot). Capacity in events (40 bytes each);
   // 0: sized from the workload. A log that fills keeps an exact prefix.

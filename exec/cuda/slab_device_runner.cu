@@ -218,7 +218,7 @@ device_run run_slab(const model::workload& w, const device_options& o) {
 }  // namespace
 
 device_run run_slab_on_device(const model::workload& w, const device_options& o) {
-  return o.slab_var == slabhash::slab_variant::published ? run_slab<slabhash::slab_variant::published>(w, o)
+  return slabhash::variant_of(o.choice) == slabhash::slab_variant::published ? run_slab<slabhash::slab_variant::published>(w, o)
                                                          : run_slab<slabhash::slab_variant::fixed>(w, o);
 }
 

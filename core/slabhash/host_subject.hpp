@@ -1,8 +1,5 @@
-// The subjects as the CPU runners see them: one policy per structure, giving
-// the runner (exec/host_runner.cpp) its memory, the operations on a host
-// team, the contents at quiescence and a snapshot. The runner itself knows
-// nothing of any structure: it interleaves teams, stamps calls and returns,
-// and hands the words to the subject's checks.
+// SlabHash as the CPU runner sees it (exec/host_run.hpp): its memory, the
+// operations on a host team, the contents at quiescence and a snapshot.
 #pragma once
 
 #include <algorithm>
@@ -13,49 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "../core/algorithm.hpp"
-#include "../core/host_team.hpp"
-#include "../core/slabhash/algorithm.hpp"
-#include "../invariants/slabhash_snapshot.hpp"
-#include "../core/slabhash/layout.hpp"
-#include "../invariants/snapshot.hpp"
-#include "../model/workload.hpp"
-#include "host_runner.hpp"
-#include "host_structure.hpp"
+#include "../../exec/host_runner.hpp"
+#include "../../invariants/slabhash_snapshot.hpp"
+#include "../../invariants/snapshot.hpp"
+#include "../../model/workload.hpp"
+#include "../host_team.hpp"
+#include "algorithm.hpp"
+#include "layout.hpp"
+#include "subject.hpp"
 
 namespace gfsl {
-
-// GFSL: chunks of N entries, a team of N lanes (core/algorithm.hpp).
-template <int N, bool Mutable, variant V>
-class gfsl_host_subject {
- public:
-  static constexpr int width = N;
-  static constexpr bool has_events = true;  // the structural event log (core/events.hpp) is GFSL's
-  using team_type = host_team<N>;
-  using prefill_ops = algorithm<team_type, false, V>;
-  using concurrent_ops = algorithm<team_type, Mutable, V>;
-
-  gfsl_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex)
-      : s_(pool), threshold_(shape_rule_of(w.p_chunk, w.reraise)), mut_(ex.mut) {}
-
-  std::uint64_t* words() const { return s_.words(); }
-  std::size_t word_count() const { return s_.word_count(); }
-  prefill_ops prefill_algorithm(team_type& t) const { return prefill_ops(t, s_.view(), threshold_); }
-  std::unique_ptr<concurrent_ops> concurrent_algorithm(team_type& t) const {
-    return std::make_unique<concurrent_ops>(t, s_.view(), threshold_, mut_);
-  }
-  template <class Ops>
-  static op_result apply(Ops& a, const model::operation& op) {
-    return apply_operation(a, op.kind, op.key, op.value);
-  }
-  final_state inspect() const { return inspect_final_state(s_.view()); }
-  invariants::snapshot snapshot(std::uint64_t stamp) const { return take_snapshot(s_.view(), stamp); }
-
- private:
-  host_structure<N> s_;
-  std::uint64_t threshold_;
-  mutant mut_;
-};
 
 // SlabHash: a slab of 16 eight-byte words per team-wide read, a team of 16
 // lanes (core/slabhash/algorithm.hpp).
@@ -68,7 +32,7 @@ class slabhash_host_subject {
   using prefill_ops = slabhash::algorithm<team_type, V, false>;
   using concurrent_ops = slabhash::algorithm<team_type, V, Mutable>;
 
-  slabhash_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex) : mut_(ex.slab_mut) {
+  slabhash_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex) : mut_(slabhash::mutant_of(ex.choice)) {
     params_.buckets = w.buckets;
     params_.pool_slabs = pool;
     if (pool < w.buckets) {
