@@ -9,7 +9,8 @@
 // `apply(kind, key, value)` on any team, the contents it holds at quiescence,
 // its snapshot invariants, a describer of a word for reports, its variants
 // and its mutant catalog. The runners are templates over a subject policy
-// (exec/host_subjects.hpp, exec/cuda/device_runner.cu).
+// (exec/host_subjects.hpp; on the GPU exec/cuda/device_runner.cuh and
+// stress/gpu_stress.cuh over core/NAME/device_subject.cuh).
 #pragma once
 
 #include <cstdint>
