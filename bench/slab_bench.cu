@@ -89,19 +89,10 @@ std::uint32_t resident_teams() {
 template <slabhash::slab_variant V>
 float timed_run(std::uint64_t* words, const slabhash::params& p, const slab_op* ops, std::uint64_t count, std::uint32_t teams,
                 unsigned long long* wrong, unsigned long long* errors) {
-  cudaEvent_t a, b;
-  GFSL_CUDA_CHECK(cudaEventCreate(&a));
-  GFSL_CUDA_CHECK(cudaEventCreate(&b));
-  GFSL_CUDA_CHECK(cudaEventRecord(a));
+  cuda_util::event_timer timer;
   run_table<V><<<(teams * team_lanes + block_threads - 1) / block_threads, block_threads>>>(words, p, ops, count, teams, wrong, errors);
   GFSL_CUDA_CHECK(cudaGetLastError());
-  GFSL_CUDA_CHECK(cudaEventRecord(b));
-  GFSL_CUDA_CHECK(cudaEventSynchronize(b));
-  float ms = 0;
-  GFSL_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return ms;
+  return timer.stop();
 }
 
 void print_row(const row& r, std::FILE* log) {

@@ -10,7 +10,10 @@
 // structure only through its descriptor (docs/SUBJECTS.md): its name, team
 // width, variants, mutant catalog and parameters. A variant or a mutant
 // travels as an index of the subject's catalog (subject_choice); the subject
-// alone casts it to its own enums, inside its folder.
+// alone casts it to its own enums, inside its folder. On the GPU the
+// runners are templates over a device policy in the subject's folder
+// (exec/cuda/device_runner.cuh and stress/gpu_stress.cuh over
+// core/NAME/device_subject.cuh).
 #pragma once
 
 #include <cstdint>

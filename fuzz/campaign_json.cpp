@@ -12,7 +12,7 @@ namespace json = traces::json;
 std::string campaign_json(const campaign_options& o, const campaign_result& r, const std::vector<failure_entry>& earlier) {
   std::ostringstream j;
   j << "{\"backend\":\"" << o.backend << "\",\"subject\":\"" << subject_name(o.limits.subject) << "\",\"variant\":\""
-    << variant_label(o.limits.subject, o.var, o.slab_var) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.mut, o.slab_mut)
+    << variant_label(o.limits.subject, o.choice) << "\",\"mutant\":\"" << mutant_label(o.limits.subject, o.choice)
     << "\",\"shard\":" << o.shard
     << ",\"shards\":" << o.shards << ",\"seed\":" << o.seed << ",\"seconds\":" << r.seconds << ",\"runs\":" << r.runs
     << ",\"ops\":" << r.ops << ",\"undecided\":" << r.undecided << ",\"splits\":" << r.paths.splits

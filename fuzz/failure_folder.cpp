@@ -102,7 +102,7 @@ std::string write_failure(const std::string& dir, const failure& f, const campai
   // Which algorithm ran, as gfsl run --trace records it.
   traces::extra_field variant_field;
   variant_field.name = "variant";
-  variant_field.s = variant_label(f.shrunk.w.subject, f.shrunk.var, f.shrunk.slab_var);
+  variant_field.s = variant_label(f.shrunk.w.subject, f.shrunk.choice);
   header.extra.push_back(variant_field);
   traces::write_trace_json((folder / "history.jsonl").string(), header, history);
   // Every file of the folder is checked: a full disk must not leave a

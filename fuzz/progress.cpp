@@ -11,7 +11,7 @@ namespace gfsl::fuzz {
 void print_progress(const campaign_options& o, shared_state& s, bool tty) {
   const campaign_result& r = s.result;
   const double t = std::max(s.elapsed(), 1e-9);
-  const std::string bug = mutant_label(o.limits.subject, o.mut, o.slab_mut);
+  const std::string bug = mutant_label(o.limits.subject, o.choice);
   const std::string who = (o.limits.subject == subject_kind::gfsl ? "" : std::string(subject_name(o.limits.subject)) + " ") + o.backend +
                           (bug == "none" ? "" : " " + bug);
   if (!s.phase.empty()) {

@@ -65,7 +65,7 @@ bool try_smaller_any_schedule(failure& f, const run_config& candidate, const cam
   // middle, validations' second reads held open. The interleavings a torn
   // validation needs are then common, not one schedule in hundreds.
   const bool tearable = o.shrink_cuts && candidate.backend == "host" && candidate.w.subject == subject_kind::gfsl &&
-                        candidate.var == variant::robust && candidate.so.gran == sched::granularity::lane;
+                        gfsl_subject::variant_of(candidate.choice) == variant::robust && candidate.so.gran == sched::granularity::lane;
   for (std::uint64_t k = 1; k < schedules && !(o.cancel && o.cancel->load()) && !(o.shrink_runs && f.shrink_runs >= o.shrink_runs); ++k) {
     run_config again = candidate;
     again.so.seed = 1 + model::mix64(candidate.so.seed + k) % 1000000000;

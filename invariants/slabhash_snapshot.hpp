@@ -16,6 +16,7 @@
 
 #include "../core/slabhash/layout.hpp"
 #include "../core/types.hpp"
+#include "snapshot.hpp"
 
 namespace gfsl::slabhash {
 
@@ -60,5 +61,27 @@ struct contents {
   std::vector<std::string> problems;  // one line each (slab_violation::line), empty if well formed
 };
 contents inspect(const std::uint64_t* words, std::size_t word_count, const params& p, slab_variant variant);
+
+// The words a snapshot keeps: the header and the slabs handed out by the
+// allocation counter `allocated` (the rest of the pool is pristine).
+inline std::size_t handed_out_words(std::uint64_t allocated, const params& p) {
+  const std::uint64_t slabs = allocated < slab_capacity(p) ? allocated : slab_capacity(p);
+  const std::size_t n = header_words + static_cast<std::size_t>(slabs) * slab_words;
+  return n < word_count(p) ? n : word_count(p);
+}
+
+// A table's snapshot from those words (every backend takes it alike).
+inline invariants::snapshot table_snapshot(const params& p, slab_variant v, std::vector<std::uint64_t> words,
+                                           std::uint64_t stamp = 0) {
+  invariants::snapshot snap;
+  snap.subject = subject_kind::slabhash;
+  snap.chunk = slab_words;
+  snap.capacity = p.pool_slabs;
+  snap.buckets = p.buckets;
+  snap.variant = static_cast<std::uint8_t>(v);
+  snap.stamp = stamp;
+  snap.words = std::move(words);
+  return snap;
+}
 
 }  // namespace gfsl::slabhash

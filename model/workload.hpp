@@ -85,7 +85,7 @@ GFSL_FN operation operation_at(const workload& w, std::uint64_t j) {
 // First operation of `count` dealt to team t of `teams` in contiguous blocks,
 // as evenly as possible; team t runs [first(t), first(t+1)). (The CPU
 // backends and the GPU prefill deal this way; the GPU's concurrent phase
-// hands out batches from one cursor, exec/cuda/device_runner.cu.)
+// hands out batches from one cursor, exec/cuda/device_runner.cuh.)
 GFSL_FN std::uint64_t block_first(std::uint64_t count, std::uint32_t teams, std::uint32_t t) {
   const std::uint64_t base = count / teams, extra = count % teams;
   return t * base + (t < extra ? t : extra);

@@ -73,11 +73,7 @@ std::vector<std::pair<key_type, value_type>> expected_bottom(const params& p, co
       if (kv.first <= p.range && !is_stable(p, kv.first)) out.emplace_back(kv.first, value_of(kv.first));
     }
   } else {
-    for (team_id t = 0; t < p.teams; ++t) {
-      for (std::uint32_t j = 0; j < owned_count(p, t); ++j) {
-        if ((states[t].owned >> j) & 1) out.emplace_back(owned_key(p, t, j), value_of(owned_key(p, t, j)));
-      }
-    }
+    out = owned_present(p, states);
   }
   std::sort(out.begin(), out.end());
   return out;

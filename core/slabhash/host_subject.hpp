@@ -62,19 +62,11 @@ class slabhash_host_subject {
     f.problems = std::move(c.problems);
     return f;
   }
+  // The header and the slabs handed out (a mid-run check copies only what
+  // the run has touched).
   invariants::snapshot snapshot(std::uint64_t stamp) const {
-    invariants::snapshot snap;
-    snap.subject = subject_kind::slabhash;
-    snap.chunk = width;
-    snap.capacity = params_.pool_slabs;
-    snap.buckets = params_.buckets;
-    snap.variant = static_cast<std::uint8_t>(V);
-    snap.stamp = stamp;
-    // The header and the slabs handed out: the rest of the pool is pristine
-    // (a mid-run check copies only what the run has touched).
-    const std::uint64_t handed_out = std::min<std::uint64_t>(words_[slabhash::alloc_counter_word], slabhash::slab_capacity(params_));
-    snap.words.assign(words_.get(), words_.get() + std::min<std::size_t>(count_, slabhash::header_words + handed_out * width));
-    return snap;
+    const std::size_t n = slabhash::handed_out_words(words_[slabhash::alloc_counter_word], params_);
+    return slabhash::table_snapshot(params_, V, std::vector<std::uint64_t>(words_.get(), words_.get() + n), stamp);
   }
 
  private:

@@ -33,6 +33,33 @@ struct device_buffer {
   device_buffer& operator=(const device_buffer&) = delete;
 };
 
+// Device time on the default stream from construction to stop(), in
+// milliseconds (stop waits for the work launched in between).
+class event_timer {
+ public:
+  event_timer() {
+    check(cudaEventCreate(&start_), "cudaEventCreate", __FILE__, __LINE__);
+    check(cudaEventCreate(&stop_), "cudaEventCreate", __FILE__, __LINE__);
+    check(cudaEventRecord(start_), "cudaEventRecord", __FILE__, __LINE__);
+  }
+  ~event_timer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  float stop() {
+    check(cudaEventRecord(stop_), "cudaEventRecord", __FILE__, __LINE__);
+    check(cudaEventSynchronize(stop_), "cudaEventSynchronize", __FILE__, __LINE__);
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime", __FILE__, __LINE__);
+    return ms;
+  }
+  event_timer(const event_timer&) = delete;
+  event_timer& operator=(const event_timer&) = delete;
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
 // Waits for `done` without ever blocking longer than `seconds` (a hung kernel
 // must not hang the host): false when the time ran out.
 inline bool wait_for(cudaEvent_t done, double seconds) {

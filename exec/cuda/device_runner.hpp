@@ -89,9 +89,10 @@ int cuda_device_count();
 // Throws std::runtime_error with one line naming the failing CUDA call. A run
 // whose kernel outlives the watchdog reports timed_out (the process must then
 // exit: the kernel still occupies the device).
-// A workload of subject slabhash runs SlabHash (exec/cuda/slab_device_runner.cu);
-// pool_chunks is then in slabs, and events are GFSL's only.
+// The workload's subject is reached through the device registry
+// (exec/cuda/device_registry.hpp): slabhash counts pool_chunks in slabs, and
+// events are GFSL's only; a subject with no device policy is refused with
+// std::invalid_argument.
 device_run run_on_device(const model::workload& w, const device_options& o = {});
-device_run run_slab_on_device(const model::workload& w, const device_options& o);
 
 }  // namespace gfsl

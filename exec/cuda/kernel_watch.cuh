@@ -1,6 +1,6 @@
-// The host's side of a device run that may be interrupted, shared by the
-// device runners of every subject (exec/cuda/device_runner.cu,
-// exec/cuda/slab_device_runner.cu): a device-wide abort flag that teams read
+// The host's side of a device run that may be interrupted, used by the
+// device runner of every subject (exec/cuda/device_runner.cuh): a
+// device-wide abort flag that teams read
 // at each operation (run_controls::abort_flag), and a wait on a kernel that
 // never blocks past the watchdog and raises the flag on an interrupt.
 #pragma once
