@@ -23,6 +23,7 @@
 
 #include "core/host_team.hpp"
 #include "core/lideng/algorithm.hpp"
+#include "core/lideng/host_subject.hpp"
 #include "core/lideng/invariants.hpp"
 #include "core/lideng/layout.hpp"
 #include "core/lideng/mutants.hpp"
@@ -574,6 +575,312 @@ TEST(LiDengBatches, AMissingTeamIsADeadlockAtTheBarrier) {
   const sched::outcome run = s.run(std::move(bodies));
   EXPECT_EQ(run.reason, sched::stop_reason::deadlock);
   EXPECT_NE(run.report.find("waits on chunk 2"), std::string::npos) << run.report;
+}
+
+
+// ---- Snapshot invariants on hand-made lists they must reject -----------------
+
+// Keys 10, 20, .., 100 inserted one at a time into a list of 4 levels.
+list ten_keys() {
+  list t(params{4, 1, 32});
+  for (key_type k = 10; k <= 100; k += 10) run_alone(t, op_kind::insert, k, k + 1);
+  return t;
+}
+std::uint32_t node_of(const list& t, key_type k) {
+  for (std::uint32_t n = first_free_node; n < t.words[alloc_counter_word]; ++n) {
+    if (gfsl::entry_key(t.words[node_offset(n)]) == k) return n;
+  }
+  return no_node;
+}
+std::uint64_t& forward(list& t, std::uint32_t n, int l) { return t.words[node_offset(n) + forward_word0 + l]; }
+// The nodes of level l, head to tail.
+std::vector<std::uint32_t> level(const list& t, int l) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t n = low_of(t.words[node_offset(head_node) + forward_word0 + l]); n != tail_node && out.size() < 64;
+       n = low_of(t.words[node_offset(n) + forward_word0 + l])) {
+    out.push_back(n);
+  }
+  return out;
+}
+// The names of the invariants the list breaks.
+std::set<std::string> broken(const list& t, bool quiescent = true) {
+  std::set<std::string> out;
+  for (const auto& v : check_lideng_snapshot(t.words.data(), t.words.size(), t.p, quiescent).violations) out.insert(v.invariant);
+  return out;
+}
+using names = std::set<std::string>;
+
+TEST(LiDengInvariants, AcceptWellFormedLists) {
+  const list t = ten_keys();
+  const lideng_report r = check_lideng_snapshot(t.words.data(), t.words.size(), t.p);
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front().line();
+  EXPECT_EQ(r.checked.size(), lideng_invariants().size());
+  EXPECT_EQ(r.live.size(), 10u);
+  EXPECT_EQ(check_lideng_snapshot(t.words.data(), t.words.size(), t.p, false).checked.size(), lideng_invariants().size() - 1);
+  const list empty(params{4, 1, 8});
+  EXPECT_TRUE(broken(empty).empty());
+}
+
+TEST(LiDengInvariants, RejectBadHeaders) {
+  list t = ten_keys();
+  EXPECT_EQ(check_lideng_snapshot(t.words.data(), t.words.size() - 1, t.p).violations.at(0).line(),
+            "header: header: allocation counter: the list has " + std::to_string(t.words.size() - 1) +
+                " words, its parameters need " + std::to_string(t.words.size()));
+  list a = t;
+  a.words[alloc_counter_word] = 1;
+  EXPECT_EQ(broken(a).count("header"), 1u);
+  list b = t;
+  b.words[error_word_index] = 7;
+  EXPECT_EQ(broken(b), names{"header"});
+  list c = t;
+  c.words[alloc_counter_word] = t.p.pool_nodes + 1;
+  EXPECT_EQ(broken(c), names{"header"});
+  EXPECT_TRUE(broken(c, false).empty()) << "mid-run the counter passes the pool before the error word is set";
+  c.words[error_word_index] = gfsl::error_pool_exhausted;
+  EXPECT_TRUE(broken(c).empty());
+}
+
+TEST(LiDengInvariants, RejectBadSentinels) {
+  list a = ten_keys();
+  a.words[node_offset(head_node)] = gfsl::make_entry(3, 0);
+  EXPECT_EQ(broken(a), names{"sentinels"});
+  list b = ten_keys();
+  forward(b, tail_node, 2) = 5;
+  EXPECT_EQ(broken(b), names{"sentinels"});
+  list c = ten_keys();
+  forward(c, head_node, 6) = tail_node;  // above the list's 4 levels
+  EXPECT_EQ(broken(c), names{"sentinels"});
+}
+
+TEST(LiDengInvariants, RejectLinksOutsideTheNodesHandedOutAndCycles) {
+  list a = ten_keys();
+  const std::uint32_t n30 = node_of(a, 30);
+  forward(a, n30, 0) = a.words[alloc_counter_word];  // a pristine node
+  EXPECT_EQ(broken(a).count("level-bounds"), 1u);
+  list b = ten_keys();
+  forward(b, node_of(b, 30), 0) = no_node;
+  const auto v = check_lideng_snapshot(b.words.data(), b.words.size(), b.p).violations;
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().line(), "level-bounds: node " + std::to_string(node_of(b, 30)) +
+                                  " forward[0]: level 0 goes to no node, not a node handed out (2 .. 11) or the tail");
+  list c = ten_keys();
+  forward(c, node_of(c, 50), 0) = node_of(c, 20);  // back to an earlier node
+  EXPECT_EQ(broken(c).count("level-bounds"), 1u);
+  list d = ten_keys();
+  forward(d, node_of(d, 50), 0) = head_node;
+  EXPECT_EQ(broken(d).count("level-bounds"), 1u);
+}
+
+TEST(LiDengInvariants, RejectUnsortedLevelsAndAKeyTwice) {
+  list a = ten_keys();
+  a.words[node_offset(node_of(a, 40))] = gfsl::make_entry(45, 0);
+  a.words[node_offset(node_of(a, 50))] = gfsl::make_entry(42, 0);
+  EXPECT_EQ(broken(a).count("sorted"), 1u);
+  EXPECT_EQ(broken(a).count("unique-keys"), 0u);
+  list b = ten_keys();
+  b.words[node_offset(node_of(b, 50))] = gfsl::make_entry(40, 0);
+  EXPECT_EQ(broken(b).count("unique-keys"), 1u);
+  EXPECT_EQ(broken(b).count("sorted"), 0u);
+  list c = ten_keys();
+  c.words[node_offset(node_of(c, 100))] = gfsl::make_entry(gfsl::key_empty, 0);
+  EXPECT_EQ(broken(c), names{"user-keys"});
+}
+
+TEST(LiDengInvariants, RejectBadHeightsAndUpperNodesMissingBelow) {
+  list t = ten_keys();
+  const std::vector<std::uint32_t> up = level(t, 1);
+  ASSERT_FALSE(up.empty()) << "some key of ten reaches level 1";
+  const std::uint32_t tall = up.front();
+  list a = t;
+  a.words[node_offset(tall) + height_word] = 1;  // on level 1 with height 1 (and forward[1] set above it)
+  EXPECT_EQ(broken(a), names{"heights"});
+  list b = t;
+  const std::uint32_t low = level(t, 0).front() == tall ? level(t, 0)[1] : level(t, 0).front();
+  b.words[node_offset(low) + height_word] = 9;
+  EXPECT_EQ(broken(b), names{"heights"});
+  list c = t;
+  // Unlink `tall` from level 0 only: still on level 1.
+  std::uint32_t before = head_node;
+  for (std::uint32_t n : level(t, 0)) {
+    if (n == tall) break;
+    before = n;
+  }
+  forward(c, before, 0) = forward(c, tall, 0);
+  EXPECT_EQ(broken(c), names{"upper-in-lower"});
+  EXPECT_TRUE(broken(c, false).empty()) << "a batch relinks level by level: not a mid-run invariant";
+}
+
+TEST(LiDengInvariants, TheHostPolicyPrefillsAndSnapshotsTheList) {
+  gfsl::model::workload w;
+  w.teams = 4;
+  gfsl::lideng_host_subject<lideng_variant::fixed, false> s(w, 40, 5);
+  EXPECT_EQ(s.params().batch, 4u);
+  team16 tm(0, 1, s.words(), nullptr, false, s.word_count());
+  auto pre = s.prefill_algorithm(tm);
+  for (key_type k = 1; k <= 20; ++k) EXPECT_TRUE(pre.apply(op_kind::insert, k, k).ok);
+  EXPECT_EQ(s.words()[barrier_word], 0u) << "the prefill is a batch of one: no barrier";
+  const gfsl::final_state f = s.inspect();
+  EXPECT_EQ(f.entries.size(), 20u);
+  EXPECT_TRUE(f.problems.empty());
+  const gfsl::invariants::snapshot snap = s.snapshot(3);
+  EXPECT_EQ(snap.subject, gfsl::subject_kind::lideng);
+  EXPECT_EQ(snap.words.size(), s.word_count());
+  EXPECT_THROW((gfsl::lideng_host_subject<lideng_variant::fixed, false>(w, 40, 15)), std::invalid_argument);
+  EXPECT_FALSE(gfsl::parse_subject("lideng")) << "refused until the runners dispatch it";
+  EXPECT_EQ(gfsl::info(gfsl::subject_kind::lideng).name, "lideng");
+}
+
+// ---- The mixed batch the paper does not allow ---------------------------------
+
+std::string show_writes(const list& t, const sched::outcome& run) {
+  const auto node_name = [&](std::uint64_t n) {
+    if (n == head_node) return std::string("head");
+    if (n == tail_node) return std::string("tail");
+    return "node " + std::to_string(n) + " (key " + std::to_string(gfsl::entry_key(t.words[node_offset(static_cast<std::uint32_t>(n))])) + ")";
+  };
+  std::string out;
+  for (const auto& la : run.accesses) {
+    const gfsl::access& a = la.a;
+    if (a.kind == gfsl::access_kind::load) continue;
+    const std::string team = "  team " + std::to_string(a.team);
+    if (a.word == barrier_word) {
+      out += team + " arrives at a barrier (arrival " + std::to_string(la.result + 1) + ")\n";
+    } else if (a.word == alloc_counter_word) {
+      out += team + " allocates node " + std::to_string(la.result) + "\n";
+    } else if (a.word >= slots_offset && a.word < pool_offset) {
+      if ((a.word - slots_offset) % slot_words == 0) out += team + " writes its slot\n";
+    } else if ((a.word - pool_offset) % node_words >= static_cast<std::uint64_t>(forward_word0)) {
+      const std::uint64_t n = (a.word - pool_offset) / node_words;
+      const std::uint64_t l = (a.word - pool_offset) % node_words - forward_word0;
+      out += team + " writes " + node_name(n) + " forward[" + std::to_string(l) + "] <- " + node_name(low_of(a.value)) + "\n";
+    }
+  }
+  return out;
+}
+
+// Prefill 4 -> 6 -> 7 on one level; one batch: team 0 inserts 5 (between 4
+// and 6), team 1 deletes 6. Both write node 4's forward[0].
+TEST(LiDengMixed, AnInsertAndADeleteInOneBatchBreakEitherWay) {
+  int lost_insert = 0, undone_delete = 0;
+  std::string first_lost, first_undone;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    list t(params{1, 2, 8});
+    for (key_type k : {4u, 6u, 7u}) run_alone(t, op_kind::insert, k, k);
+    run_setup rs;
+    rs.seed = seed;
+    rs.record = true;
+    rs.mid_run_checks = false;
+    const batch b = {{op_kind::insert, 5, 50}, {op_kind::remove, 6, 0}};
+    const batch_outcome o = run_batch<lideng_variant::fixed>(t, b, rs, 8);
+    ASSERT_EQ(o.run.reason, sched::stop_reason::completed);
+    EXPECT_TRUE(o.records[0].ok && o.records[1].ok) << "each answered as if alone";
+    ASSERT_FALSE(o.problems.empty()) << "seed " << seed << ": the mixed batch is linearizable";
+    EXPECT_NE(o.problems.back().find("not linearizable"), std::string::npos) << o.problems.back();
+    const auto e = t.now().entries;
+    const bool has5 = std::count_if(e.begin(), e.end(), [](const auto& x) { return x.first == 5; }) > 0;
+    const bool has6 = std::count_if(e.begin(), e.end(), [](const auto& x) { return x.first == 6; }) > 0;
+    // The last write of node 4's forward[0] wins: the insert's (4 -> 5 -> 6,
+    // the delete undone) or the delete's (4 -> 7, and 5 goes with 6).
+    EXPECT_EQ(has5, has6);
+    if (!has5 && lost_insert++ == 0) first_lost = "seed " + std::to_string(seed) + ":\n" + show_writes(t, o.run);
+    if (has6 && undone_delete++ == 0) first_undone = "seed " + std::to_string(seed) + ":\n" + show_writes(t, o.run);
+  }
+  EXPECT_GT(lost_insert, 0);
+  EXPECT_GT(undone_delete, 0);
+  std::cout << "insert(5) and delete(6) in one batch over 4 -> 6 -> 7, 100 seeds: " << lost_insert
+            << " lose the insert, " << undone_delete << " keep 6.\nA lost insert, " << first_lost
+            << "A delete undone, " << first_undone;
+}
+
+// Random batches with kinds mixed inside a batch: updates of both kinds
+// break; searches beside updates of one kind do not (a search reads only
+// before barrier 1, when no batch write has been made).
+workload mixed_batches(std::uint64_t seed, std::uint32_t teams, bool with_both_updates) {
+  std::mt19937_64 rng(seed);
+  workload w;
+  w.max_key = 10;
+  w.p = params{3, teams, 64};
+  for (key_type k = 1; k <= w.max_key; ++k) {
+    if (rng() % 2) w.prefill.push_back(k);
+  }
+  for (int i = 0; i < 5; ++i) {
+    const op_kind update = rng() % 2 ? op_kind::insert : op_kind::remove;
+    batch b;
+    for (std::uint32_t j = 0; j < teams; ++j) {
+      const int draw = static_cast<int>(rng() % 3);
+      const op_kind kind = draw == 2 ? op_kind::contains
+                           : with_both_updates ? (draw == 0 ? op_kind::insert : op_kind::remove)
+                                               : update;
+      b.push_back({kind, 1 + static_cast<key_type>(rng() % w.max_key), static_cast<value_type>(100 * i + j)});
+    }
+    w.batches.push_back(b);
+  }
+  return w;
+}
+
+TEST(LiDengMixed, InsertsAndDeletesInOneBatchBreakSearchesBesideUpdatesDoNot) {
+  int failing = 0;
+  std::string first;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    run_setup rs;
+    rs.seed = seed;
+    rs.mid_run_checks = false;
+    const std::string p = run_workload<lideng_variant::fixed>(mixed_batches(seed, 4, true), rs);
+    if (!p.empty() && failing++ == 0) first = "seed " + std::to_string(seed) + ": " + p;
+    rs.mid_run_checks = true;
+    ASSERT_EQ(run_workload<lideng_variant::fixed>(mixed_batches(seed, 4, false), rs), "") << "seed " << seed;
+  }
+  EXPECT_GT(failing, 10);
+  std::cout << "batches mixing inserts and deletes: " << failing << " of 100 workloads fail; first " << first << "\n";
+}
+
+// ---- Mutants: each one is killed ------------------------------------------------
+
+struct kill_count {
+  int kills = 0, runs = 0;
+  std::string first;
+};
+kill_count mutant_kills(lideng_mutant m) {
+  kill_count k;
+  const auto tally = [&](const std::string& p, const std::string& what) {
+    ++k.runs;
+    if (p.empty()) return;
+    if (k.kills++ == 0) k.first = what + ": " + p;
+  };
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    run_setup rs;
+    rs.seed = seed;
+    rs.mut = m;
+    tally(run_workload<lideng_variant::fixed, true>(random_batches(seed, 2 + seed % 7, 12, 6, seed % 2 == 0), rs),
+          "random batches, seed " + std::to_string(seed));
+    workload w;
+    w.p = params{2, 4, 64};
+    for (key_type k = 1; k <= 12; ++k) w.prefill.push_back(k);
+    w.max_key = 12;
+    w.batches = {{{op_kind::remove, 4}, {op_kind::remove, 5}, {op_kind::remove, 6}, {op_kind::remove, 9}}};
+    tally(run_workload<lideng_variant::fixed, true>(w, rs), "neighbouring deletes, seed " + std::to_string(seed));
+  }
+  return k;
+}
+
+TEST(LiDengMutants, CatalogNamesParseBack) {
+  for (const auto& i : lideng_mutant_catalog) {
+    ASSERT_EQ(parse_mutant(i.name), i.id);
+    EXPECT_EQ(info(i.id).name, i.name);
+    EXPECT_FALSE(i.breaks.empty());
+  }
+  EXPECT_EQ(parse_mutant("none"), lideng_mutant::none);
+  EXPECT_FALSE(parse_mutant("no-such-mutant"));
+}
+
+TEST(LiDengMutants, EveryMutantIsKilled) {
+  const kill_count none = mutant_kills(lideng_mutant::none);
+  EXPECT_EQ(none.kills, 0) << none.first;
+  for (const auto& i : lideng_mutant_catalog) {
+    const kill_count k = mutant_kills(i.id);
+    EXPECT_GT(k.kills, 0) << i.name << " survives " << k.runs << " runs";
+    std::cout << i.name << ": killed in " << k.kills << " of " << k.runs << " runs; first " << k.first << "\n";
+  }
 }
 
 }  // namespace
