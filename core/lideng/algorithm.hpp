@@ -38,7 +38,8 @@
 // list, or the prefill, for the first).
 // (S) Every write of a batch is made after barrier 1 opens, every E1 read
 //     before its team arrives there. The node a team writes before barrier 1
-//     (allocated, key and height) is reachable from no other node. So every
+//     (allocated: key, height, forward[l] = its recorded successor) is
+//     reachable from no node of the list until barrier 1. So every
 //     E1 read sees S0, and each answer is a function of S0 and the key only.
 // (L) Insert, level l: the new nodes that go between two neighbours p -> n
 //     of S0 are exactly the group with pre = p (property 1 of section 3.2:
