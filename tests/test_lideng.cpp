@@ -215,6 +215,8 @@ struct run_setup {
   lideng_mutant mut = lideng_mutant::none;
   bool mid_run_checks = true;  // fixed only: every mid-run invariant at every step
   bool record = false;         // keep the accesses (for printing an interleaving)
+  sched::memory mem = sched::memory::sc;
+  std::uint64_t* stale_reads = nullptr;  // ptx: where to add the loads that returned an older store
 };
 
 // The history of a batch started on the list `before` holds, checked as a
@@ -261,6 +263,9 @@ batch_outcome run_batch(list& t, const batch& b, const run_setup& rs, key_type m
   o.record_accesses = rs.record;
   o.chunk_words = node_words;
   o.livelock_steps = 200000;
+  o.mem = rs.mem;
+  o.memory_base = t.words.data();
+  o.memory_words = t.words.size();
   std::string mid;
   if (V == lideng_variant::fixed && rs.mid_run_checks) {
     o.check_every = 1;
@@ -281,6 +286,7 @@ batch_outcome run_batch(list& t, const batch& b, const run_setup& rs, key_type m
       gfsl::model::op_record& r = out.records[i];
       r.team = static_cast<gfsl::team_id>(i);
       r.op = {b[i].kind, b[i].key, b[i].value};
+      s.stamp();
       r.call = clock++;
       try {
         const op_result got = a.apply(b[i].kind, b[i].key, b[i].value);
@@ -292,12 +298,14 @@ batch_outcome run_batch(list& t, const batch& b, const run_setup& rs, key_type m
       } catch (const gfsl::access_fault&) {
         r.st = status::corrupt;
       }
+      s.stamp();
       r.ret = clock++;
       s.completed_operation();
     });
   }
   ++t.seeds;
   out.run = s.run(std::move(bodies));
+  if (rs.stale_reads) *rs.stale_reads += out.run.stale_reads;
   if (out.run.reason != sched::stop_reason::completed) {
     out.problems.push_back(std::string("run stopped: ") + sched::name(out.run.reason) + ": " + out.run.report);
   }
@@ -388,6 +396,24 @@ TEST(LiDengBatches, FixedBatchesOfOneKindAreLinearizable) {
     }
   }
   EXPECT_EQ(runs, 160);
+}
+
+// Under the PTX model a load may return an older store than the latest:
+// the barrier's acq_rel arrival and acquire wait are what make the previous
+// batch's links and this batch's slots visible (the memory-order paragraph
+// of algorithm.hpp).
+TEST(LiDengBatches, FixedBatchesHoldUnderThePtxModel) {
+  std::uint64_t stale = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const workload w = random_batches(seed, 2 + static_cast<std::uint32_t>(seed % 7), 12, 6, seed % 2 == 0);
+    run_setup rs;
+    rs.seed = seed;
+    rs.mem = sched::memory::ptx;
+    rs.stale_reads = &stale;
+    ASSERT_EQ(run_workload<lideng_variant::fixed>(w, rs), "") << "seed " << seed;
+  }
+  EXPECT_GT(stale, 100u) << "loads returned older stores";
+  std::cout << "ptx: " << stale << " loads returned an older store than the latest\n";
 }
 
 // Duplicates inside one batch: the paper's steps link a key twice.
