@@ -34,7 +34,7 @@ struct run_extras;
 enum class host_mode;
 
 // The registry's order (core/registry.hpp); the value is what binary traces store.
-enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1 };
+enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1, lideng = 2 };
 inline constexpr subject_kind default_subject = subject_kind::gfsl;
 
 // A subject's variant and seeded bug, as indices of its catalogs: `variant`
