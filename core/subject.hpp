@@ -120,6 +120,11 @@ struct subject_descriptor {
   host_run_fn run_host;
   std::uint32_t (*pool_for_keys)(double keys, const model::workload& w);
   std::uint32_t (*default_pool)(const model::workload& w);
+  // gfsl fuzz: makes a workload the generic generator drew (GFSL's shape)
+  // one this subject runs: its subject, chunk, parameters and limits, drawn
+  // from the workload's own fields so that it shrinks with them. Null: the
+  // generator's own (gfsl; SlabHash's is in fuzz/generators.cpp).
+  void (*fit_generated)(model::workload& w) = nullptr;
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

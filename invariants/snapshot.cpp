@@ -565,6 +565,7 @@ snapshot_report check_snapshot(const snapshot& s, bool quiescent,
                                const std::vector<std::pair<key_type, value_type>>* expected_bottom,
                                std::size_t max_violations) {
   if (s.subject == subject_kind::slabhash) return check_slabhash(s, quiescent, expected_bottom, max_violations);
+  if (s.subject == subject_kind::lideng) return lideng::check_snapshot(s, quiescent, expected_bottom, max_violations);
   if (s.chunk == 8) return checker<8>(s, quiescent, expected_bottom, max_violations).run();
   if (s.chunk == 16) return checker<16>(s, quiescent, expected_bottom, max_violations).run();
   if (s.chunk == 32) return checker<32>(s, quiescent, expected_bottom, max_violations).run();

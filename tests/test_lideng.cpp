@@ -27,9 +27,13 @@
 #include "core/lideng/invariants.hpp"
 #include "core/lideng/layout.hpp"
 #include "core/lideng/mutants.hpp"
+#include "core/lideng/subject.hpp"
+#include "core/registry.hpp"
+#include "exec/host_runner.hpp"
 #include "exec/sched/scheduler.hpp"
 #include "linearizability/checker.hpp"
 #include "model/history.hpp"
+#include "tests/gfsl_binary.hpp"
 
 namespace {
 
@@ -752,8 +756,8 @@ TEST(LiDengInvariants, TheHostPolicyPrefillsAndSnapshotsTheList) {
   EXPECT_EQ(snap.subject, gfsl::subject_kind::lideng);
   EXPECT_EQ(snap.words.size(), s.word_count());
   EXPECT_THROW((gfsl::lideng_host_subject<lideng_variant::fixed, false>(w, 40, 15)), std::invalid_argument);
-  EXPECT_FALSE(gfsl::parse_subject("lideng")) << "refused until the runners dispatch it";
-  EXPECT_EQ(gfsl::info(gfsl::subject_kind::lideng).name, "lideng");
+  EXPECT_EQ(gfsl::parse_subject("lideng"), gfsl::subject_kind::lideng);
+  EXPECT_EQ(gfsl::subject_of(gfsl::subject_kind::lideng).name, "lideng");
 }
 
 // ---- The mixed batch the paper does not allow ---------------------------------
@@ -907,6 +911,132 @@ TEST(LiDengMutants, EveryMutantIsKilled) {
     EXPECT_GT(k.kills, 0) << i.name << " survives " << k.runs << " runs";
     std::cout << i.name << ": killed in " << k.kills << " of " << k.runs << " runs; first " << k.first << "\n";
   }
+}
+
+// ---- Through the registry: the runs it is given made phase-separated -------
+
+gfsl::model::workload registry_workload(std::uint32_t teams, std::uint64_t ops, std::uint64_t seed) {
+  gfsl::model::workload w;
+  w.subject = gfsl::subject_kind::lideng;
+  w.chunk = 16;
+  w.levels = 4;
+  w.teams = teams;
+  w.ops = ops;
+  w.insert_pct = 40;
+  w.delete_pct = 30;
+  w.contains_pct = 30;
+  w.range = 24;
+  w.prefill = 0.5;
+  w.seed = seed;
+  return w;
+}
+
+// Each team's records in its order of calls.
+std::vector<std::vector<gfsl::model::op_record>> by_team(const std::vector<gfsl::model::op_record>& records, std::uint32_t teams) {
+  std::vector<std::vector<gfsl::model::op_record>> out(teams);
+  for (const auto& r : records) out.at(r.team).push_back(r);
+  for (auto& t : out) std::sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
+  return out;
+}
+
+gfsl::lin::verdict linearizable(const gfsl::host_run& r) {
+  gfsl::lin::check_options co;
+  co.threads = 1;
+  co.explain_seconds = 0;
+  return gfsl::lin::check_history(gfsl::model::full_history(r.prefill, r.records), co).v;
+}
+
+// 43 operations over 4 teams: 10 each (the fewest a team is dealt), and
+// operation j of every team of team 0's kind; answers linearizable, the
+// final list well formed. The drawn mix gives batches of mixed kinds, so
+// the rewrite is what makes these pass.
+TEST(LiDengRegistry, TheHostEntryRunsPhaseSeparatedBatches) {
+  int rewritten = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const gfsl::model::workload w = registry_workload(4, 43, seed);
+    ASSERT_EQ(w.validate(), "");
+    sched::options so;
+    so.seed = seed;
+    so.gran = sched::granularity::lane;
+    const gfsl::scheduled_run sr = gfsl::run_scheduled(w, so);
+    ASSERT_EQ(sr.outcome.reason, sched::stop_reason::completed) << "seed " << seed << ": " << sr.outcome.report;
+    const auto teams = by_team(sr.run.records, w.teams);
+    for (const auto& t : teams) ASSERT_EQ(t.size(), 10u) << "seed " << seed;
+    for (std::size_t j = 0; j < 10; ++j) {
+      for (const auto& t : teams) EXPECT_EQ(t[j].op.kind, teams[0][j].op.kind) << "seed " << seed << " batch " << j;
+      bool drawn_mixed = false;
+      for (std::uint32_t t = 1; t < w.teams; ++t) {
+        drawn_mixed |= gfsl::model::operation_at(w, gfsl::model::team_first_op(w, t) + j).kind !=
+                       gfsl::model::operation_at(w, j).kind;
+      }
+      rewritten += drawn_mixed;
+    }
+    EXPECT_EQ(linearizable(sr.run), gfsl::lin::verdict::linearizable) << "seed " << seed;
+    EXPECT_TRUE(sr.run.structural_problems.empty()) << "seed " << seed << ": " << sr.run.structural_problems.front();
+    EXPECT_TRUE(gfsl::invariants::check_snapshot(sr.run.final_snapshot).violations.empty()) << "seed " << seed;
+  }
+  EXPECT_GT(rewritten, 100) << "the drawn batches were of one kind already: the test shows nothing";
+}
+
+// The mixed variant keeps the kinds as drawn: the documented failure.
+TEST(LiDengRegistry, TheMixedVariantRunsMixedBatchesAndFails) {
+  int failed = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const gfsl::model::workload w = registry_workload(4, 40, seed);
+    sched::options so;
+    so.seed = seed;
+    gfsl::run_extras ex;
+    ex.choice.variant = static_cast<std::uint8_t>(mixed_variant);
+    const gfsl::scheduled_run sr = gfsl::run_scheduled(w, so, 0, true, ex);
+    failed += sr.outcome.reason != sched::stop_reason::completed || linearizable(sr.run) != gfsl::lin::verdict::linearizable ||
+              !gfsl::invariants::check_snapshot(sr.run.final_snapshot).violations.empty();
+  }
+  EXPECT_GT(failed, 0) << "no mixed batch of 40 runs failed";
+}
+
+// What its semantics cannot run is refused in one line naming the field.
+TEST(LiDengRegistry, RefusesWhatItsBatchesCannotRun) {
+  gfsl::model::workload w = registry_workload(17, 40, 1);
+  EXPECT_NE(w.validate().find("teams must be in [1, 16] for lideng"), std::string::npos) << w.validate();
+  w = registry_workload(4, 40, 1);
+  w.levels = 15;
+  EXPECT_NE(w.validate().find("levels must be in [1, 14]"), std::string::npos) << w.validate();
+  w.levels = 4;
+  w.chunk = 32;
+  EXPECT_NE(w.validate().find("chunk must be 16 for lideng"), std::string::npos) << w.validate();
+  w.chunk = 16;
+  w.buckets = 3;
+  EXPECT_NE(w.validate().find("buckets is a slabhash parameter"), std::string::npos) << w.validate();
+  w.buckets = 0;
+  try {
+    (void)gfsl::run_on_host(w, gfsl::host_mode::sequential);
+    ADD_FAILURE() << "teams taking turns ran batches";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--sched turns"), std::string::npos) << e.what();
+  }
+}
+
+std::string replay_line(const std::string& out) {
+  const std::string tag = "replay:   gfsl replay ";
+  const auto at = out.find(tag);
+  if (at == std::string::npos) return {};
+  const auto end = out.find_first_of(" \n", at + tag.size());
+  return out.substr(at + tag.size(), end - at - tag.size());
+}
+
+// gfsl run --subject lideng passes its checks, and its replay line runs it again.
+TEST(LiDengCli, RunPassesAndReplaysFromItsLine) {
+  const auto first = gfsl::testing_cli::run("run --subject lideng --teams 8 --ops 400 --levels 5 --seed 3");
+  ASSERT_EQ(first.code, 0) << first.out;
+  const std::string line = replay_line(first.out);
+  ASSERT_NE(line.find("subject=lideng"), std::string::npos) << first.out;
+  EXPECT_NE(line.find("levels=5"), std::string::npos) << line;
+  const auto again = gfsl::testing_cli::run("replay " + line);
+  EXPECT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("linearizable"), std::string::npos) << again.out;
+  const auto mixed = gfsl::testing_cli::run("run --subject lideng --teams 16 --variant mixed --ops 64 --sched turns");
+  EXPECT_EQ(mixed.code, 4) << mixed.out;  // exit_run_error: the host entry refuses it
+  EXPECT_NE(mixed.out.find("--sched turns"), std::string::npos) << mixed.out;
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
-// The Li-Deng skiplist as the CPU runners see it: a policy shaped like those
-// of exec/host_subjects.hpp (memory, the operations on a host team, the
-// contents at quiescence, a snapshot), for the registry to plug in.
+// The Li-Deng skiplist as the generic CPU runner sees it (exec/host_run.hpp;
+// its entry is core/lideng/host.cpp): memory, the operations on a host team,
+// the contents at quiescence, a snapshot.
 //
 // What a run must look like for it (core/lideng/README.md): the concurrent
 // phase is `batch` teams, every team the same number of operations, and
 // operation j of every team of one kind (phase-separated batches); the
 // prefill is one team alone (batch 1: no barrier). A run that gives one team
-// fewer operations leaves the others waiting at a barrier.
+// fewer operations leaves the others waiting at a barrier; the host entry
+// makes every run it is given of that shape (host.cpp).
 #pragma once
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../../exec/host_runner.hpp"
 #include "../../exec/host_structure.hpp"
 #include "../../invariants/snapshot.hpp"
 #include "../../model/workload.hpp"
@@ -36,6 +38,10 @@ class lideng_host_subject {
   using prefill_ops = lideng::algorithm<team_type, V, false>;
   using concurrent_ops = lideng::algorithm<team_type, V, Mutable>;
 
+  // The generic runner's (exec/host_run.hpp): the levels are the workload's
+  // (0: the default), the seeded bug the run's choice.
+  lideng_host_subject(const model::workload& w, std::uint32_t pool, const run_extras& ex)
+      : lideng_host_subject(w, pool, w.levels ? static_cast<int>(w.levels) : 8, static_cast<lideng::lideng_mutant>(ex.choice.mutant)) {}
   // `pool`: nodes, head and tail included. The batch is the workload's teams.
   lideng_host_subject(const model::workload& w, std::uint32_t pool, int levels = 8,
                       lideng::lideng_mutant m = lideng::lideng_mutant::none)

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "../../invariants/snapshot.hpp"
+#include "subject.hpp"
+
 namespace gfsl::lideng {
 
 const std::vector<lideng_invariant>& lideng_invariants() {
@@ -209,6 +212,55 @@ contents inspect(const std::uint64_t* words, std::size_t word_count_given, const
   out.nodes_allocated = r.nodes_allocated;
   for (const auto& v : r.violations) out.problems.push_back(v.line());
   return out;
+}
+
+// The testbed's form of the report (invariants::check_snapshot, through the
+// descriptor). A snapshot records the pool (capacity) but not the levels: a
+// trace's header holds them, and so does the head node, whose height is
+// `levels` from the list's first word on (initial_word), so they are read
+// there; a head height outside 1..14 is the sentinels violation it is.
+invariants::snapshot_report check_snapshot(const invariants::snapshot& s, bool quiescent,
+                                           const std::vector<std::pair<key_type, value_type>>* expected,
+                                           std::size_t max_violations) {
+  params p;
+  p.pool_nodes = s.capacity;
+  const std::size_t head_height = node_offset(head_node) + height_word;
+  const std::uint64_t h = head_height < s.words.size() ? s.words[head_height] : 0;
+  p.levels = h >= 1 && h <= static_cast<std::uint64_t>(max_levels) ? static_cast<int>(h) : max_levels;
+  const lideng_report rep = check_lideng_snapshot(s.words.data(), s.words.size(), p, quiescent, max_violations);
+  invariants::snapshot_report r;
+  r.checked = rep.checked;
+  r.chunks = rep.nodes_allocated;
+  r.live_chunks = rep.live.size();
+  r.keys = rep.live.size();
+  for (const lideng_violation& lv : rep.violations) {
+    invariants::violation v;
+    v.invariant = lv.invariant;
+    v.when = s.stamp;
+    v.detail = lv.where + ": " + lv.detail;
+    r.violations.push_back(std::move(v));
+  }
+  if (expected && rep.violations.empty()) {
+    std::vector<std::pair<key_type, value_type>> held = rep.live;
+    std::sort(held.begin(), held.end());
+    if (held != *expected) {
+      invariants::violation v;
+      v.invariant = "model-state";
+      v.when = s.stamp;
+      v.detail = "level 0 holds " + std::to_string(held.size()) + " keys where the model holds " + std::to_string(expected->size());
+      for (std::size_t i = 0; i < std::min(held.size(), expected->size()); ++i) {
+        if (held[i] != (*expected)[i]) {
+          v.detail = "key " + std::to_string(held[i].first) + " -> " + std::to_string(held[i].second) + " on level 0 where the model has " +
+                     std::to_string((*expected)[i].first) + " -> " + std::to_string((*expected)[i].second);
+          v.key = std::min(held[i].first, (*expected)[i].first);
+          break;
+        }
+      }
+      r.checked.push_back("model-state");
+      r.violations.push_back(std::move(v));
+    }
+  }
+  return r;
 }
 
 }  // namespace gfsl::lideng
