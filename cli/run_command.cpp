@@ -319,26 +319,8 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     std::printf("operations: %llu, not recorded (--clock off)\n", static_cast<unsigned long long>(o.w.ops));
   }
   if (c.errors) std::printf("  errors    %10llu\n", static_cast<unsigned long long>(c.errors));
-  const auto& p = r.report.paths;
   const double ops_done = static_cast<double>(r.records.empty() ? o.w.ops : r.records.size());
-  if (o.w.subject == gfsl::subject_kind::gfsl) {
-  std::printf("paths:    splits %llu (above level 0 %llu), merges %llu (with a pre-split %llu), last-chunk removals %llu, "
-              "zombies skipped %llu, zombie unlinks %llu (head %llu), backtracks %llu, restarts %llu, down-pointer updates "
-              "%llu (above level 1 %llu), raised keys %llu (re-raised %llu), lock waits %llu, chunk reads %llu (%.2f per operation)\n",
-              (unsigned long long)p.splits, (unsigned long long)p.upper_splits, (unsigned long long)p.merges,
-              (unsigned long long)p.merge_presplits, (unsigned long long)p.last_chunk_removals,
-              (unsigned long long)p.zombies_skipped, (unsigned long long)p.zombie_unlinks, (unsigned long long)p.head_unlinks,
-              (unsigned long long)p.backtracks, (unsigned long long)p.restarts, (unsigned long long)p.down_ptr_updates,
-              (unsigned long long)p.upper_down_ptr_updates, (unsigned long long)p.raised_keys, (unsigned long long)p.reraised_keys,
-              (unsigned long long)p.lock_waits, (unsigned long long)p.chunk_reads,
-              ops_done > 0 ? static_cast<double>(p.chunk_reads) / ops_done : 0.0);
-  std::printf("structure: height %d, %llu of %u pool chunks allocated, %zu keys at the end\n", r.report.height,
-              (unsigned long long)r.report.chunks_allocated, r.report.pool_chunks, r.final_entries.size());
-  } else {
-    std::printf("structure: slabhash %s, %u buckets, %llu of %u pool slabs allocated, %zu keys at the end\n",
-                variant_label(o.w, o.choice).c_str(), o.w.buckets, (unsigned long long)r.report.chunks_allocated,
-                r.report.pool_chunks, r.final_entries.size());
-  }
+  std::fputs(gfsl::subject_of(o.w.subject).structure_summary(r, o.w, o.choice, ops_done).c_str(), stdout);
   std::printf("elapsed:  %.6f s concurrent phase (%.3f Mops/s)\n", r.report.seconds,
               r.report.seconds > 0 ? ops_done / r.report.seconds / 1e6 : 0.0);
 

@@ -29,6 +29,10 @@ namespace sched {
 struct options;
 struct outcome;
 }
+namespace invariants {
+struct snapshot;
+struct snapshot_report;
+}
 struct host_run;
 struct run_extras;
 enum class host_mode;
@@ -112,6 +116,11 @@ struct subject_descriptor {
   std::string_view fixed_chunk_note;
   // Its snapshots record its variant (invariants::snapshot::variant: its invariants differ by variant).
   bool snapshot_has_variant;
+  // Its snapshot invariants (invariants/): at quiescence or mid-run, against
+  // the model's contents when given (invariants::check_snapshot's arguments).
+  invariants::snapshot_report (*check_snapshot)(const invariants::snapshot& s, bool quiescent,
+                                                const std::vector<std::pair<std::uint32_t, std::uint32_t>>* expected,
+                                                std::size_t max_violations);
   // workload::validate's part for this subject: empty, or one line.
   std::string (*check_workload)(const model::workload& w);
 
@@ -120,6 +129,9 @@ struct subject_descriptor {
   host_run_fn run_host;
   std::uint32_t (*pool_for_keys)(double keys, const model::workload& w);
   std::uint32_t (*default_pool)(const model::workload& w);
+  // gfsl run's summary lines of the structure a host run left (its statistics
+  // and its shape), each ending in a newline; `ops_done` the operations run.
+  std::string (*structure_summary)(const host_run& r, const model::workload& w, const subject_choice& c, double ops_done);
   // gfsl fuzz: makes a workload the generic generator drew (GFSL's shape)
   // one this subject runs: its subject, chunk, parameters and limits, drawn
   // from the workload's own fields so that it shrinks with them. Null: the

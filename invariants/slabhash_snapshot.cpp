@@ -4,6 +4,9 @@
 // their end; (P) the prefix; (U) one live pair per key).
 #include "slabhash_snapshot.hpp"
 
+#include "../core/slabhash/subject.hpp"
+#include "snapshot.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -261,3 +264,48 @@ contents inspect(const std::uint64_t* words, std::size_t word_count, const param
 }
 
 }  // namespace gfsl::slabhash
+
+namespace gfsl::invariants {
+
+// SlabHash's snapshots are checked by its own invariants
+// (invariants/slabhash_snapshot.hpp), reported in the same form.
+snapshot_report check_slabhash_snapshot(const snapshot& s, bool quiescent,
+                               const std::vector<std::pair<key_type, value_type>>* expected, std::size_t max_violations) {
+  slabhash::params p;
+  p.buckets = s.buckets;
+  p.pool_slabs = s.capacity;
+  const auto var = slabhash::variant_of(s.variant);
+  const slabhash::slab_report rep = slabhash::check_slab_snapshot(s.words.data(), s.words.size(), p, var, quiescent, max_violations);
+  snapshot_report r;
+  r.checked = rep.checked;
+  r.chunks = rep.slabs_allocated;
+  r.live_chunks = rep.chain_slabs;
+  r.keys = rep.live.size();
+  for (const slabhash::slab_violation& sv : rep.violations) {
+    violation v;
+    v.invariant = sv.invariant;
+    v.when = s.stamp;
+    v.detail = sv.where + ": " + sv.detail;
+    r.violations.push_back(std::move(v));
+  }
+  if (expected && rep.violations.empty() && rep.live != *expected) {
+    violation v;
+    v.invariant = "model-state";
+    v.when = s.stamp;
+    v.detail = "the table holds " + std::to_string(rep.live.size()) + " keys where the model holds " + std::to_string(expected->size());
+    for (std::size_t i = 0; i < std::min(rep.live.size(), expected->size()); ++i) {
+      if (rep.live[i] != (*expected)[i]) {
+        v.detail = "key " + std::to_string(rep.live[i].first) + " -> " + std::to_string(rep.live[i].second) + " in the table where the model has " +
+                   std::to_string((*expected)[i].first) + " -> " + std::to_string((*expected)[i].second);
+        v.key = std::min(rep.live[i].first, (*expected)[i].first);
+        break;
+      }
+    }
+    r.checked.push_back("model-state");
+    r.violations.push_back(std::move(v));
+  }
+  return r;
+}
+
+
+}  // namespace gfsl::invariants

@@ -1,6 +1,6 @@
 #include "snapshot.hpp"
 
-#include "slabhash_snapshot.hpp"
+#include "../core/registry.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/depth_first_search.hpp>
@@ -518,54 +518,15 @@ class checker {
 
 }  // namespace
 
-namespace {
-// SlabHash's snapshots are checked by its own invariants
-// (invariants/slabhash_snapshot.hpp), reported in the same form.
-snapshot_report check_slabhash(const snapshot& s, bool quiescent,
-                               const std::vector<std::pair<key_type, value_type>>* expected, std::size_t max_violations) {
-  slabhash::params p;
-  p.buckets = s.buckets;
-  p.pool_slabs = s.capacity;
-  const auto var = s.variant == static_cast<std::uint8_t>(slabhash::slab_variant::published) ? slabhash::slab_variant::published
-                                                                                            : slabhash::slab_variant::fixed;
-  const slabhash::slab_report rep = slabhash::check_slab_snapshot(s.words.data(), s.words.size(), p, var, quiescent, max_violations);
-  snapshot_report r;
-  r.checked = rep.checked;
-  r.chunks = rep.slabs_allocated;
-  r.live_chunks = rep.chain_slabs;
-  r.keys = rep.live.size();
-  for (const slabhash::slab_violation& sv : rep.violations) {
-    violation v;
-    v.invariant = sv.invariant;
-    v.when = s.stamp;
-    v.detail = sv.where + ": " + sv.detail;
-    r.violations.push_back(std::move(v));
-  }
-  if (expected && rep.violations.empty() && rep.live != *expected) {
-    violation v;
-    v.invariant = "model-state";
-    v.when = s.stamp;
-    v.detail = "the table holds " + std::to_string(rep.live.size()) + " keys where the model holds " + std::to_string(expected->size());
-    for (std::size_t i = 0; i < std::min(rep.live.size(), expected->size()); ++i) {
-      if (rep.live[i] != (*expected)[i]) {
-        v.detail = "key " + std::to_string(rep.live[i].first) + " -> " + std::to_string(rep.live[i].second) + " in the table where the model has " +
-                   std::to_string((*expected)[i].first) + " -> " + std::to_string((*expected)[i].second);
-        v.key = std::min(rep.live[i].first, (*expected)[i].first);
-        break;
-      }
-    }
-    r.checked.push_back("model-state");
-    r.violations.push_back(std::move(v));
-  }
-  return r;
-}
-}  // namespace
-
 snapshot_report check_snapshot(const snapshot& s, bool quiescent,
                                const std::vector<std::pair<key_type, value_type>>* expected_bottom,
                                std::size_t max_violations) {
-  if (s.subject == subject_kind::slabhash) return check_slabhash(s, quiescent, expected_bottom, max_violations);
-  if (s.subject == subject_kind::lideng) return lideng::check_snapshot(s, quiescent, expected_bottom, max_violations);
+  return subject_of(s.subject).check_snapshot(s, quiescent, expected_bottom, max_violations);
+}
+
+snapshot_report check_gfsl_snapshot(const snapshot& s, bool quiescent,
+                                    const std::vector<std::pair<key_type, value_type>>* expected_bottom,
+                                    std::size_t max_violations) {
   if (s.chunk == 8) return checker<8>(s, quiescent, expected_bottom, max_violations).run();
   if (s.chunk == 16) return checker<16>(s, quiescent, expected_bottom, max_violations).run();
   if (s.chunk == 32) return checker<32>(s, quiescent, expected_bottom, max_violations).run();

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "../core/registry.hpp"
+#include "../core/subject.hpp"
 #include "../core/types.hpp"
 
 namespace gfsl::invariants {

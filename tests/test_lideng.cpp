@@ -1026,7 +1026,7 @@ std::string replay_line(const std::string& out) {
 
 // gfsl run --subject lideng passes its checks, and its replay line runs it again.
 TEST(LiDengCli, RunPassesAndReplaysFromItsLine) {
-  const auto first = gfsl::testing_cli::run("run --subject lideng --teams 8 --ops 400 --levels 5 --seed 3");
+  const auto first = gfsl::testing_cli::run("run --subject lideng --teams 8 --ops 400 --levels 5 --range 2000 --seed 3");
   ASSERT_EQ(first.code, 0) << first.out;
   const std::string line = replay_line(first.out);
   ASSERT_NE(line.find("subject=lideng"), std::string::npos) << first.out;
@@ -1034,6 +1034,15 @@ TEST(LiDengCli, RunPassesAndReplaysFromItsLine) {
   const auto again = gfsl::testing_cli::run("replay " + line);
   EXPECT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("linearizable"), std::string::npos) << again.out;
+  // The trace of the same run: its history (the rewritten batches, the
+  // workload's prefill) is linearizable and its snapshot lideng's.
+  const std::string trace = ::testing::TempDir() + "lideng-cli.trace";
+  const auto traced = gfsl::testing_cli::run("run --subject lideng --teams 8 --ops 400 --levels 5 --range 2000 --seed 3 --trace " + trace);
+  ASSERT_EQ(traced.code, 0) << traced.out;
+  const auto checked = gfsl::testing_cli::run("check --subject lideng " + trace);
+  EXPECT_EQ(checked.code, 0) << checked.out;
+  EXPECT_NE(checked.out.find("upper-in-lower"), std::string::npos) << checked.out;
+  EXPECT_EQ(gfsl::testing_cli::run("check --subject slabhash " + trace).code, 2) << "a lideng trace checked as another subject's";
   const auto mixed = gfsl::testing_cli::run("run --subject lideng --teams 16 --variant mixed --ops 64 --sched turns");
   EXPECT_EQ(mixed.code, 4) << mixed.out;  // exit_run_error: the host entry refuses it
   EXPECT_NE(mixed.out.find("--sched turns"), std::string::npos) << mixed.out;

@@ -1,5 +1,6 @@
 #include "traces/trace.hpp"
 
+#include "core/registry.hpp"
 #include "core/slabhash/layout.hpp"
 
 #include <cerrno>

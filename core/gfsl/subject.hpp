@@ -66,7 +66,16 @@ inline std::string_view equivalence(int id, int v, bool whole_chunk_reads, campa
 
 inline bool reraises(int v) { return reraises_by_default(variant_of(v)); }
 
-// The host run entry (core/gfsl/host.cpp).
+// Its snapshot invariants (invariants/snapshot.cpp, thesis 4.3).
+}  // namespace gfsl::gfsl_subject
+namespace gfsl::invariants {
+snapshot_report check_gfsl_snapshot(const snapshot& s, bool quiescent, const std::vector<std::pair<key_type, value_type>>* expected,
+                                    std::size_t max_violations);
+}  // namespace gfsl::invariants
+namespace gfsl::gfsl_subject {
+
+// The host run entry and gfsl run's summary lines (core/gfsl/host.cpp).
+std::string structure_summary(const host_run& r, const model::workload& w, const subject_choice& c, double ops_done);
 host_run run_host(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records, const sched::options* so,
                   sched::outcome* outcome, const run_extras& extras);
 
@@ -104,10 +113,12 @@ inline constexpr subject_descriptor descriptor{
     {},
     {},
     false,
+    &invariants::check_gfsl_snapshot,
     &check_workload,
     &run_host,
     &pool_for_keys,
     &default_pool,
+    &structure_summary,
 };
 
 }  // namespace gfsl::gfsl_subject

@@ -75,8 +75,10 @@ inline constexpr subject_parameter parameters[] = {
      [](model::workload& w, std::uint32_t v) { w.levels = v; }, [](const model::workload&) { return default_levels; }},
 };
 
-// The host run entry (core/lideng/host.cpp) and the snapshot invariants
-// in the testbed's report form (core/lideng/invariants.cpp).
+// The host run entry and gfsl run's summary lines (core/lideng/host.cpp),
+// and the snapshot invariants in the testbed's report form
+// (core/lideng/invariants.cpp).
+std::string structure_summary(const host_run& r, const model::workload& w, const subject_choice& c, double ops_done);
 host_run run_host(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records, const sched::options* so,
                   sched::outcome* outcome, const run_extras& extras);
 invariants::snapshot_report check_snapshot(const invariants::snapshot& s, bool quiescent,
@@ -139,10 +141,12 @@ inline constexpr subject_descriptor descriptor{
     parameters,
     "lideng reads a node of 16 eight-byte words, one per lane (--chunk does not apply)",
     false,
+    &check_snapshot,
     &check_workload,
     &run_host,
     &pool_for_keys,
     &default_pool,
+    &structure_summary,
     &fit_generated,
 };
 

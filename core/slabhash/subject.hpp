@@ -73,7 +73,16 @@ inline constexpr subject_parameter parameters[] = {
      [](const model::workload& w) { return default_buckets(w.range); }},
 };
 
-// The host run entry (core/slabhash/host.cpp).
+}  // namespace gfsl::slabhash
+namespace gfsl::invariants {
+// Its snapshot invariants (invariants/slabhash_snapshot.cpp), reported as GFSL's are.
+snapshot_report check_slabhash_snapshot(const snapshot& s, bool quiescent,
+                                        const std::vector<std::pair<key_type, value_type>>* expected, std::size_t max_violations);
+}  // namespace gfsl::invariants
+namespace gfsl::slabhash {
+
+// The host run entry and gfsl run's summary lines (core/slabhash/host.cpp).
+std::string structure_summary(const host_run& r, const model::workload& w, const subject_choice& c, double ops_done);
 host_run run_host(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records, const sched::options* so,
                   sched::outcome* outcome, const run_extras& extras);
 
@@ -119,10 +128,12 @@ inline constexpr subject_descriptor descriptor{
     parameters,
     "slabhash reads a slab of 16 eight-byte words, one per lane (--chunk does not apply)",
     true,
+    &invariants::check_slabhash_snapshot,
     &check_workload,
     &run_host,
     &pool_for_keys,
     &default_pool,
+    &structure_summary,
 };
 
 }  // namespace gfsl::slabhash
