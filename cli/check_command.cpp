@@ -198,7 +198,8 @@ std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
     invariants::snapshot_report rep = invariants::check_snapshot(t.final_snapshot);
     invariants::name_operations_in_flight(rep.violations, t.history);
     snapshot.ran = true;
-    if (slabs) snapshot.checks = rep.checked;  // SlabHash's own (invariants/slabhash_snapshot.hpp)
+    // Another subject's own invariants (SlabHash's: invariants/slabhash_snapshot.hpp).
+    if (t.final_snapshot.subject != subject_kind::gfsl) snapshot.checks = rep.checked;
     for (const std::string& name : snapshot.checks) {
       if (std::find(rep.checked.begin(), rep.checked.end(), name) != rep.checked.end()) continue;
       snapshot.skipped.emplace_back(name, name == "model-state"
@@ -584,9 +585,11 @@ command add_check_command(CLI::App& root) {
                 "only) (traces/FORMAT.md, \"Models\", \"Ordered maps\"); refused if the trace names another")
       ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset", "ordered-map", "ordered-upsert-map"}))
       ->default_str("the trace's, else set");
-  c->add_option("--subject", o->subject, "the structure the trace must record: gfsl or slabhash (refused if it records another; "
+  std::vector<std::string> subjects;
+  for (const subject_descriptor* s : subject_registry) subjects.emplace_back(s->name);
+  c->add_option("--subject", o->subject, "the structure the trace must record: " + subject_names_text() + " (refused if it records another; "
                                         "default: whichever it names)")
-      ->check(CLI::IsMember({"gfsl", "slabhash"}));
+      ->check(CLI::IsMember(subjects));
   add_progress_option(c, o->progress);
   c->add_option("--explain-seconds", o->explain,
                 "after the verdict, at most this long to shrink a violation and find the longest linearizable prefix (the smallest "

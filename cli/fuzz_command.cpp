@@ -72,8 +72,13 @@ std::string check_resumed_header(const fuzz::campaign_header& h) {
   };
   if (!one_of(h.backend, {"host", "threads", "cuda"})) return bad("backend", h.backend, "host, threads, cuda");
   const auto subject = parse_subject(h.subject);
-  if (!subject) return bad("subject", h.subject, "gfsl, slabhash");
-  if (*subject == subject_kind::slabhash) {
+  if (!subject) return bad("subject", h.subject, subject_names_text().c_str());
+  if (const subject_descriptor& d = subject_of(*subject); *subject != subject_kind::gfsl && *subject != subject_kind::slabhash) {
+    if (!d.parse_variant(h.variant)) return bad("variant", h.variant, std::string(d.variants_text).c_str());
+    if (h.mutant != "none" && !d.parse_mutant(h.mutant)) {
+      return bad("mutant", h.mutant, ("none or a name gfsl mutants --subject " + std::string(d.name) + " --list gives").c_str());
+    }
+  } else if (*subject == subject_kind::slabhash) {
     if (!slabhash::parse_variant(h.variant)) return bad("variant", h.variant, "fixed, published");
     if (h.mutant != "none" && !slabhash::parse_mutant(h.mutant)) {
       return bad("mutant", h.mutant, "none or a name gfsl mutants --subject slabhash --list gives");

@@ -879,7 +879,7 @@ CLI::Option* declare_run_options(CLI::App* run, run_command_options& st) {
   // 47 options in one list were hard to read: grouped as a user looks for
   // them, each description wrapped at 100 columns.
   group_options(run, {{"Workload", {"--teams", "--ops", "--mix", "--range", "--prefill", "--seed", "--keys", "--hot", "--team-ops", "--prefill-keys"}},
-                      {"Structure", {"--subject", "--buckets", "--chunk", "--p-chunk", "--variant", "--mutant", "--upper", "--pool"}},
+                      {"Structure", {"--subject", "--buckets", "--levels", "--chunk", "--p-chunk", "--variant", "--mutant", "--upper", "--pool"}},
                       {"Backend and schedule", {"--backend", "--sched", "--sched-seed", "--depth", "--pct-steps", "--fair-after", "--granularity",
                                                 "--memory", "--stale", "--max-steps", "--livelock-steps"}},
                       {"Parks, holds and tears (host)", {"--park-at", "--park-ops", "--park-every", "--park-teams", "--hold", "--tear"}},

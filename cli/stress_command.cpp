@@ -286,6 +286,10 @@ command add_stress_command(CLI::App& root) {
               // churn keys, every team writing, rounds of 256 operations a team.
               const auto subj = parse_subject(st->subject.subject);
               o.subject = subj ? *subj : subject_kind::gfsl;
+              if (o.subject != subject_kind::gfsl && o.subject != subject_kind::slabhash) {
+                return usage("--subject " + st->subject.subject + ": gfsl stress runs gfsl and slabhash only (gfsl run and gfsl fuzz run " +
+                             st->subject.subject + ")");
+              }
               if (o.subject == subject_kind::slabhash) {
                 if (st->chunk_opt->count() > 0) return usage("--chunk: slabhash reads a slab of 16 eight-byte words, one per lane (--chunk does not apply)");
                 if (st->replay.size()) return usage("--replay: gfsl-stress1 lines are gfsl's (slabhash runs on --backend cuda)");

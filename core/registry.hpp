@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "gfsl/subject.hpp"
+#include "lideng/subject.hpp"
 #include "slabhash/subject.hpp"
 #include "subject.hpp"
 
@@ -16,6 +17,7 @@ namespace gfsl {
 inline constexpr const subject_descriptor* subject_registry[] = {
     &gfsl_subject::descriptor,
     &slabhash::descriptor,
+    &lideng::descriptor,
 };
 
 inline constexpr std::size_t subject_count = sizeof(subject_registry) / sizeof(subject_registry[0]);

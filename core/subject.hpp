@@ -41,7 +41,7 @@ struct run_extras;
 enum class host_mode;
 
 // The registry's order (core/registry.hpp); the value is what binary traces store.
-enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1 };
+enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1, lideng = 2 };
 inline constexpr subject_kind default_subject = subject_kind::gfsl;
 
 // A subject's variant and seeded bug, as indices of its catalogs: `variant`
@@ -135,6 +135,11 @@ struct subject_descriptor {
   // gfsl run's summary lines of the structure a host run left (its statistics
   // and its shape), each ending in a newline; `ops_done` the operations run.
   std::string (*structure_summary)(const host_run& r, const model::workload& w, const subject_choice& c, double ops_done);
+  // gfsl fuzz: makes a workload the generic generator drew (GFSL's shape)
+  // one this subject runs: its subject, chunk, parameters and limits, drawn
+  // from the workload's own fields so that it shrinks with them. Null: the
+  // generator's own (gfsl; SlabHash's is in fuzz/generators.cpp).
+  void (*fit_generated)(model::workload& w) = nullptr;
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

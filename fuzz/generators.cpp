@@ -193,6 +193,12 @@ namespace {
 // holes before later pairs.
 rc::Gen<model::workload> gen_subject_workload(const generator_limits& lim) {
   using namespace rc;
+  if (const auto fit = subject_of(lim.subject).fit_generated) {
+    return gen::map(gen_workload(lim), [fit](model::workload w) {
+      fit(w);
+      return w;
+    });
+  }
   if (lim.subject != subject_kind::slabhash) return gen_workload(lim);
   return gen::mapcat(gen_workload(lim), [](model::workload w) {
     return gen::map(gen::element<std::uint32_t>(1, 2, 1, 3, 4, 8, 64), [w](std::uint32_t buckets) {

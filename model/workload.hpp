@@ -52,6 +52,8 @@ struct workload {
   // word of a 128-byte slab, so `chunk` is 16 for it).
   subject_kind subject = default_subject;
   std::uint32_t buckets = 0;
+  // Li and Deng's skiplist's levels (core/lideng/layout.hpp), 0 for the others.
+  std::uint32_t levels = 0;
 
   // One line naming every field, e.g. for a replay string.
   std::string describe() const;
