@@ -144,6 +144,12 @@ command add_bench_command(CLI::App& root) {
   b->add_option("--worker-device", st->worker_device, "(set by a parent for its device workers)")->group("");
   return {b, [st]() -> int {
     if (is_stdout(st->csv)) st->csv.clear();
+    // The GPU benchmarks exist for these two; another subject is refused
+    // rather than measured as GFSL.
+    if (st->subject.subject != "gfsl" && st->subject.subject != "slabhash") {
+      std::fprintf(stderr, "gfsl bench: --subject %s: no GPU benchmark for it (gfsl and slabhash have one)\n", st->subject.subject.c_str());
+      return exit_usage;
+    }
 #if defined(GFSL_CUDA_QUICK)
     // SlabHash's benchmark kernels are compiled inlined in every build (bench/slab_bench.cu).
     if (st->subject.subject != "slabhash")
