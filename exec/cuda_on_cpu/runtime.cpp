@@ -481,6 +481,10 @@ bool barrier(warp_state& w) {
     b.result = b.count;
     b.count = 0;
     b.arrived = 0;
+    // Every thread of the block is through: those of warps not yet resumed
+    // no longer wait (an exit now is no fault), and later arrivals count
+    // for the next barrier.
+    b.at_barrier = 0;
     ++b.generation;
     r.s->wrote();
   } else {
@@ -519,7 +523,6 @@ bool barrier(warp_state& w) {
       default: l.result = 0;
     }
     l.waiting = false;
-    --b.at_barrier;
     released.push_back(i);
   }
   release(w, released);
@@ -697,12 +700,13 @@ void completed_operation() {
 
 namespace detail {
 
-shared_use::shared_use() {
-  if (current_lane && current_run && current_run->blocks > 1) {
+shared_use::shared_use(const char* function) {
+  if (current_lane && current_run && current_run->blocks > 1 && function && std::strstr(function, "[with ")) {
     lane_state& l = *current_lane;
-    fault(*current_run, where(*l.warp, static_cast<int>(l.ids.lane)) +
-                            ": __shared__ in a launch of " + std::to_string(current_run->blocks) +
-                            " blocks (one instance per declaration: launch one block)");
+    capture(l);
+    fault(*current_run, where(*l.warp, static_cast<int>(l.ids.lane)) + ": __shared__ in a template (" + function +
+                            ") in a launch of " + std::to_string(current_run->blocks) +
+                            " blocks: g++ keeps one instance of it (launch one block, or declare it in a kernel that is no template)");
     throw unwind_lane{};
   }
 }

@@ -62,13 +62,16 @@
 // __shared__ memory, one instance per block: every __shared__ variable of the
 // program lives in one linker section (gfsl_cpu_shared), which the runtime
 // swaps per block (each block's copy saved and restored when the running
-// block changes) and zeroes at each launch. A __shared__ variable is a
-// function-local static of a kernel, an inline or template function
-// (docs/CUDA-ON-CPU.md, "__shared__"); in a non-inline host function g++
-// reports a section type conflict.
+// block changes) and zeroes at each launch. g++ 12 ignores the section of a
+// static in a template (its bug 88061): such a __shared__ stays one
+// instance, and a launch of more than one block that reaches it is a
+// reported fault (detail::shared_use) rather than blocks silently sharing
+// it (docs/CUDA-ON-CPU.md, "__shared__").
 #define GFSL_CPU_CAT2(a, b) a##b
 #define GFSL_CPU_CAT(a, b) GFSL_CPU_CAT2(a, b)
-#define __shared__ static __attribute__((section("gfsl_cpu_shared")))
+#define __shared__                                                                                        \
+  [[maybe_unused]] const ::gfsl::cpu::detail::shared_use GFSL_CPU_CAT(gfsl_cpu_shared_, __COUNTER__){};   \
+  static __attribute__((section("gfsl_cpu_shared")))
 extern "C" char __start_gfsl_cpu_shared[] __attribute__((weak, visibility("hidden")));
 extern "C" char __stop_gfsl_cpu_shared[] __attribute__((weak, visibility("hidden")));
 
@@ -170,8 +173,10 @@ inline const lane_ids& ids() {
   return current_ids ? *current_ids : host;
 }
 
+// Made where a __shared__ declaration is reached; `function` is the
+// function around it (a template's name says "[with ...]").
 struct shared_use {
-  shared_use();
+  shared_use(const char* function = std::source_location::current().function_name());
 };
 
 enum class coll : std::uint8_t {
@@ -302,7 +307,7 @@ inline constexpr int warpSize = 32;
 // ---------------------------------------------------------------------------
 // Warp collectives: CUDA's mask rules, checked. Each takes the caller's
 // source line as a default argument, so that a fault names it.
-#define GFSL_CPU_HERE std::source_location where = std::source_location::current()
+#define GFSL_CPU_HERE ::std::source_location where = ::std::source_location::current()
 #define GFSL_CPU_COLL(kind, mask, payload, arg, width) \
   (::gfsl::cpu::detail::at(where), ::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::kind, mask, payload, arg, width))
 inline unsigned __ballot_sync(unsigned mask, int pred, GFSL_CPU_HERE) {
