@@ -9,6 +9,7 @@
 // against (a release load, an acquire store) trap here, naming the line.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <cuda_runtime.h>
@@ -42,7 +43,7 @@ __device__ inline T load(T* ptr, cuda_memory_order order) {
     default: __trap();
   }
   T v;
-  std::memcpy(&v, &bits, sizeof v);
+  std::memcpy(static_cast<void*>(&v), &bits, sizeof v);
   return v;
 }
 template <class U, class T>
