@@ -55,12 +55,30 @@ struct lane_state {
   int arg = 0, width = 32;
   std::uint64_t site = 0;
   std::uint64_t result = 0;
+  // The intrinsic the lane called last, for fault lines.
+  const char* file = nullptr;
+  unsigned line = 0;
+};
+
+struct block_state {
+  unsigned warps = 0;           // warps of the block
+  unsigned arrived = 0;         // warps at the barrier now
+  std::uint64_t generation = 0; // barriers completed
+  std::uint64_t count = 0;      // the predicates of this barrier's threads, so far
+  std::uint64_t threads = 0;    // threads of the block
+  std::uint64_t result = 0;     // the count of the barrier completed last
+  unsigned at_barrier = 0;      // lanes waiting at __syncthreads
+  bool exited = false;          // a thread of the block has exited
+  std::string first_exit;       // which
 };
 
 struct warp_state {
   run_state* run = nullptr;
   team_id team = 0;
   unsigned block_linear = 0, warp_in_block = 0;
+  block_state* block = nullptr;
+  unsigned existing = 0;  // mask of the lanes the launch has
+  bool at_barrier = false;  // the warp waits at __syncthreads (a stop report names it)
   std::array<lane_state, 32> lanes;
   ctx::fiber dispatcher;
   std::deque<int> runnable;
@@ -78,6 +96,17 @@ struct run_state {
   bool based = false;  // base is set (options::memory_base, or the run's first atomic)
   std::uint64_t last_step = ~std::uint64_t{0}, stamps_in_step = 0;
   unsigned blocks = 1;
+  std::vector<block_state> block;
+  // __shared__: the sections, each block's saved copy, the block whose copy
+  // the sections hold now.
+  std::vector<std::pair<char*, char*>> shared;
+  std::size_t shared_bytes = 0;
+  std::vector<std::vector<char>> shared_saved;
+  unsigned resident = ~0u;
+  std::string replay;          // " (replay: seed ...)", the end of every fault line
+  bool sched_stop = false;     // the scheduler stopped the run (its signal is unwinding the lanes)
+  std::string stop_where;      // the lane running when it did
+  std::uint64_t clock_offset = 0;  // __nanosleep's advance of the virtual clock
 };
 
 thread_local run_state* current_run = nullptr;
@@ -96,6 +125,9 @@ const char* coll_name(detail::coll k) {
     case detail::coll::syncwarp: return "__syncwarp";
     case detail::coll::match_any: return "__match_any_sync";
     case detail::coll::activemask: return "__activemask";
+    case detail::coll::syncthreads: return "__syncthreads";
+    case detail::coll::match_all: return "__match_all_sync";
+    case detail::coll::reduce: return "__reduce_*_sync";
   }
   return "?";
 }
@@ -106,14 +138,54 @@ std::string hex(unsigned m) {
   return b;
 }
 
-std::string where(const warp_state& w, int lane) {
-  return "warp " + std::to_string(w.team) + " (block " + std::to_string(w.block_linear) + ", warp " +
-         std::to_string(w.warp_in_block) + " of it) lane " + std::to_string(lane);
+std::string site_of(const lane_state& l) {
+  if (!l.file) return "";
+  const char* base = std::strrchr(l.file, '/');
+  return std::string(base ? base + 1 : l.file) + ":" + std::to_string(l.line);
 }
 
+std::string where(const warp_state& w, int lane) {
+  std::string out = "warp " + std::to_string(w.team) + " (block " + std::to_string(w.block_linear) + ", warp " +
+                    std::to_string(w.warp_in_block) + " of it) lane " + std::to_string(lane);
+  const std::string site = site_of(w.lanes[static_cast<std::size_t>(lane)]);
+  if (!site.empty()) out += " at " + site;
+  return out;
+}
+
+// One line per fault, ending with how to replay the run; the waiting warps
+// wake to unwind.
 void fault(run_state& r, const std::string& line) {
-  r.faults.push_back("cuda-on-cpu fault: " + line);
+  r.faults.push_back("cuda-on-cpu fault: " + line + r.replay);
   r.faulted = true;
+  if (r.s) r.s->wrote();
+}
+
+// The lane's last intrinsic (detail::at) becomes its site.
+void capture(lane_state& l) {
+  l.file = detail::site_file;
+  l.line = detail::site_line;
+}
+
+// __shared__: the sections hold block b's copy.
+void make_resident(run_state& r, unsigned b) {
+  if (r.resident != ~0u) {
+    std::vector<char>& out = r.shared_saved[r.resident];
+    out.resize(r.shared_bytes);
+    std::size_t at = 0;
+    for (const auto& [begin, end] : r.shared) {
+      std::memcpy(out.data() + at, begin, static_cast<std::size_t>(end - begin));
+      at += static_cast<std::size_t>(end - begin);
+    }
+  }
+  const std::vector<char>& in = r.shared_saved[b];
+  std::size_t at = 0;
+  for (const auto& [begin, end] : r.shared) {
+    const std::size_t n = static_cast<std::size_t>(end - begin);
+    if (in.empty()) std::memset(begin, 0, n);
+    else std::memcpy(begin, in.data() + at, n);
+    at += n;
+  }
+  r.resident = b;
 }
 
 // The lane we are in, after any switch: the scheduler or the dispatcher may
@@ -121,13 +193,27 @@ void fault(run_state& r, const std::string& line) {
 void enter(lane_state& l) {
   current_lane = &l;
   detail::current_ids = &l.ids;
+  run_state& r = *l.warp->run;
+  if (r.shared_bytes && r.resident != l.warp->block_linear) make_resident(r, l.warp->block_linear);
+}
+
+// A call into the scheduler that may stop the run: its stop signal then
+// unwinds the lane, and the lanes tell it from an exception of the user's.
+template <class F>
+void scheduled(run_state& r, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    r.sched_stop = true;
+    throw;
+  }
 }
 
 // A scheduling point of the running lane; leaves the lane when the run has faulted.
 void point(lane_state& l) {
   run_state& r = *l.warp->run;
   if (r.faulted || l.warp->unwinding) throw unwind_lane{};
-  r.s->point();
+  scheduled(r, [&] { r.s->point(); });
   enter(l);
   if (r.faulted || l.warp->unwinding) throw unwind_lane{};
 }
@@ -148,7 +234,39 @@ void release(warp_state& w, const std::vector<int>& lanes) {
   for (int i = 0; i < n; ++i) w.runnable.push_back(lanes[order[static_cast<std::size_t>(i)]]);
 }
 
-bool same(const lane_state& a, const lane_state& b) { return a.kind == b.kind && a.mask == b.mask; }
+bool same(const lane_state& a, const lane_state& b) {
+  if (a.kind != b.kind || a.mask != b.mask) return false;
+  return (a.kind != detail::coll::reduce && a.kind != detail::coll::syncthreads) || a.arg == b.arg;
+}
+
+std::uint64_t reduce(const warp_state& w, unsigned m, int op) {
+  const bool is_signed = (op & detail::reduce_signed) != 0;
+  op &= 7;
+  bool first = true;
+  std::uint32_t acc = 0;
+  for (int j = 0; j < 32; ++j) {
+    if (!((m >> j) & 1u)) continue;
+    const auto v = static_cast<std::uint32_t>(w.lanes[static_cast<std::size_t>(j)].payload);
+    if (first) {
+      acc = v;
+      first = false;
+      continue;
+    }
+    switch (op) {
+      case detail::reduce_add: acc += v; break;
+      case detail::reduce_min:
+        acc = is_signed ? static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(acc), static_cast<std::int32_t>(v))) : std::min(acc, v);
+        break;
+      case detail::reduce_max:
+        acc = is_signed ? static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(acc), static_cast<std::int32_t>(v))) : std::max(acc, v);
+        break;
+      case detail::reduce_and: acc &= v; break;
+      case detail::reduce_or: acc |= v; break;
+      case detail::reduce_xor: acc ^= v; break;
+    }
+  }
+  return acc;
+}
 
 // Which lane a shuffle of lane `j` reads; j itself when CUDA returns the
 // caller's own value.
@@ -172,7 +290,7 @@ bool resolve(warp_state& w) {
   bool any = false;
   for (int i = 0; i < 32; ++i) {
     lane_state& l = w.lanes[static_cast<std::size_t>(i)];
-    if (!l.waiting || l.kind == detail::coll::activemask) continue;
+    if (!l.waiting || l.kind == detail::coll::activemask || l.kind == detail::coll::syncthreads) continue;
     const unsigned m = l.mask;
     if (!((m >> i) & 1u)) continue;  // reported when the warp is stuck
     bool complete = true;
@@ -195,6 +313,15 @@ bool resolve(warp_state& w) {
         case detail::coll::any: o.result = ballot != 0; break;
         case detail::coll::all: o.result = ballot == m; break;
         case detail::coll::syncwarp: o.result = 0; break;
+        case detail::coll::match_all: {
+          bool all_same = true;
+          for (int k = 0; k < 32; ++k) {
+            if (((m >> k) & 1u) && w.lanes[static_cast<std::size_t>(k)].payload != o.payload) all_same = false;
+          }
+          o.result = all_same ? m : 0;
+          break;
+        }
+        case detail::coll::reduce: o.result = reduce(w, m, o.arg); break;
         case detail::coll::match_any: {
           std::uint64_t same_value = 0;
           for (int k = 0; k < 32; ++k) {
@@ -250,12 +377,26 @@ bool resolve_activemask(warp_state& w) {
   return true;
 }
 
+const char* name_of(const lane_state& l) {
+  if (l.kind == detail::coll::reduce) {
+    static constexpr const char* names[] = {"__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                                            "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync"};
+    const int op = l.arg & 7;
+    return op < 6 ? names[op] : "__reduce_*_sync";
+  }
+  if (l.kind == detail::coll::syncthreads) {
+    static constexpr const char* names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
+    return names[l.arg & 3];
+  }
+  return coll_name(l.kind);
+}
+
 // No lane of the warp can go on: the first waiting lane's collective is divergent.
 void report_stuck(warp_state& w) {
   for (int i = 0; i < 32; ++i) {
     const lane_state& l = w.lanes[static_cast<std::size_t>(i)];
     if (!l.waiting) continue;
-    const std::string what = where(w, i) + ": " + coll_name(l.kind) + " with mask " + hex(l.mask);
+    const std::string what = where(w, i) + ": " + name_of(l) + " with mask " + hex(l.mask);
     if (!((l.mask >> i) & 1u)) {
       fault(*w.run, what + " leaves out the calling lane");
       return;
@@ -272,13 +413,120 @@ void report_stuck(warp_state& w) {
         return;
       }
       if (o.waiting && !same(o, l)) {
-        fault(*w.run, what + " while lane " + std::to_string(j) + " is at " + coll_name(o.kind) + " with mask " +
-                          hex(o.mask) + " (a divergent collective)");
+        const std::string at = site_of(o);
+        fault(*w.run, what + " while lane " + std::to_string(j) + " is at " + name_of(o) + " with mask " + hex(o.mask) +
+                          (at.empty() ? "" : " (" + at + ")") + " (a divergent collective)");
         return;
       }
     }
   }
   fault(*w.run, where(w, 0) + ": the warp's lanes wait on one another");
+}
+
+std::string lane_list(unsigned m) {
+  std::string out;
+  for (int i = 0; i < 32;) {
+    if (!((m >> i) & 1u)) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j + 1 < 32 && ((m >> (j + 1)) & 1u)) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(i);
+    if (j > i) out += "-" + std::to_string(j);
+    i = j + 1;
+  }
+  return out;
+}
+
+// The warp has no lane to run and none of its collectives can complete. If
+// every live lane waits at __syncthreads, the warp arrives at its block's
+// barrier and waits (a sleep of the scheduler's, woken by writes) until the
+// block's last warp arrives; then its lanes go on. True when it did.
+bool barrier(warp_state& w) {
+  run_state& r = *w.run;
+  block_state& b = *w.block;
+  unsigned at = 0;
+  int first = -1, exited = -1;
+  for (int i = 0; i < 32; ++i) {
+    const lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    if (!l.exists) continue;
+    if (l.exited) {
+      if (exited < 0) exited = i;
+      continue;
+    }
+    if (!l.waiting || l.kind != detail::coll::syncthreads) return false;
+    if (first < 0) first = i;
+    at |= 1u << i;
+  }
+  if (first < 0) return false;
+  // The lanes of one warp at different barrier kinds are divergent (report_stuck).
+  for (int i = 0; i < 32; ++i) {
+    if (((at >> i) & 1u) && !same(w.lanes[static_cast<std::size_t>(i)], w.lanes[static_cast<std::size_t>(first)])) return false;
+  }
+  const lane_state& f = w.lanes[static_cast<std::size_t>(first)];
+  if (exited >= 0 || b.exited) {
+    const std::string who = exited >= 0 ? "lane " + std::to_string(exited) + " of its warp" : b.first_exit;
+    fault(r, where(w, first) + ": " + name_of(f) + " while " + who +
+                 " has exited (every thread of block " + std::to_string(w.block_linear) + " must arrive)");
+    w.unwinding = true;
+    return true;
+  }
+  for (int i = 0; i < 32; ++i) {
+    if ((at >> i) & 1u) b.count += w.lanes[static_cast<std::size_t>(i)].payload != 0;
+  }
+  const std::uint64_t gen = b.generation;
+  if (++b.arrived == b.warps) {
+    b.result = b.count;
+    b.count = 0;
+    b.arrived = 0;
+    // Every thread of the block is through: those of warps not yet resumed
+    // no longer wait (an exit now is no fault), and later arrivals count
+    // for the next barrier.
+    b.at_barrier = 0;
+    ++b.generation;
+    r.s->wrote();
+  } else {
+    w.at_barrier = true;
+    try {
+      r.s->point();
+      while (b.generation == gen && !r.faulted) {
+        r.s->wait_on(0, 0);
+        r.s->point();
+      }
+    } catch (...) {
+      r.sched_stop = true;
+      if (r.stop_where.empty()) {
+        r.stop_where = "warp " + std::to_string(w.team) + " (block " + std::to_string(w.block_linear) + ", warp " +
+                       std::to_string(w.warp_in_block) + " of it) lanes " + lane_list(at) + " at " + name_of(f) +
+                       (site_of(f).empty() ? "" : " (" + site_of(f) + ")");
+      }
+      if (!w.stop) w.stop = std::current_exception();
+      w.unwinding = true;
+      return true;
+    }
+    w.at_barrier = false;
+    if (r.faulted) {
+      w.unwinding = true;
+      return true;
+    }
+  }
+  std::vector<int> released;
+  for (int i = 0; i < 32; ++i) {
+    if (!((at >> i) & 1u)) continue;
+    lane_state& l = w.lanes[static_cast<std::size_t>(i)];
+    switch (l.arg & 3) {
+      case 1: l.result = b.result; break;
+      case 2: l.result = b.result == b.threads; break;
+      case 3: l.result = b.result != 0; break;
+      default: l.result = 0;
+    }
+    l.waiting = false;
+    released.push_back(i);
+  }
+  release(w, released);
+  return true;
 }
 
 void run_warp(warp_state& w) {
@@ -291,20 +539,42 @@ void run_warp(warp_state& w) {
     l.f = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(r.o->lane_stack_bytes), [&w, i](ctx::fiber&& caller) {
       w.dispatcher = std::move(caller);
       lane_state& me = w.lanes[static_cast<std::size_t>(i)];
+      run_state& run = *w.run;
       me.started = true;
-      if (!w.unwinding && !w.run->faulted) {
+      if (!w.unwinding && !run.faulted) {
+        bool returned = false;
         try {
           enter(me);
-          w.run->body();
+          run.body();
+          returned = true;
         } catch (const unwind_lane&) {
           w.unwinding = true;
         } catch (const std::exception& e) {
-          fault(*w.run, where(w, i) + ": threw " + e.what());
+          if (run.sched_stop) {
+            if (!w.stop) w.stop = std::current_exception();
+          } else {
+            fault(run, where(w, i) + ": threw " + e.what());
+          }
           w.unwinding = true;
         } catch (...) {
-          // The scheduler's stop: its fiber unwinds through here.
-          if (!w.stop) w.stop = std::current_exception();
+          if (run.sched_stop) {
+            // The scheduler's stop: its fiber unwinds through here.
+            if (run.stop_where.empty()) run.stop_where = where(w, i);
+            if (!w.stop) w.stop = std::current_exception();
+          } else {
+            fault(run, where(w, i) + ": threw an exception that is not a std::exception");
+          }
           w.unwinding = true;
+        }
+        if (returned) {
+          block_state& b = *w.block;
+          if (!b.exited) b.first_exit = "thread " + std::to_string(me.ids.thread_idx.x) + " (warp " + std::to_string(w.team) + " lane " + std::to_string(i) + ")";
+          b.exited = true;
+          if (b.at_barrier > 0) {
+            fault(run, where(w, i) + ": exited while " + std::to_string(b.at_barrier) + " threads of block " +
+                           std::to_string(w.block_linear) + " wait at __syncthreads (every thread of the block must arrive)");
+            w.unwinding = true;
+          }
         }
       }
       me.exited = true;
@@ -331,7 +601,7 @@ void run_warp(warp_state& w) {
     bool all_exited = true;
     for (const lane_state& l : w.lanes) all_exited = all_exited && (!l.exists || l.exited);
     if (all_exited) break;
-    if (resolve(w) || resolve_activemask(w)) continue;
+    if (resolve(w) || resolve_activemask(w) || barrier(w)) continue;
     report_stuck(w);
     w.unwinding = true;
   }
@@ -379,6 +649,15 @@ std::map<void*, std::size_t>& allocations() {
   static std::map<void*, std::size_t> m;
   return m;
 }
+// device_global: each named global and the bytes it held when named.
+std::map<void*, std::vector<char>>& globals() {
+  static std::map<void*, std::vector<char>> m;
+  return m;
+}
+std::vector<std::pair<char*, char*>>& sections() {
+  static std::vector<std::pair<char*, char*>> v;
+  return v;
+}
 
 }  // namespace
 
@@ -387,6 +666,17 @@ options& default_options() {
   return o;
 }
 const launch_result& last_launch() { return last; }
+
+void device_global(void* p, std::size_t bytes) {
+  std::lock_guard<std::mutex> g(allocations_mutex);
+  const char* b = static_cast<const char*>(p);
+  globals()[p] = std::vector<char>(b, b + bytes);
+}
+
+void reset_device_globals() {
+  std::lock_guard<std::mutex> g(allocations_mutex);
+  for (const auto& [p, bytes] : globals()) std::memcpy(p, bytes.data(), bytes.size());
+}
 
 std::uint64_t steps() { return in_kernel("gfsl::cpu::steps"), current_run->s->steps(); }
 
@@ -410,21 +700,24 @@ void completed_operation() {
 
 namespace detail {
 
-shared_use::shared_use() {
-  if (current_lane && current_run && current_run->blocks > 1) {
+shared_use::shared_use(const char* function) {
+  if (current_lane && current_run && current_run->blocks > 1 && function && std::strstr(function, "[with ")) {
     lane_state& l = *current_lane;
-    fault(*current_run, where(*l.warp, static_cast<int>(l.ids.lane)) +
-                            ": __shared__ in a launch of " + std::to_string(current_run->blocks) +
-                            " blocks (one instance per declaration: launch one block)");
+    capture(l);
+    fault(*current_run, where(*l.warp, static_cast<int>(l.ids.lane)) + ": __shared__ in a template (" + function +
+                            ") in a launch of " + std::to_string(current_run->blocks) +
+                            " blocks: g++ keeps one instance of it (launch one block, or declare it in a kernel that is no template)");
     throw unwind_lane{};
   }
 }
 
 std::uint64_t collective(coll kind, unsigned mask, std::uint64_t payload, int arg, int width, std::uint64_t site) {
   lane_state& l = in_kernel(coll_name(kind));
+  capture(l);
   point(l);
   l.kind = kind;
-  l.mask = mask;
+  l.mask = kind == coll::syncthreads ? l.warp->existing : mask;
+  if (kind == coll::syncthreads) ++l.warp->block->at_barrier;
   l.payload = payload;
   l.arg = arg;
   l.width = width;
@@ -463,22 +756,69 @@ std::uint64_t word_now(const void* p) {
 }
 }  // namespace
 
-void atomic_begin(const void* p, unsigned /*bytes*/, bool cas) {
-  if (!current_lane) return;  // host code: a plain RMW
+namespace {
+mem_order model_order(order o, bool load, bool store) {
+  switch (o) {
+    case order::relaxed: return mem_order::relaxed;
+    case order::acquire: return mem_order::acquire;
+    case order::release: return mem_order::release;
+    case order::acq_rel: return mem_order::acq_rel;
+    case order::seq_cst: break;
+  }
+  // seq_cst: a fence.sc first (the caller's), then the strongest order the access has.
+  if (load && !store) return mem_order::acquire;
+  if (store && !load) return mem_order::release;
+  return mem_order::acq_rel;
+}
+
+// options::check_allocations: the access lies in memory the structure was given.
+void check_address(lane_state& l, const void* p, unsigned bytes, const char* what) {
+  run_state& r = *l.warp->run;
+  if (!r.o->check_allocations) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  auto inside = [&](std::uintptr_t begin, std::size_t n) { return at >= begin && at + bytes <= begin + n; };
+  if (r.o->memory_base && inside(reinterpret_cast<std::uintptr_t>(r.o->memory_base), r.o->memory_bytes)) return;
+  for (const auto& [begin, end] : r.shared) {
+    if (inside(reinterpret_cast<std::uintptr_t>(begin), static_cast<std::size_t>(end - begin))) return;
+  }
+  {
+    std::lock_guard<std::mutex> g(allocations_mutex);
+    auto& m = allocations();
+    auto it = m.upper_bound(const_cast<void*>(p));
+    if (it != m.begin()) {
+      --it;
+      if (inside(reinterpret_cast<std::uintptr_t>(it->first), it->second)) return;
+    }
+    for (const auto& [gp, g] : globals()) {
+      if (inside(reinterpret_cast<std::uintptr_t>(gp), g.size())) return;
+    }
+  }
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "%p", p);
+  fault(r, where(*l.warp, static_cast<int>(l.ids.lane)) + ": " + what + " of " + std::to_string(bytes) + " bytes at " + addr +
+               ", outside every cudaMalloc allocation, __shared__ variable and device_global");
+  throw unwind_lane{};
+}
+
+lane_state& atomic_lane(const void* p, unsigned bytes, const char* what) {
   lane_state& l = *current_lane;
   run_state& r = *l.warp->run;
+  capture(l);
   if (r.faulted || l.warp->unwinding) throw unwind_lane{};
-  r.s->before(make_access(l, p, cas));
+  check_address(l, p, bytes, what);
+  return l;
+}
+
+void before_access(lane_state& l, const access& a) {
+  run_state& r = *l.warp->run;
+  scheduled(r, [&] { r.s->before(a); });
   enter(l);
   if (r.faulted || l.warp->unwinding) throw unwind_lane{};
 }
 
-// The model sees the aligned 64-bit word that holds the atomic's bytes: its
-// words are 64-bit, and a 32-bit RMW leaves the other half as it was.
-void atomic_end(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok) {
-  if (!current_lane) return;
-  lane_state& l = *current_lane;
+void end_rmw(lane_state& l, const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok, mem_order mo) {
   access a = make_access(l, p, cas);
+  a.order = mo;
   const std::uint64_t now = word_now(p);
   std::uint64_t before = now;
   if (bytes == 8) {
@@ -493,11 +833,136 @@ void atomic_end(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas,
   l.warp->run->s->after(a, before);
 }
 
+void fence_of(lane_state& l) {
+  point(l);
+  l.warp->run->s->fence();
+}
+}  // namespace
+
+void atomic_begin(const void* p, unsigned bytes, bool cas) {
+  if (!current_lane) return;  // host code: a plain RMW
+  lane_state& l = atomic_lane(p, bytes, cas ? "atomicCAS" : "an atomic");
+  before_access(l, make_access(l, p, cas));
+}
+
+// The model sees the aligned 64-bit word that holds the atomic's bytes: its
+// words are 64-bit, and a 32-bit RMW leaves the other half as it was.
+void atomic_end(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok) {
+  if (!current_lane) return;
+  end_rmw(*current_lane, p, bytes, old_bits, cas, cas_ok, mem_order::relaxed);
+}
+
+void atomic_begin_ordered(const void* p, unsigned bytes, bool cas, order o) {
+  if (!current_lane) return;
+  lane_state& l = atomic_lane(p, bytes, cas ? "a compare-exchange" : "an atomic read-modify-write");
+  if (o == order::seq_cst) fence_of(l);
+  access a = make_access(l, p, cas);
+  a.order = model_order(o, true, true);
+  before_access(l, a);
+}
+
+void atomic_end_ordered(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok, order o) {
+  if (!current_lane) return;
+  end_rmw(*current_lane, p, bytes, old_bits, cas, cas_ok, model_order(o, true, true));
+}
+
+std::uint64_t atomic_load(const void* p, unsigned bytes, order o) {
+  std::uint64_t bits = 0;
+  if (!current_lane) {
+    std::memcpy(&bits, p, bytes);
+    return bits;
+  }
+  lane_state& l = atomic_lane(p, bytes, "an atomic load");
+  if (o == order::seq_cst) fence_of(l);
+  access a = make_access(l, p, false);
+  a.kind = access_kind::load;
+  a.order = model_order(o, true, false);
+  before_access(l, a);
+  const std::uint64_t latest = word_now(p);
+  const std::uint64_t seen = l.warp->run->s->load_value(a, latest);
+  l.warp->run->s->after(a, seen);
+  const unsigned shift = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 7u) * 8;
+  bits = seen >> shift;
+  if (bytes < 8) bits &= (std::uint64_t{1} << (bytes * 8)) - 1;
+  return bits;
+}
+
+void atomic_store(void* p, unsigned bytes, std::uint64_t bits, order o) {
+  if (!current_lane) {
+    std::memcpy(p, &bits, bytes);
+    return;
+  }
+  lane_state& l = atomic_lane(p, bytes, "an atomic store");
+  if (o == order::seq_cst) fence_of(l);
+  access a = make_access(l, p, false);
+  a.kind = access_kind::store;
+  a.order = model_order(o, false, true);
+  // The model takes the word's value after the store: a sub-word store
+  // leaves the rest of the word as it was.
+  std::uint64_t word = word_now(p);
+  const unsigned shift = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 7u) * 8;
+  const std::uint64_t m = (bytes >= 8 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (bytes * 8)) - 1)) << shift;
+  word = (word & ~m) | ((bits << shift) & m);
+  a.value = word;
+  before_access(l, a);
+  std::memcpy(p, &bits, bytes);
+  a.value = word_now(p);
+  l.warp->run->s->after(a, a.value);
+}
+
 void fence() {
   if (!current_lane) return;
   lane_state& l = *current_lane;
+  capture(l);
+  fence_of(l);
+}
+
+// The model has fence.sc only: an acquire, release or acq_rel fence is one
+// (stronger than asked: it removes behaviours, never adds one).
+void fence_ordered(order o) {
+  if (!current_lane) return;
+  lane_state& l = *current_lane;
+  capture(l);
+  if (o == order::relaxed) {
+    point(l);
+    return;
+  }
+  fence_of(l);
+}
+
+std::uint64_t virtual_clock(std::uint64_t per_step) {
+  if (!current_lane) return 0;
+  lane_state& l = *current_lane;
+  capture(l);
   point(l);
-  l.warp->run->s->fence();
+  run_state& r = *l.warp->run;
+  const std::uint64_t ns = r.s->steps() * nanoseconds_per_step + r.clock_offset;
+  return per_step == nanoseconds_per_step ? ns : ns / nanoseconds_per_step * per_step;
+}
+
+void nanosleep(unsigned ns) {
+  if (!current_lane) return;
+  lane_state& l = *current_lane;
+  capture(l);
+  point(l);
+  l.warp->run->clock_offset += ns;
+}
+
+void trap(const char* what) {
+  lane_state& l = in_kernel(what);
+  capture(l);
+  fault(*l.warp->run, where(*l.warp, static_cast<int>(l.ids.lane)) + ": " + what);
+  throw unwind_lane{};
+}
+
+void shared_section(char* begin, char* end) {
+  if (!begin || end <= begin) return;
+  std::lock_guard<std::mutex> g(allocations_mutex);
+  auto& v = sections();
+  for (const auto& s : v) {
+    if (s.first == begin) return;
+  }
+  v.emplace_back(begin, end);
 }
 
 launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void()> lane_body) {
@@ -520,6 +985,30 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   r.base = reinterpret_cast<std::uintptr_t>(o.memory_base);
   r.based = o.memory_base != nullptr;
   r.blocks = static_cast<unsigned>(blocks);
+  r.replay = " (replay: seed " + std::to_string(o.seed) + " strategy " + o.strategy;
+  if (o.strategy == "pct" || o.strategy == "fair-pct") {
+    r.replay += " depth " + std::to_string(o.depth) + " pct-steps " + std::to_string(o.pct_steps);
+  }
+  if (o.granularity != "lane") r.replay += " granularity " + o.granularity;
+  if (o.memory != "sc") r.replay += " memory " + o.memory;
+  r.replay += ")";
+  r.block.resize(blocks);
+  for (block_state& b : r.block) {
+    b.warps = warps_per_block;
+    b.threads = threads;
+  }
+  {
+    std::lock_guard<std::mutex> g(allocations_mutex);
+    r.shared = sections();
+  }
+  // Each block's __shared__ starts zeroed (CUDA leaves it undefined; a
+  // replay needs it the same).
+  for (const auto& [begin, end] : r.shared) {
+    std::memset(begin, 0, static_cast<std::size_t>(end - begin));
+    r.shared_bytes += static_cast<std::size_t>(end - begin);
+  }
+  if (blocks > 1 && r.shared_bytes) r.shared_saved.resize(blocks);
+  else r.shared_bytes = 0;  // one block: nothing to swap
   sched::scheduler s(so);
   r.s = &s;
 
@@ -533,6 +1022,7 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
       w->team = static_cast<team_id>(warps.size());
       w->block_linear = b;
       w->warp_in_block = k;
+      w->block = &r.block[b];
       for (unsigned i = 0; i < 32; ++i) {
         const std::uint64_t t = std::uint64_t{k} * 32 + i;
         lane_state& l = w->lanes[i];
@@ -544,6 +1034,7 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
         l.ids.grid_dim = {grid.x, grid.y, grid.z};
         l.ids.lane = i;
         l.ids.warp = w->team;
+        if (l.exists) w->existing |= 1u << i;
       }
       warp_state* wp = w.get();
       bodies.push_back([wp] { run_warp(*wp); });
@@ -572,6 +1063,22 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   res.fingerprint = out.fingerprint;
   res.report = out.report;
   res.faults = std::move(r.faults);
+  res.replay = r.replay.substr(10, r.replay.size() - 11);
+  if (out.reason == sched::stop_reason::livelock) {
+    res.faults.push_back("cuda-on-cpu fault: livelock: " + std::to_string(o.livelock_steps) +
+                         " scheduling points without a completed operation" +
+                         (r.stop_where.empty() ? "" : "; " + r.stop_where + " was running") + r.replay);
+  } else if (out.reason == sched::stop_reason::deadlock) {
+    std::string waiting;
+    for (const auto& w : warps) {
+      if (!w->at_barrier) continue;
+      waiting += (waiting.empty() ? "" : ", ") + std::string("warp ") + std::to_string(w->team) + " (block " +
+                 std::to_string(w->block_linear) + ", warp " + std::to_string(w->warp_in_block) + " of it)";
+    }
+    res.faults.push_back("cuda-on-cpu fault: deadlock: every warp waits" +
+                         (waiting.empty() ? std::string() : ": " + waiting + " at __syncthreads") +
+                         (r.stop_where.empty() ? "" : "; last to wait: " + r.stop_where) + r.replay);
+  }
   if (!o.quiet) {
     for (const std::string& f : res.faults) std::fprintf(stderr, "%s\n", f.c_str());
     if (res.stop != "completed") std::fprintf(stderr, "cuda-on-cpu: the run stopped (%s)\n%s", res.stop.c_str(), res.report.c_str());

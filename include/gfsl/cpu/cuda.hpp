@@ -47,7 +47,9 @@
 // Qualifiers: host C++ has one address space and one compiler.
 #define __host__
 #define __device__
-#define __global__
+// Kernels are inline so that their __shared__ statics are comdat as those of
+// inline device functions are: g++ refuses one section holding both kinds.
+#define __global__ inline
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __inline__ inline
@@ -57,14 +59,21 @@
 #define __align__(n) alignas(n)
 #define __launch_bounds__(...)
 #define __grid_constant__
-// __shared__ memory is one instance per declaration, not one per block: a
-// launch of more than one block that reaches a __shared__ declaration is a
-// reported fault (detail::shared_use), rather than blocks silently sharing it.
+// __shared__ memory, one instance per block: every __shared__ variable of the
+// program lives in one linker section (gfsl_cpu_shared), which the runtime
+// swaps per block (each block's copy saved and restored when the running
+// block changes) and zeroes at each launch. g++ 12 ignores the section of a
+// static in a template (its bug 88061): such a __shared__ stays one
+// instance, and a launch of more than one block that reaches it is a
+// reported fault (detail::shared_use) rather than blocks silently sharing
+// it (docs/CUDA-ON-CPU.md, "__shared__").
 #define GFSL_CPU_CAT2(a, b) a##b
 #define GFSL_CPU_CAT(a, b) GFSL_CPU_CAT2(a, b)
-#define __shared__                                                                          \
-  [[maybe_unused]] const ::gfsl::cpu::detail::shared_use GFSL_CPU_CAT(gfsl_cpu_shared_, __COUNTER__){}; \
-  static
+#define __shared__                                                                                        \
+  [[maybe_unused]] const ::gfsl::cpu::detail::shared_use GFSL_CPU_CAT(gfsl_cpu_shared_, __COUNTER__){};   \
+  static __attribute__((section("gfsl_cpu_shared")))
+extern "C" char __start_gfsl_cpu_shared[] __attribute__((weak, visibility("hidden")));
+extern "C" char __stop_gfsl_cpu_shared[] __attribute__((weak, visibility("hidden")));
 
 namespace gfsl::cpu {
 
@@ -95,6 +104,12 @@ struct options {
   std::uint64_t livelock_steps = 2000000;
   std::size_t lane_stack_bytes = 64 * 1024;
   bool quiet = false;               // faults are not printed to stderr
+  // An atomic (atomicX, cuda::atomic_ref, the PTX shadows) on an address
+  // outside every cudaMalloc allocation, __shared__ variable, registered
+  // __device__ global (device_global) and [memory_base, +memory_bytes) is a
+  // fault. Off by default: a kernel may use atomics on its own locals or on
+  // host memory a test hands it.
+  bool check_allocations = false;
 };
 
 struct launch_result {
@@ -104,6 +119,9 @@ struct launch_result {
   std::uint64_t fingerprint = 0;   // hash of every scheduled access in order: equal runs, equal fingerprints
   std::string report;              // a stopped run: one line per unfinished warp
   std::vector<std::string> faults; // one line each: divergent collectives, exited lanes in masks, throws
+  // How to run it again: "seed 17 strategy pct depth 2 pct-steps 200"; every
+  // fault line ends with it.
+  std::string replay;
   bool ok() const { return stop == "completed" && faults.empty(); }
 };
 
@@ -123,6 +141,24 @@ std::uint64_t steps();
 // bound counts steps without one).
 void completed_operation();
 
+// __device__ globals: a kernel's globals are ordinary host globals here, and
+// keep what the previous run left. Name each once (device_global(table)) and
+// call reset_device_globals() at the start of each run: it restores every
+// named global to the bytes it held when it was named.
+void device_global(void* p, std::size_t bytes);
+template <class T>
+void device_global(T& global) {
+  static_assert(std::is_trivially_copyable_v<T>, "gfsl::cpu::device_global: a __device__ global is trivially copyable");
+  device_global(static_cast<void*>(&global), sizeof(T));
+}
+void reset_device_globals();
+
+// Virtual time: clock64() and __globaltimer() count scheduling points, so a
+// spin on the clock yields at each read and ends after a bounded number of
+// steps, the same in every replay.
+inline constexpr std::uint64_t cycles_per_step = 100;
+inline constexpr std::uint64_t nanoseconds_per_step = 50;
+
 namespace detail {
 
 struct lane_ids {
@@ -137,11 +173,52 @@ inline const lane_ids& ids() {
   return current_ids ? *current_ids : host;
 }
 
+// Made where a __shared__ declaration is reached; `function` is the
+// function around it (a template's name says "[with ...]").
 struct shared_use {
-  shared_use();
+  shared_use(const char* function = std::source_location::current().function_name());
 };
 
-enum class coll : std::uint8_t { ballot, shfl, shfl_up, shfl_down, shfl_xor, any, all, syncwarp, match_any, activemask };
+enum class coll : std::uint8_t {
+  ballot, shfl, shfl_up, shfl_down, shfl_xor, any, all, syncwarp, match_any, activemask,
+  syncthreads,  // arg: 0 plain, 1 _count, 2 _and, 3 _or
+  match_all,
+  reduce,       // arg: reduce_op, | reduce_signed for min and max of int
+};
+enum reduce_op : int { reduce_add = 0, reduce_min = 1, reduce_max = 2, reduce_and = 3, reduce_or = 4, reduce_xor = 5, reduce_signed = 8 };
+
+// Where the running lane is in the user's source: the intrinsic it called
+// last (its std::source_location default argument), for fault lines.
+inline thread_local const char* site_file = nullptr;
+inline thread_local unsigned site_line = 0;
+inline void at(const std::source_location& w) {
+  site_file = w.file_name();
+  site_line = w.line();
+}
+
+// Memory orders of libcu++ and PTX, as the model takes them: seq_cst is a
+// fence.sc before an acquire load, a release store or an acq_rel RMW (the
+// mapping of PTX's memory consistency model and libcu++).
+enum class order : std::uint8_t { relaxed, acquire, release, acq_rel, seq_cst };
+// An atomic load or store of 1, 2, 4 or 8 bytes: a scheduling point, passed
+// to the model with its order (under ptx a relaxed or acquire load may
+// return an older store of its word).
+std::uint64_t atomic_load(const void* p, unsigned bytes, order o);
+void atomic_store(void* p, unsigned bytes, std::uint64_t bits, order o);
+void atomic_begin_ordered(const void* p, unsigned bytes, bool cas, order o);
+void atomic_end_ordered(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok, order o);
+void fence_ordered(order o);
+std::uint64_t virtual_clock(std::uint64_t per_step);
+void nanosleep(unsigned ns);
+// The running lane stops with a fault line (__trap, an assertion).
+[[noreturn]] void trap(const char* what);
+// Every module's __shared__ section, registered by each file that includes
+// this header (a plugin's section is its own).
+void shared_section(char* begin, char* end);
+struct shared_section_registrar {
+  shared_section_registrar() { shared_section(__start_gfsl_cpu_shared, __stop_gfsl_cpu_shared); }
+};
+[[maybe_unused]] static const shared_section_registrar register_shared_section{};
 
 // The calling lane arrives at a collective and waits for its mask; returns
 // its result (payload bits of the lane it reads, or a ballot).
@@ -181,6 +258,17 @@ T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
   return old;
 }
 
+template <class T, class F>
+T rmw_ordered(T* p, F&& f, order o, bool cas = false, T compare = T{}) {
+  atomic_begin_ordered(p, sizeof(T), cas, o);
+  const T old = *p;
+  bool ok = true;
+  if (cas) ok = std::memcmp(&old, &compare, sizeof(T)) == 0;
+  if (ok) *p = f(old);
+  atomic_end_ordered(p, sizeof(T), to_bits(old), cas, ok, o);
+  return old;
+}
+
 template <class T>
 struct unsupported : std::false_type {};
 
@@ -217,44 +305,76 @@ using gfsl::cpu::uint3;
 inline constexpr int warpSize = 32;
 
 // ---------------------------------------------------------------------------
-// Warp collectives: CUDA's mask rules, checked.
-inline unsigned __ballot_sync(unsigned mask, int pred) {
-  return static_cast<unsigned>(::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::ballot, mask, pred != 0, 0, 32));
+// Warp collectives: CUDA's mask rules, checked. Each takes the caller's
+// source line as a default argument, so that a fault names it.
+#define GFSL_CPU_HERE ::std::source_location where = ::std::source_location::current()
+#define GFSL_CPU_COLL(kind, mask, payload, arg, width) \
+  (::gfsl::cpu::detail::at(where), ::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::kind, mask, payload, arg, width))
+inline unsigned __ballot_sync(unsigned mask, int pred, GFSL_CPU_HERE) {
+  return static_cast<unsigned>(GFSL_CPU_COLL(ballot, mask, pred != 0, 0, 32));
 }
-inline int __any_sync(unsigned mask, int pred) {
-  return static_cast<int>(::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::any, mask, pred != 0, 0, 32));
+inline int __any_sync(unsigned mask, int pred, GFSL_CPU_HERE) {
+  return static_cast<int>(GFSL_CPU_COLL(any, mask, pred != 0, 0, 32));
 }
-inline int __all_sync(unsigned mask, int pred) {
-  return static_cast<int>(::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::all, mask, pred != 0, 0, 32));
+inline int __all_sync(unsigned mask, int pred, GFSL_CPU_HERE) {
+  return static_cast<int>(GFSL_CPU_COLL(all, mask, pred != 0, 0, 32));
 }
-inline void __syncwarp(unsigned mask = 0xFFFFFFFFu) {
-  (void)::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::syncwarp, mask, 0, 0, 32);
+inline void __syncwarp(unsigned mask = 0xFFFFFFFFu, GFSL_CPU_HERE) { (void)GFSL_CPU_COLL(syncwarp, mask, 0, 0, 32); }
+template <class T>
+T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize, GFSL_CPU_HERE) {
+  return ::gfsl::cpu::detail::from_bits<T>(GFSL_CPU_COLL(shfl, mask, ::gfsl::cpu::detail::to_bits(var), src_lane, width));
 }
 template <class T>
-T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize) {
-  return ::gfsl::cpu::detail::from_bits<T>(::gfsl::cpu::detail::collective(
-      ::gfsl::cpu::detail::coll::shfl, mask, ::gfsl::cpu::detail::to_bits(var), src_lane, width));
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize, GFSL_CPU_HERE) {
+  return ::gfsl::cpu::detail::from_bits<T>(
+      GFSL_CPU_COLL(shfl_up, mask, ::gfsl::cpu::detail::to_bits(var), static_cast<int>(delta), width));
 }
 template <class T>
-T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
-  return ::gfsl::cpu::detail::from_bits<T>(::gfsl::cpu::detail::collective(
-      ::gfsl::cpu::detail::coll::shfl_up, mask, ::gfsl::cpu::detail::to_bits(var), static_cast<int>(delta), width));
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize, GFSL_CPU_HERE) {
+  return ::gfsl::cpu::detail::from_bits<T>(
+      GFSL_CPU_COLL(shfl_down, mask, ::gfsl::cpu::detail::to_bits(var), static_cast<int>(delta), width));
 }
 template <class T>
-T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
-  return ::gfsl::cpu::detail::from_bits<T>(::gfsl::cpu::detail::collective(
-      ::gfsl::cpu::detail::coll::shfl_down, mask, ::gfsl::cpu::detail::to_bits(var), static_cast<int>(delta), width));
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize, GFSL_CPU_HERE) {
+  return ::gfsl::cpu::detail::from_bits<T>(GFSL_CPU_COLL(shfl_xor, mask, ::gfsl::cpu::detail::to_bits(var), lane_mask, width));
 }
 template <class T>
-T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
-  return ::gfsl::cpu::detail::from_bits<T>(::gfsl::cpu::detail::collective(
-      ::gfsl::cpu::detail::coll::shfl_xor, mask, ::gfsl::cpu::detail::to_bits(var), lane_mask, width));
+unsigned __match_any_sync(unsigned mask, T value, GFSL_CPU_HERE) {
+  return static_cast<unsigned>(GFSL_CPU_COLL(match_any, mask, ::gfsl::cpu::detail::to_bits(value), 0, 32));
 }
+// The mask when every lane of it holds the same value (and *pred = 1), else
+// 0 (and *pred = 0).
 template <class T>
-unsigned __match_any_sync(unsigned mask, T value) {
-  return static_cast<unsigned>(::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::match_any, mask,
-                                                               ::gfsl::cpu::detail::to_bits(value), 0, 32));
+unsigned __match_all_sync(unsigned mask, T value, int* pred, GFSL_CPU_HERE) {
+  const unsigned r = static_cast<unsigned>(GFSL_CPU_COLL(match_all, mask, ::gfsl::cpu::detail::to_bits(value), 0, 32));
+  if (pred) *pred = r != 0;
+  return r;
 }
+// __reduce_*_sync: the lanes of the mask combine their values (sm_80's
+// integer reductions; add, min and max of int and unsigned, and, or, xor of unsigned).
+#define GFSL_CPU_REDUCE(name, op, T, sign)                                                                   \
+  inline T name(unsigned mask, T value, GFSL_CPU_HERE) {                                                   \
+    return static_cast<T>(GFSL_CPU_COLL(reduce, mask, static_cast<std::uint32_t>(value), (op) | (sign), 32)); \
+  }
+GFSL_CPU_REDUCE(__reduce_add_sync, ::gfsl::cpu::detail::reduce_add, unsigned, 0)
+GFSL_CPU_REDUCE(__reduce_add_sync, ::gfsl::cpu::detail::reduce_add, int, 0)
+GFSL_CPU_REDUCE(__reduce_min_sync, ::gfsl::cpu::detail::reduce_min, unsigned, 0)
+GFSL_CPU_REDUCE(__reduce_min_sync, ::gfsl::cpu::detail::reduce_min, int, ::gfsl::cpu::detail::reduce_signed)
+GFSL_CPU_REDUCE(__reduce_max_sync, ::gfsl::cpu::detail::reduce_max, unsigned, 0)
+GFSL_CPU_REDUCE(__reduce_max_sync, ::gfsl::cpu::detail::reduce_max, int, ::gfsl::cpu::detail::reduce_signed)
+GFSL_CPU_REDUCE(__reduce_and_sync, ::gfsl::cpu::detail::reduce_and, unsigned, 0)
+GFSL_CPU_REDUCE(__reduce_or_sync, ::gfsl::cpu::detail::reduce_or, unsigned, 0)
+GFSL_CPU_REDUCE(__reduce_xor_sync, ::gfsl::cpu::detail::reduce_xor, unsigned, 0)
+
+// Block barriers: every thread of the block arrives (each warp's lanes at
+// the same kind of barrier) before any goes on. A thread of the block that
+// has exited, or exits while others wait, is a fault; so is a warp whose
+// lanes wait at different collectives.
+inline void __syncthreads(GFSL_CPU_HERE) { (void)GFSL_CPU_COLL(syncthreads, 0, 0, 0, 32); }
+inline int __syncthreads_count(int pred, GFSL_CPU_HERE) { return static_cast<int>(GFSL_CPU_COLL(syncthreads, 0, pred != 0, 1, 32)); }
+inline int __syncthreads_and(int pred, GFSL_CPU_HERE) { return static_cast<int>(GFSL_CPU_COLL(syncthreads, 0, pred != 0, 2, 32)); }
+inline int __syncthreads_or(int pred, GFSL_CPU_HERE) { return static_cast<int>(GFSL_CPU_COLL(syncthreads, 0, pred != 0, 3, 32)); }
+
 // The lanes of the warp that reach this same __activemask call (the same
 // source line) together: a lane arriving here waits until every other lane
 // of its warp has exited or waits at a collective, and the call returns the
@@ -264,7 +384,33 @@ unsigned __match_any_sync(unsigned mask, T value) {
 // branch, and never a lane that has exited.
 inline unsigned __activemask(std::source_location where = std::source_location::current()) {
   const std::uint64_t site = (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(where.file_name())) << 20) ^ where.line();
+  ::gfsl::cpu::detail::at(where);
   return static_cast<unsigned>(::gfsl::cpu::detail::collective(::gfsl::cpu::detail::coll::activemask, 0, 0, 0, 32, site));
+}
+
+// Virtual time (gfsl::cpu::cycles_per_step): each read is a scheduling point.
+inline long long clock64(GFSL_CPU_HERE) {
+  ::gfsl::cpu::detail::at(where);
+  return static_cast<long long>(::gfsl::cpu::detail::virtual_clock(::gfsl::cpu::cycles_per_step));
+}
+// %globaltimer in nanoseconds (PTX's `mov.u64 %0, %globaltimer;`).
+inline unsigned long long __globaltimer(GFSL_CPU_HERE) {
+  ::gfsl::cpu::detail::at(where);
+  return ::gfsl::cpu::detail::virtual_clock(::gfsl::cpu::nanoseconds_per_step);
+}
+// A scheduling point that moves the virtual clock on by `ns`.
+inline void __nanosleep(unsigned ns, GFSL_CPU_HERE) {
+  ::gfsl::cpu::detail::at(where);
+  ::gfsl::cpu::detail::nanosleep(ns);
+}
+// A fault line naming the lane and the line, and the run ends.
+[[noreturn]] inline void __trap(GFSL_CPU_HERE) {
+  ::gfsl::cpu::detail::at(where);
+  ::gfsl::cpu::detail::trap("__trap()");
+}
+template <class T>
+T __ldg(const T* p) {
+  return *p;
 }
 
 // Bit intrinsics (host versions of the device ones, same results).
@@ -290,16 +436,16 @@ inline unsigned long long __brevll(unsigned long long x) {
 // ---------------------------------------------------------------------------
 // Atomics: relaxed RMWs at GPU scope, each a scheduling point. The _block
 // and _system forms are the same operations (the model has one scope).
-#define GFSL_CPU_ATOMIC_ALIASES(name)                                                  \
-  template <class... A>                                                                \
-  auto name##_block(A... a) -> decltype(name(a...)) { return name(a...); }             \
-  template <class... A>                                                                \
-  auto name##_system(A... a) -> decltype(name(a...)) { return name(a...); }
+#define GFSL_CPU_ATOMIC_ALIASES(name, T)                                                      \
+  inline T name##_block(T* p, T v, GFSL_CPU_HERE) { return name(p, v, where); }              \
+  inline T name##_system(T* p, T v, GFSL_CPU_HERE) { return name(p, v, where); }
 
 #define GFSL_CPU_ATOMIC(name, T, expr)                                                           \
-  inline T name(T* p, T v) {                                                                     \
+  inline T name(T* p, T v, GFSL_CPU_HERE) {                                                      \
+    ::gfsl::cpu::detail::at(where);                                                              \
     return ::gfsl::cpu::detail::rmw(p, [v](T old) -> T { (void)old; return expr; });             \
-  }
+  }                                                                                              \
+  GFSL_CPU_ATOMIC_ALIASES(name, T)
 #define GFSL_CPU_ATOMIC_INTS(name, expr)            \
   GFSL_CPU_ATOMIC(name, int, expr)                  \
   GFSL_CPU_ATOMIC(name, unsigned int, expr)         \
@@ -324,46 +470,41 @@ GFSL_CPU_ATOMIC(atomicInc, unsigned int, old >= v ? 0u : old + 1u)
 GFSL_CPU_ATOMIC(atomicDec, unsigned int, (old == 0u || old > v) ? v : old - 1u)
 
 #define GFSL_CPU_ATOMIC_CAS(T)                                                                   \
-  inline T atomicCAS(T* p, T compare, T v) {                                                     \
+  inline T atomicCAS(T* p, T compare, T v, GFSL_CPU_HERE) {                                      \
+    ::gfsl::cpu::detail::at(where);                                                              \
     return ::gfsl::cpu::detail::rmw(p, [v](T) -> T { return v; }, true, compare);                \
-  }
+  }                                                                                              \
+  inline T atomicCAS_block(T* p, T compare, T v, GFSL_CPU_HERE) { return atomicCAS(p, compare, v, where); } \
+  inline T atomicCAS_system(T* p, T compare, T v, GFSL_CPU_HERE) { return atomicCAS(p, compare, v, where); }
 GFSL_CPU_ATOMIC_CAS(int)
 GFSL_CPU_ATOMIC_CAS(unsigned int)
 GFSL_CPU_ATOMIC_CAS(unsigned long long int)
 GFSL_CPU_ATOMIC_CAS(unsigned short int)
 
-GFSL_CPU_ATOMIC_ALIASES(atomicCAS)
-GFSL_CPU_ATOMIC_ALIASES(atomicExch)
-GFSL_CPU_ATOMIC_ALIASES(atomicAdd)
-GFSL_CPU_ATOMIC_ALIASES(atomicSub)
-GFSL_CPU_ATOMIC_ALIASES(atomicAnd)
-GFSL_CPU_ATOMIC_ALIASES(atomicOr)
-GFSL_CPU_ATOMIC_ALIASES(atomicXor)
-GFSL_CPU_ATOMIC_ALIASES(atomicMin)
-GFSL_CPU_ATOMIC_ALIASES(atomicMax)
-
 // fence.sc at GPU scope; the block and system forms are the same fence.
-inline void __threadfence() { ::gfsl::cpu::detail::fence(); }
-inline void __threadfence_block() { ::gfsl::cpu::detail::fence(); }
-inline void __threadfence_system() { ::gfsl::cpu::detail::fence(); }
+inline void __threadfence(GFSL_CPU_HERE) {
+  ::gfsl::cpu::detail::at(where);
+  ::gfsl::cpu::detail::fence();
+}
+inline void __threadfence_block(GFSL_CPU_HERE) { __threadfence(where); }
+inline void __threadfence_system(GFSL_CPU_HERE) { __threadfence(where); }
 
 // ---------------------------------------------------------------------------
-// Unsupported: a compile error that names what is missing.
+// Unsupported: a compile error that names what is missing and the page.
 #define GFSL_CPU_UNSUPPORTED(name, why)                                               \
   template <class T_ = void, class... A_>                                             \
   void name(A_...) {                                                                  \
-    static_assert(::gfsl::cpu::detail::unsupported<T_>::value, "gfsl::cpu: " #name " is not supported: " why); \
+    static_assert(::gfsl::cpu::detail::unsupported<T_>::value, "gfsl::cpu: " #name " is not supported: " why " (docs/CUDA-ON-CPU.md)"); \
   }
-GFSL_CPU_UNSUPPORTED(__syncthreads, "block barriers are not emulated (docs/CUDA-ON-CPU.md)")
-GFSL_CPU_UNSUPPORTED(__syncthreads_count, "block barriers are not emulated")
-GFSL_CPU_UNSUPPORTED(__syncthreads_and, "block barriers are not emulated")
-GFSL_CPU_UNSUPPORTED(__syncthreads_or, "block barriers are not emulated")
-GFSL_CPU_UNSUPPORTED(__nanosleep, "a sleep is no scheduling point; spin on an atomic instead")
-GFSL_CPU_UNSUPPORTED(__match_all_sync, "not emulated")
-GFSL_CPU_UNSUPPORTED(__reduce_add_sync, "not emulated")
-GFSL_CPU_UNSUPPORTED(__ldg, "not emulated")
-GFSL_CPU_UNSUPPORTED(clock64, "device clocks are not emulated")
-GFSL_CPU_UNSUPPORTED(__trap, "not emulated")
+GFSL_CPU_UNSUPPORTED(__shfl, "pre-Volta shuffles have no mask to check; use __shfl_sync")
+GFSL_CPU_UNSUPPORTED(__shfl_up, "pre-Volta shuffles have no mask to check; use __shfl_up_sync")
+GFSL_CPU_UNSUPPORTED(__shfl_down, "pre-Volta shuffles have no mask to check; use __shfl_down_sync")
+GFSL_CPU_UNSUPPORTED(__shfl_xor, "pre-Volta shuffles have no mask to check; use __shfl_xor_sync")
+GFSL_CPU_UNSUPPORTED(__ballot, "pre-Volta votes have no mask to check; use __ballot_sync")
+GFSL_CPU_UNSUPPORTED(__any, "pre-Volta votes have no mask to check; use __any_sync")
+GFSL_CPU_UNSUPPORTED(__all, "pre-Volta votes have no mask to check; use __all_sync")
+GFSL_CPU_UNSUPPORTED(__prof_trigger, "profiler counters are not emulated")
+GFSL_CPU_UNSUPPORTED(__brkpt, "breakpoints are not emulated")
 
 // ---------------------------------------------------------------------------
 // Host API on host memory. Launches are synchronous; streams are not modelled.
