@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace gfsl::lin {
@@ -43,9 +44,11 @@ register_test_result upsert_register_test(const std::vector<model_op<upsert_key_
     const auto& o = ops[i];
     if (o.optional) {
       if (o.in.code == find) continue;  // changes nothing, says nothing
-      return verdict_of(register_test::not_applicable, "an operation that may or may not have taken effect");
+      if (o.in.code != insert && o.in.code != upsert) {
+        return verdict_of(register_test::not_applicable, "an erase that may or may not have taken effect");
+      }
     }
-    switch (o.in.code) {
+    switch (o.optional ? upsert : o.in.code) {
       case insert:
         if (!o.out.ok) {
           present_reads.push_back(i);
@@ -73,12 +76,10 @@ register_test_result upsert_register_test(const std::vector<model_op<upsert_key_
     c.lo = o.ret;
     c.hi = o.call;
     clusters.push_back(std::move(c));
-    const bool unrecorded = o.in.code == upsert && !o.out.ok_known;
+    // Pending writes are sorted out once the reads are mapped (Lemma R0).
+    const bool unrecorded = !o.optional && o.in.code == upsert && !o.out.ok_known;
     blind.push_back(unrecorded ? 1 : 0);
-    if (!unrecorded && o.out.ok) {
-      ++first_kind_writes;
-      first_kind = static_cast<std::uint32_t>(clusters.size() - 1);
-    }
+    if (!o.optional && !unrecorded && o.out.ok) ++first_kind_writes;
   }
 
   // Reads of a value: into its period (Lemma R1); one nobody wrote holds nowhere.
@@ -93,6 +94,37 @@ register_test_result upsert_register_test(const std::vector<model_op<upsert_key_
     c.hi = std::max(c.hi, ops[i].call);
     c.readers.push_back(i);
   }
+  // Lemma R0: a pending write whose value was read took effect (a pending
+  // insert, then, found the key absent; a pending upsert found either); one
+  // whose value nobody read matters only as the first write, and is kept
+  // apart as a candidate for it.
+  std::vector<std::uint32_t> unread_pending;  // writers
+  {
+    std::vector<cluster> kept;
+    std::vector<std::uint8_t> kept_blind;
+    kept.reserve(clusters.size());
+    for (std::uint32_t k = 0; k < clusters.size(); ++k) {
+      const auto& w = ops[clusters[k].writer];
+      if (w.optional && clusters[k].readers.empty()) {
+        unread_pending.push_back(clusters[k].writer);
+        continue;
+      }
+      if (w.optional) {
+        if (w.in.code == insert) ++first_kind_writes;
+        kept_blind.push_back(w.in.code == upsert ? 1 : 0);
+      } else {
+        kept_blind.push_back(blind[k]);
+      }
+      kept.push_back(std::move(clusters[k]));
+    }
+    clusters = std::move(kept);
+    blind = std::move(kept_blind);
+  }
+  for (std::uint32_t k = 0; k < clusters.size(); ++k) {
+    const auto& w = ops[clusters[k].writer];
+    const bool first_kind_write = w.optional ? w.in.code == insert : (!blind[k] && w.out.ok);
+    if (first_kind_write) first_kind = k;
+  }
   if (first_kind_writes > 1) return verdict_of(register_test::not_linearizable, "two writes that each found the key absent");
 
   std::uint64_t absent_hi = 0;  // the latest call of a read of the start state
@@ -104,10 +136,29 @@ register_test_result upsert_register_test(const std::vector<model_op<upsert_key_
   auto reads_of_start = [&] {
     for (std::uint32_t i : absent_reads) r.witness.push_back(i);  // by call, as ops are
   };
+  auto unread_first = [&](std::uint64_t lo_all, bool unmarked) -> std::optional<std::uint32_t> {
+    // An unread pending write as the first one: before every period, the
+    // rest in the canonical order unmarked, the some-value reads after it.
+    if (first_kind_writes != 0 || !unmarked) return std::nullopt;
+    for (std::uint32_t w : unread_pending) {
+      if (ops[w].call <= lo_all && (absent_reads.empty() || absent_hi <= ops[w].ret) &&
+          std::max(absent_reads.empty() ? 0 : absent_hi, ops[w].call) <= present_lo) {
+        return w;
+      }
+    }
+    return std::nullopt;
+  };
   if (clusters.empty()) {
-    if (!present_reads.empty()) return verdict_of(register_test::not_linearizable, "a read of a value where nothing was written");
+    std::optional<std::uint32_t> w;
+    if (!present_reads.empty() && !(w = unread_first(none, true))) {
+      return verdict_of(register_test::not_linearizable, "a read of a value where nothing was written");
+    }
     r.outcome = register_test::linearizable;
     reads_of_start();
+    if (w) {
+      r.witness.push_back(*w);
+      for (std::uint32_t i : present_reads) r.witness.push_back(i);  // by call; each after the write (Lemma R3)
+    }
     return r;
   }
 
@@ -165,7 +216,9 @@ register_test_result upsert_register_test(const std::vector<model_op<upsert_key_
       if (blind[k] && first_fits(k)) first = k, found = true;
     }
   }
-  if (!found) {
+  std::optional<std::uint32_t> pending_first;
+  if (!found) pending_first = unread_first(lo_min, bad.empty());
+  if (!found && !pending_first) {
     return verdict_of(register_test::not_linearizable,
                       first_kind_writes == 1 ? "no order of the written values, the one that found the key absent first, respects real time"
                                              : "no order of the written values respects real time with a first one that may have found the key absent");
@@ -181,9 +234,14 @@ register_test_result upsert_register_test(const std::vector<model_op<upsert_key_
     for (std::uint32_t i : clusters[k].readers) r.witness.push_back(i);
   };
   const std::size_t first_write_at = r.witness.size();
-  emit(first);
-  for (std::uint32_t k : sorted) {
-    if (k != first) emit(k);
+  if (pending_first) {
+    r.witness.push_back(*pending_first);
+    for (std::uint32_t k : sorted) emit(k);
+  } else {
+    emit(first);
+    for (std::uint32_t k : sorted) {
+      if (k != first) emit(k);
+    }
   }
   if (!present_reads.empty()) {
     std::vector<std::uint64_t> point(r.witness.size());
