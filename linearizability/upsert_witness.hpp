@@ -5,11 +5,11 @@
 // (linearizability/README.md, "The read-mapping test"). It decides a key
 // when:
 //
-//   - every value written on it (a successful insert, any upsert) is written
-//     by that operation alone,
-//   - no erase succeeded (so "absent" is the start state and nothing writes
-//     it again: a find or erase that answered false reads it, and only it),
-//   - no write or erase may or may not have taken effect (pending, error).
+//   - every value written on it (a successful insert, any upsert, a pending
+//     insert or upsert) is written by that operation alone,
+//   - no erase succeeded or may have (so "absent" is the start state and
+//     nothing writes it again: a find or erase that answered false reads
+//     it, and only it).
 //
 // Then every read names the one period it lies in, but for "present with
 // some value" (an insert that answered false, a find whose value was not
