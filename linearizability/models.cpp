@@ -298,8 +298,8 @@ key_outcome check_key(const std::vector<model::op_record>& h, const std::vector<
     ops.push_back(to_model_op<M>(h[i], code, !std::binary_search(unrecorded.begin(), unrecorded.end(), i)));
   }
   if constexpr (std::is_same_v<M, upsert_key_model>) {
-    // Exact where it applies (each value written once, no erase succeeded,
-    // nothing pending): the search is left what it does not decide.
+    // Exact where it applies (each value written once, no erase that
+    // succeeded or may have): the search is left what it does not decide.
     const register_test_result t = upsert_register_test(ops);
     if (t.outcome == register_test::linearizable) return {verdict::linearizable, false};
     if (t.outcome == register_test::not_linearizable) return {verdict::not_linearizable, false};
