@@ -4,6 +4,8 @@
 // count and chain of the sections before it), with a record section of its
 // own (type 7, 56-byte records: the handle, a range's end and its pair
 // count) and the ranges' answers in one section of 8-byte pairs (type 8).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -445,7 +447,10 @@ range_history read_range_binary(const std::string& name, const unsigned char* by
 }
 
 std::string binary_range_model(const std::string& path) {
-  if (path == "-") return "";
+  // Regular files only: reading a pipe or a FIFO here would take its first
+  // bytes away from the reader that comes next.
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) return "";
   unsigned char head[32];

@@ -84,8 +84,8 @@ std::string first_line_of(const std::string& path);
 // The ordered model a trace names, in either form (a JSON-lines metadata
 // line's "model", a binary header's), or "" when it names none or another.
 std::string range_model_named(const std::string& path);
-// The same for a binary trace only ("" for JSON lines, standard input, or a
-// file that cannot be read).
+// The same for a binary trace only ("" for JSON lines, standard input, a
+// pipe or FIFO (which it leaves unread), or a file that cannot be read).
 std::string binary_range_model(const std::string& path);
 
 // Reads either form for model m (traces/FORMAT.md, "Ordered maps"); throws
