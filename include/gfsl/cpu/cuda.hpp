@@ -208,6 +208,10 @@ void atomic_store(void* p, unsigned bytes, std::uint64_t bits, order o);
 void atomic_begin_ordered(const void* p, unsigned bytes, bool cas, order o);
 void atomic_end_ordered(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok, order o);
 void fence_ordered(order o);
+// An instrumented plain or volatile load or store of the running lane
+// (gfsl_cuda_on_cpu_instrument, docs/CUDA-ON-CPU.md, "Plain loads and
+// stores"), announced just before it happens.
+void plain_access(const void* p, unsigned bytes, bool store) noexcept;
 std::uint64_t virtual_clock(std::uint64_t per_step);
 void nanosleep(unsigned ns);
 // The running lane stops with a fault line (__trap, an assertion).
@@ -247,8 +251,16 @@ T from_bits(std::uint64_t b) {
   return v;
 }
 
+// The layer's own accesses to the user's memory are never instrumented
+// plain accesses (an atomic's read and write are one step, not three).
+#if defined(__clang__) || defined(__GNUC__)
+#define GFSL_CPU_UNINSTRUMENTED __attribute__((no_sanitize("thread")))
+#else
+#define GFSL_CPU_UNINSTRUMENTED
+#endif
+
 template <class T, class F>
-T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
+GFSL_CPU_UNINSTRUMENTED T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
   atomic_begin(p, sizeof(T), cas);
   const T old = *p;
   bool ok = true;
@@ -259,7 +271,7 @@ T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
 }
 
 template <class T, class F>
-T rmw_ordered(T* p, F&& f, order o, bool cas = false, T compare = T{}) {
+GFSL_CPU_UNINSTRUMENTED T rmw_ordered(T* p, F&& f, order o, bool cas = false, T compare = T{}) {
   atomic_begin_ordered(p, sizeof(T), cas, o);
   const T old = *p;
   bool ok = true;
