@@ -171,7 +171,13 @@ gfsl::cpu::options schedule(std::uint64_t seed) {
   o.seed = seed;
   // About one warp's operation in steps (each lane's arrival at a collective
   // is one): the change point falls inside the first warps' operations.
+#ifdef GFSL_CPU_PLAIN_ACCESSES
+  // Each lane's plain load of the slab, and the allocator's, is a step too:
+  // 260 steps an operation, where 209 are without (bench/cuda_on_cpu_speed).
+  o.pct_steps = 250;
+#else
   o.pct_steps = 200;
+#endif
   o.quiet = true;
   return o;
 }
@@ -295,7 +301,8 @@ TEST(UpstreamSlabHash, PctOverWarpsFindsTheDuplicateKeyAndTheLostInsert) {
   std::printf("first duplicate key: seed %llu; first lost insert: seed %llu\n", static_cast<unsigned long long>(first_duplicate),
               static_cast<unsigned long long>(first_lost));
   // Fixed seeds on a deterministic scheduler: these counts are the same on
-  // every machine (140 and 52 when written); the bounds leave room for a
+  // every machine (140 and 52 when written; 140 and 56 with plain accesses
+  // instrumented, test_upstream_slabhash_plain); the bounds leave room for a
   // change in how the layer orders lanes, not for losing either fault.
   EXPECT_GE(duplicates, 50u);
   EXPECT_GE(lost, 10u);
@@ -319,15 +326,20 @@ TEST(UpstreamSlabHash, PctOverWarpsFindsTheDuplicateKeyAndTheLostInsert) {
 }
 
 // The first seed of each fault, as docs/CUDA-ON-CPU.md shows it.
+#ifdef GFSL_CPU_PLAIN_ACCESSES
+constexpr std::uint64_t first_duplicate_seed = 27, first_lost_seed = 45;
+#else
+constexpr std::uint64_t first_duplicate_seed = 21, first_lost_seed = 45;
+#endif
 TEST(UpstreamSlabHash, TheFirstFailingSeedsShowTheirHistories) {
   table t;
-  const run dup = run_seed(t, 21);
-  std::printf("seed 21:\n%s", describe(dup).c_str());
+  const run dup = run_seed(t, first_duplicate_seed);
+  std::printf("seed %llu:\n%s", static_cast<unsigned long long>(first_duplicate_seed), describe(dup).c_str());
   for (const auto& [key, copies] : dup.final_table) std::printf("final table: key %u stored %d times\n", key, copies);
   EXPECT_TRUE(dup.duplicate);
   EXPECT_EQ(dup.final_table.at(2), 2);
-  const run lost = run_seed(t, 45);
-  std::printf("seed 45:\n%s", describe(lost).c_str());
+  const run lost = run_seed(t, first_lost_seed);
+  std::printf("seed %llu:\n%s", static_cast<unsigned long long>(first_lost_seed), describe(lost).c_str());
   for (const auto& [key, copies] : lost.final_table) std::printf("final table: key %u stored %d times\n", key, copies);
   EXPECT_TRUE(lost.lost_insert);
   EXPECT_EQ(lost.v, gfsl::lin::verdict::not_linearizable);
