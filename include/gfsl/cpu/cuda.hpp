@@ -15,8 +15,11 @@
 //   - every atomic (atomicCAS, atomicExch, atomicAdd, ...) and fence
 //     (__threadfence*) is a scheduling point, and passes the scheduler's
 //     memory model as a relaxed RMW or a fence.sc;
-//   - plain and volatile loads and stores are NOT scheduling points and do
-//     not pass the memory model (docs/CUDA-ON-CPU.md, "what is covered").
+//   - plain and volatile loads and stores are scheduling points, and pass
+//     the memory model as relaxed accesses, only in code built with
+//     gfsl_cuda_on_cpu_instrument (cmake/GfslCudaOnCpuInstrument.cmake,
+//     exec/cuda_on_cpu/plain_access.cpp; docs/CUDA-ON-CPU.md, "Plain loads
+//     and stores"); otherwise they are neither.
 // A collective completes when every lane of its mask is at a collective of
 // the same kind with the same mask; when no lane of a warp can go on, a
 // lane still waiting is a reported fault (a divergent collective, or a mask
