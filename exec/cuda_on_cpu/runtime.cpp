@@ -682,6 +682,12 @@ bool parse_options(const options& o, sched::options& so, std::string& why) {
   so.pct_steps = o.pct_steps;
   so.max_steps = o.max_steps;
   so.livelock_steps = o.livelock_steps;
+  if (o.stale_pct > 100) {
+    why = "stale_pct " + std::to_string(o.stale_pct) + " (0..100)";
+    return false;
+  }
+  so.stale_seed = o.stale_seed;
+  so.stale_pct = o.stale_pct;
   so.memory_base = static_cast<const std::uint64_t*>(o.memory_base);
   so.memory_words = o.memory_bytes / 8;
   return true;
@@ -1133,6 +1139,7 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   }
   if (o.granularity != "lane") r.replay += " granularity " + o.granularity;
   if (o.memory != "sc") r.replay += " memory " + o.memory;
+  if (o.memory != "sc" && o.stale_seed) r.replay += " stale-seed " + std::to_string(o.stale_seed) + " stale-pct " + std::to_string(o.stale_pct);
   r.replay += ")";
   r.block.resize(blocks);
   for (block_state& b : r.block) {

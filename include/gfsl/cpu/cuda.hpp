@@ -103,6 +103,13 @@ struct options {
   // atomics outside it pass the model untracked.
   const void* memory_base = nullptr;
   std::size_t memory_bytes = 0;
+  // ptx: where the choices of which loads return an older store come from.
+  // 0: the schedule's own stream (half the loads that may, do). Otherwise a
+  // stream of their own seeded by stale_seed, stale_pct percent of those
+  // loads returning an older store: the warps then interleave as under sc
+  // until a stale value changes what a lane does.
+  std::uint64_t stale_seed = 0;
+  std::uint32_t stale_pct = 50;
   std::uint64_t max_steps = 0;      // stop after this many steps (0: no bound)
   std::uint64_t livelock_steps = 2000000;
   std::size_t lane_stack_bytes = 64 * 1024;
