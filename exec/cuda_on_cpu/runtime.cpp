@@ -22,11 +22,11 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/fixedsize_stack.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <deque>
 #include <exception>
-#include <algorithm>
 #include <map>
 #include <mutex>
 #include <stdexcept>
