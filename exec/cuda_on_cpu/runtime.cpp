@@ -22,6 +22,7 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/fixedsize_stack.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <deque>
@@ -58,6 +59,11 @@ struct lane_state {
   // The intrinsic the lane called last, for fault lines.
   const char* file = nullptr;
   unsigned line = 0;
+  // Plain accesses (plain_access) made after the run stopped or faulted
+  // while this lane was between two of the layer's calls; past a bound the
+  // lane is abandoned (it spins on plain loads and would never leave).
+  std::uint64_t doomed_accesses = 0;
+  bool abandoned = false;
 };
 
 struct block_state {
@@ -107,11 +113,47 @@ struct run_state {
   bool sched_stop = false;     // the scheduler stopped the run (its signal is unwinding the lanes)
   std::string stop_where;      // the lane running when it did
   std::uint64_t clock_offset = 0;  // __nanosleep's advance of the virtual clock
+  // Instrumented plain accesses (plain_access): the device's memory at the
+  // launch (cudaMalloc allocations, __shared__ sections, device_globals,
+  // memory_base), sorted, and the span that holds them all.
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> device;
+  std::uintptr_t device_lo = 0, device_hi = 0;
+  bool stale_plain = false;  // memory ptx: plain loads may return older stores
 };
 
 thread_local run_state* current_run = nullptr;
 thread_local lane_state* current_lane = nullptr;
 thread_local launch_result last;
+
+// An instrumented plain access is announced before it happens (the
+// compiler's callback runs before the load or store), so what the model
+// needs after it is finished at the lane's next call into the layer, before
+// any other lane or warp can run (every switch goes through the layer):
+//   - a stale load: the callback wrote the older store's value into the
+//     word so that the load reads it; the latest value goes back here;
+//   - a store: the model learns the value it wrote.
+struct pending_plain {
+  int swapped = 0;
+  std::uint64_t* word[3] = {};
+  std::uint64_t latest[3] = {};
+  int stores = 0;
+  access store[3];
+  std::uint64_t* store_word[3] = {};
+  sched::scheduler* s = nullptr;
+};
+thread_local pending_plain pending;
+
+void settle() {
+  pending_plain& p = pending;
+  for (int i = 0; i < p.swapped; ++i) std::memcpy(p.word[i], &p.latest[i], 8);
+  p.swapped = 0;
+  for (int i = 0; i < p.stores; ++i) {
+    access& a = p.store[i];
+    std::memcpy(&a.value, p.store_word[i], 8);
+    p.s->after(a, a.value);
+  }
+  p.stores = 0;
+}
 
 const char* coll_name(detail::coll k) {
   switch (k) {
@@ -211,6 +253,7 @@ void scheduled(run_state& r, F&& f) {
 
 // A scheduling point of the running lane; leaves the lane when the run has faulted.
 void point(lane_state& l) {
+  settle();
   run_state& r = *l.warp->run;
   if (r.faulted || l.warp->unwinding) throw unwind_lane{};
   scheduled(r, [&] { r.s->point(); });
@@ -577,6 +620,7 @@ void run_warp(warp_state& w) {
           }
         }
       }
+      settle();
       me.exited = true;
       me.waiting = false;
       return std::move(w.dispatcher);
@@ -605,6 +649,12 @@ void run_warp(warp_state& w) {
     report_stuck(w);
     w.unwinding = true;
   }
+  // An abandoned lane (plain_access) is suspended inside an instrumented
+  // access, whose frames cannot be unwound (the compiler's callbacks are
+  // nothrow): its stack is given up, not unwound.
+  for (lane_state& l : w.lanes) {
+    if (l.abandoned && l.f) (void)new ctx::fiber(std::move(l.f));
+  }
   detail::current_ids = nullptr;
   current_lane = nullptr;
   if (w.stop) std::rethrow_exception(w.stop);
@@ -632,6 +682,12 @@ bool parse_options(const options& o, sched::options& so, std::string& why) {
   so.pct_steps = o.pct_steps;
   so.max_steps = o.max_steps;
   so.livelock_steps = o.livelock_steps;
+  if (o.stale_pct > 100) {
+    why = "stale_pct " + std::to_string(o.stale_pct) + " (0..100)";
+    return false;
+  }
+  so.stale_seed = o.stale_seed;
+  so.stale_pct = o.stale_pct;
   so.memory_base = static_cast<const std::uint64_t*>(o.memory_base);
   so.memory_words = o.memory_bytes / 8;
   return true;
@@ -810,6 +866,7 @@ lane_state& atomic_lane(const void* p, unsigned bytes, const char* what) {
 }
 
 void before_access(lane_state& l, const access& a) {
+  settle();
   run_state& r = *l.warp->run;
   scheduled(r, [&] { r.s->before(a); });
   enter(l);
@@ -910,6 +967,97 @@ void atomic_store(void* p, unsigned bytes, std::uint64_t bits, order o) {
   l.warp->run->s->after(a, a.value);
 }
 
+namespace {
+// Past this many plain accesses after its run stopped, without reaching a
+// collective or an atomic (where it leaves), a lane spins on plain loads and
+// is abandoned.
+constexpr std::uint64_t doomed_limit = 100000;
+
+bool in_device(const run_state& r, std::uintptr_t at, unsigned bytes) {
+  if (at >= r.device_hi || at + bytes <= r.device_lo) return false;
+  for (const auto& [begin, end] : r.device) {
+    if (at < end && at + bytes > begin) return true;
+  }
+  return false;
+}
+
+// The lane's run has stopped or faulted: the lane cannot leave from inside
+// the callback (it returns into code compiled not to unwind there), so it
+// runs on to its next collective or atomic, which throws; one that never
+// gets there is abandoned.
+void doomed(lane_state& l) {
+  if (++l.doomed_accesses < doomed_limit) return;
+  warp_state& w = *l.warp;
+  l.abandoned = true;
+  l.exited = true;
+  l.waiting = false;
+  w.unwinding = true;
+  for (;;) w.dispatcher = std::move(w.dispatcher).resume();
+}
+}  // namespace
+
+// An instrumented plain or volatile access (exec/cuda_on_cpu/plain_access.cpp):
+// a scheduling point when it falls in the device's memory, and under ptx a
+// load may return an older store of each word it reads. Never throws: the
+// compiler's callbacks are nothrow calls.
+void plain_access(const void* p, unsigned bytes, bool store) noexcept {
+  lane_state* const lp = current_lane;
+  if (!lp) return;
+  settle();
+  lane_state& l = *lp;
+  warp_state& w = *l.warp;
+  run_state& r = *w.run;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  if (!in_device(r, at, bytes)) return;
+  if (r.faulted || w.unwinding) {
+    doomed(l);
+    return;
+  }
+  try {
+    // Every word's scheduling point first, then what the load reads: a
+    // stale value written into a word must not be seen by another warp.
+    const std::uintptr_t first = at & ~std::uintptr_t{7}, last = (at + bytes - 1) & ~std::uintptr_t{7};
+    access a[3];
+    std::uint64_t* wp[3];
+    int n = 0;
+    for (std::uintptr_t word = first; word <= last && n < 3; word += 8, ++n) {
+      wp[n] = reinterpret_cast<std::uint64_t*>(word);
+      a[n] = make_access(l, wp[n], false);
+      a[n].kind = store ? access_kind::store : access_kind::load;
+      a[n].order = mem_order::relaxed;
+      std::memcpy(&a[n].value, wp[n], 8);
+      scheduled(r, [&] { r.s->before(a[n]); });
+      enter(l);
+      if (r.faulted || w.unwinding) return;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (store) {
+        pending.s = r.s;
+        pending.store_word[pending.stores] = wp[i];
+        pending.store[pending.stores++] = a[i];
+        continue;
+      }
+      std::uint64_t latest;
+      std::memcpy(&latest, wp[i], 8);
+      const std::uint64_t seen = r.stale_plain ? r.s->load_value(a[i], latest) : latest;
+      r.s->after(a[i], seen);
+      if (seen != latest) {
+        pending.word[pending.swapped] = wp[i];
+        pending.latest[pending.swapped++] = latest;
+        std::memcpy(wp[i], &seen, 8);
+      }
+    }
+  } catch (...) {
+    // The scheduler stopped the run: its signal goes on once the lane
+    // leaves (run_warp rethrows it in the team's own fiber).
+    if (r.sched_stop) {
+      if (r.stop_where.empty()) r.stop_where = where(w, static_cast<int>(l.ids.lane));
+      if (!w.stop) w.stop = std::current_exception();
+    }
+    w.unwinding = true;
+  }
+}
+
 void fence() {
   if (!current_lane) return;
   lane_state& l = *current_lane;
@@ -991,6 +1139,7 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   }
   if (o.granularity != "lane") r.replay += " granularity " + o.granularity;
   if (o.memory != "sc") r.replay += " memory " + o.memory;
+  if (o.memory != "sc" && o.stale_seed) r.replay += " stale-seed " + std::to_string(o.stale_seed) + " stale-pct " + std::to_string(o.stale_pct);
   r.replay += ")";
   r.block.resize(blocks);
   for (block_state& b : r.block) {
@@ -1000,7 +1149,20 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   {
     std::lock_guard<std::mutex> g(allocations_mutex);
     r.shared = sections();
+    for (const auto& [m, n] : allocations()) r.device.emplace_back(reinterpret_cast<std::uintptr_t>(m), reinterpret_cast<std::uintptr_t>(m) + n);
+    for (const auto& [gp, g] : globals()) r.device.emplace_back(reinterpret_cast<std::uintptr_t>(gp), reinterpret_cast<std::uintptr_t>(gp) + g.size());
   }
+  for (const auto& [begin, end] : r.shared) r.device.emplace_back(reinterpret_cast<std::uintptr_t>(begin), reinterpret_cast<std::uintptr_t>(end));
+  if (o.memory_base) {
+    const auto b = reinterpret_cast<std::uintptr_t>(o.memory_base);
+    r.device.emplace_back(b, b + o.memory_bytes);
+  }
+  std::sort(r.device.begin(), r.device.end());
+  if (!r.device.empty()) {
+    r.device_lo = r.device.front().first;
+    for (const auto& d : r.device) r.device_hi = std::max(r.device_hi, d.second);
+  }
+  r.stale_plain = so.mem == sched::memory::ptx;
   // Each block's __shared__ starts zeroed (CUDA leaves it undefined; a
   // replay needs it the same).
   for (const auto& [begin, end] : r.shared) {
@@ -1046,7 +1208,9 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   sched::outcome out;
   try {
     out = s.run(std::move(bodies));
+    settle();
   } catch (...) {
+    settle();
     current_run = nullptr;
     current_lane = nullptr;
     detail::current_ids = nullptr;

@@ -70,8 +70,10 @@ step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/cpu_consumer" -B "${WORK}/
 step(${CMAKE_COMMAND} --build "${WORK}/cpu_consumer")
 find_program(cpu_consumer cpu_consumer PATHS "${WORK}/cpu_consumer" NO_DEFAULT_PATH REQUIRED)
 step("${cpu_consumer}")
+find_program(cpu_consumer_plain cpu_consumer_plain PATHS "${WORK}/cpu_consumer" NO_DEFAULT_PATH REQUIRED)
+step("${cpu_consumer_plain}")
 if(NVCC)
   step(${CMAKE_COMMAND} -DBUILD_DIR=${host_build} -DSOURCE_DIR=${SOURCE_DIR} -DNVCC=${NVCC} -DWORK=${WORK}/example
        -P "${SOURCE_DIR}/tests/install/install_example.cmake")
 endif()
-message(STATUS "the host-only build installed; a consumer built against it, and the installed gfsl checked its trace; a kernel ran on the installed gfsl::cuda_on_cpu")
+message(STATUS "the host-only build installed; a consumer built against it, and the installed gfsl checked its trace; a kernel ran on the installed gfsl::cuda_on_cpu, plain accesses instrumented too")

@@ -15,8 +15,11 @@
 //   - every atomic (atomicCAS, atomicExch, atomicAdd, ...) and fence
 //     (__threadfence*) is a scheduling point, and passes the scheduler's
 //     memory model as a relaxed RMW or a fence.sc;
-//   - plain and volatile loads and stores are NOT scheduling points and do
-//     not pass the memory model (docs/CUDA-ON-CPU.md, "what is covered").
+//   - plain and volatile loads and stores are scheduling points, and pass
+//     the memory model as relaxed accesses, only in code built with
+//     gfsl_cuda_on_cpu_instrument (cmake/GfslCudaOnCpuInstrument.cmake,
+//     exec/cuda_on_cpu/plain_access.cpp; docs/CUDA-ON-CPU.md, "Plain loads
+//     and stores"); otherwise they are neither.
 // A collective completes when every lane of its mask is at a collective of
 // the same kind with the same mask; when no lane of a warp can go on, a
 // lane still waiting is a reported fault (a divergent collective, or a mask
@@ -100,6 +103,13 @@ struct options {
   // atomics outside it pass the model untracked.
   const void* memory_base = nullptr;
   std::size_t memory_bytes = 0;
+  // ptx: where the choices of which loads return an older store come from.
+  // 0: the schedule's own stream (half the loads that may, do). Otherwise a
+  // stream of their own seeded by stale_seed, stale_pct percent of those
+  // loads returning an older store: the warps then interleave as under sc
+  // until a stale value changes what a lane does.
+  std::uint64_t stale_seed = 0;
+  std::uint32_t stale_pct = 50;
   std::uint64_t max_steps = 0;      // stop after this many steps (0: no bound)
   std::uint64_t livelock_steps = 2000000;
   std::size_t lane_stack_bytes = 64 * 1024;
@@ -208,6 +218,10 @@ void atomic_store(void* p, unsigned bytes, std::uint64_t bits, order o);
 void atomic_begin_ordered(const void* p, unsigned bytes, bool cas, order o);
 void atomic_end_ordered(const void* p, unsigned bytes, std::uint64_t old_bits, bool cas, bool cas_ok, order o);
 void fence_ordered(order o);
+// An instrumented plain or volatile load or store of the running lane
+// (gfsl_cuda_on_cpu_instrument, docs/CUDA-ON-CPU.md, "Plain loads and
+// stores"), announced just before it happens.
+void plain_access(const void* p, unsigned bytes, bool store) noexcept;
 std::uint64_t virtual_clock(std::uint64_t per_step);
 void nanosleep(unsigned ns);
 // The running lane stops with a fault line (__trap, an assertion).
@@ -247,8 +261,16 @@ T from_bits(std::uint64_t b) {
   return v;
 }
 
+// The layer's own accesses to the user's memory are never instrumented
+// plain accesses (an atomic's read and write are one step, not three).
+#if defined(__clang__) || defined(__GNUC__)
+#define GFSL_CPU_UNINSTRUMENTED __attribute__((no_sanitize("thread")))
+#else
+#define GFSL_CPU_UNINSTRUMENTED
+#endif
+
 template <class T, class F>
-T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
+GFSL_CPU_UNINSTRUMENTED T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
   atomic_begin(p, sizeof(T), cas);
   const T old = *p;
   bool ok = true;
@@ -259,7 +281,7 @@ T rmw(T* p, F&& f, bool cas = false, T compare = T{}) {
 }
 
 template <class T, class F>
-T rmw_ordered(T* p, F&& f, order o, bool cas = false, T compare = T{}) {
+GFSL_CPU_UNINSTRUMENTED T rmw_ordered(T* p, F&& f, order o, bool cas = false, T compare = T{}) {
   atomic_begin_ordered(p, sizeof(T), cas, o);
   const T old = *p;
   bool ok = true;

@@ -1,0 +1,2 @@
+#define GFSL_PLAIN_NS instrumented
+#include "kernels.inc"

@@ -1,0 +1,2 @@
+#define GFSL_PLAIN_NS uninstrumented
+#include "kernels.inc"
