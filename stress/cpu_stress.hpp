@@ -82,13 +82,21 @@ violation_record record_of(const step& s, const Team& team, std::uint32_t struct
   return v;
 }
 
+// The seconds to the first answer false where true was known (a key
+// missing) and to the first true where false was known.
+inline void note_first(config_result& res, const step& s, double seconds) {
+  double& first = s.want_ok ? res.first_missing_s : res.first_extra_s;
+  if (first < 0) first = seconds;
+}
+
 struct shared_result {
   std::mutex lock;
   config_result* res;
   std::uint32_t keep;
-  void add(const violation_record& v) {
+  void add(const violation_record& v, const step& s, double seconds) {
     std::lock_guard<std::mutex> g(lock);
     if (res->reports.size() < keep) res->reports.push_back(v);
+    note_first(*res, s, seconds);
   }
 };
 
@@ -287,6 +295,7 @@ class cpu_runner {
           if (!ends_team<Policy>(st)) states[t].stopped = 0;
           if (st.violation) {
             violated = true;
+            note_first(res_, st, std::chrono::duration<double>(clock_type::now() - start_).count());
             if (res_.reports.size() < o_.reports) {
               violation_record v = record_of(st, *teams[t], index, sch.steps());
               Policy::on_violation(v, st, s);
@@ -373,7 +382,7 @@ class cpu_runner {
                   violation_record v = record_of(st, team, index,
                                                  static_cast<std::uint64_t>(std::chrono::duration<double, std::nano>(now - start_).count()));
                   Policy::on_violation(v, st, s);
-                  shared.add(v);
+                  shared.add(v, st, std::chrono::duration<double>(now - start_).count());
                 }
               }
               progress[t].fetch_add(1, std::memory_order_relaxed);
@@ -417,7 +426,8 @@ class cpu_runner {
     std::vector<clock_type::time_point> since(p_.teams, clock_type::now());
     auto last_progress = clock_type::now();
     for (;;) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // A round ends by itself, often within milliseconds: looked at sooner.
+      std::this_thread::sleep_for(std::chrono::milliseconds(Policy::rounds ? 1 : 20));
       const auto now = clock_type::now();
       if (now >= end || *Policy::error_word(s) != error_none || interrupt_requested()) stop = true;
       bool all_done = true;
