@@ -245,7 +245,7 @@ command add_stress_command(CLI::App& root) {
                 "teams (default: host 4, threads 2 per hardware thread, cuda all resident; half of them for gfsl's "
                 "stable-contains)");
   st->ops_opt = c->add_option("--ops-per-team", st->o.ops_per_team,
-                              "host: operations of each team per structure; slabhash on cuda: per round (default 256)")
+                              "host: operations of each team per structure; slabhash, lideng: per round on every backend (default 256)")
                     ->capture_default_str();
   c->add_option("--churn", st->o.churn,
                 "owned-keys: keys range+1..range+N shared by every writer, inserted and deleted unjudged half of the "
