@@ -126,12 +126,13 @@ step run_step(Algo& a, const params& p, team_id t, team_state& st, counters& c, 
   }
 }
 
-// A batched team goes on after an operation that ran out of pool (its
-// answer unjudged), since the others wait for it at the next batch; any
-// other error of the structure stops it, and the error word stops the others.
+// A batched team goes on after an operation that did not complete (out of
+// pool, a key out of range: its answer unjudged), since the others wait for
+// it at the next batch; a corrupt structure stops it, and the error word,
+// which the barriers' waits read, stops the others.
 template <class Policy>
 bool ends_team(const step& s) {
-  if constexpr (Policy::batches) return s.r.st != status::ok && s.r.st != status::pool_exhausted;
+  if constexpr (Policy::batches) return s.r.st == status::corrupt;
   return s.r.st != status::ok;
 }
 

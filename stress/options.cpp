@@ -98,7 +98,7 @@ std::string validate(const options& o, std::uint32_t teams) {
   if (d.max_teams && teams > d.max_teams) {
     return "--teams " + std::to_string(teams) + ": " + std::string(d.name) + " runs at most " + std::to_string(d.max_teams) + " teams";
   }
-  if (d.batched && o.sh == shape::owned_keys && o.writers_den != 0 && o.writers_num < o.writers_den) {
+  if (const params w = params_of(o, 1, teams); d.batched && o.sh == shape::owned_keys && w.writers_num < w.writers_den) {
     return "--writers: " + std::string(d.name) + " runs batches of one kind, every team the batch's: owned-keys needs every team writing (1/1)";
   }
   if (o.stable_every < 2) return "--stable-every must be at least 2 (the other keys are the writers')";
