@@ -95,7 +95,7 @@ struct lideng_stress_policy {
   // allocates its node too), plus head, tail and some room.
   static std::uint32_t pool(const stress::options& o, const stress::params& p, bool) {
     const std::uint64_t want = lideng::first_free_node + 16 + static_cast<std::uint64_t>(p.range) + p.teams * o.ops_per_team;
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(want, 1u << 22));
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(want, 1u << 20));  // 128 MiB
   }
   static std::uint64_t* words(const structure& s) { return s.words.get(); }
   static std::size_t word_count(const structure& s) { return s.count; }
