@@ -211,8 +211,9 @@ command add_stress_command(CLI::App& root) {
       ->check(CLI::IsMember({"stable-contains", "owned-keys"}))
       ->capture_default_str();
   st->variant_opt = c->add_option("--variant", st->variant,
-                                  "the algorithm: robust, or thesis (the published one); slabhash: fixed (default) or published")
-                        ->check(CLI::IsMember({"thesis", "robust", "fixed", "published"}))
+                                  "the algorithm: robust, or thesis (the published one); slabhash: fixed (default) or published; "
+                                  "lideng: fixed (default), published or mixed")
+                        ->check(CLI::IsMember({"thesis", "robust", "fixed", "published", "mixed"}))
                         ->capture_default_str();
   st->chunk_opt = c->add_option("--chunk", st->chunks, "chunk sizes: 32, 16 or 32,16 (one configuration each)")->capture_default_str();
   c->add_option("--range", st->ranges,
@@ -244,7 +245,7 @@ command add_stress_command(CLI::App& root) {
                 "teams (default: host 4, threads 2 per hardware thread, cuda all resident; half of them for gfsl's "
                 "stable-contains)");
   st->ops_opt = c->add_option("--ops-per-team", st->o.ops_per_team,
-                              "host: operations of each team per structure; slabhash on cuda: per round (default 256)")
+                              "host: operations of each team per structure; slabhash, lideng: per round on every backend (default 256)")
                     ->capture_default_str();
   c->add_option("--churn", st->o.churn,
                 "owned-keys: keys range+1..range+N shared by every writer, inserted and deleted unjudged half of the "
@@ -282,22 +283,20 @@ command add_stress_command(CLI::App& root) {
             };
             if (is_stdout(st->json) && is_stdout(st->csv)) return usage("--json - and --csv -: one report on standard output; give the other a FILE");
             {
-              // SlabHash's defaults (stress/options.hpp): owned keys with shared
-              // churn keys, every team writing, rounds of 256 operations a team.
+              // The other subjects' defaults (stress/options.hpp): owned keys
+              // with shared churn keys, every team writing, rounds of 256
+              // operations a team.
               const auto subj = parse_subject(st->subject.subject);
               o.subject = subj ? *subj : subject_kind::gfsl;
-              if (o.subject != subject_kind::gfsl && o.subject != subject_kind::slabhash) {
-                return usage("--subject " + st->subject.subject + ": gfsl stress runs gfsl and slabhash only (gfsl run and gfsl fuzz run " +
-                             st->subject.subject + ")");
-              }
-              if (o.subject == subject_kind::slabhash) {
-                if (st->chunk_opt->count() > 0) return usage("--chunk: slabhash reads a slab of 16 eight-byte words, one per lane (--chunk does not apply)");
-                if (st->replay.size()) return usage("--replay: gfsl-stress1 lines are gfsl's (slabhash runs on --backend cuda)");
+              const subject_descriptor& d = subject_of(o.subject);
+              if (o.subject != subject_kind::gfsl) {
+                if (st->chunk_opt->count() > 0) return usage("--chunk: " + std::string(d.fixed_chunk_note));
                 if (st->shape_opt->count() == 0) st->shape = "owned-keys";
                 if (st->writers_opt->count() == 0) st->writers = st->shape == "owned-keys" ? "1/1" : "1/2";
                 if (st->ops_opt->count() == 0) o.ops_per_team = 256;
                 o.buckets = st->subject.parameter("buckets");
-                o.chunks = {16};
+                o.levels = st->subject.parameter("levels");
+                o.chunks = {d.team_width};
                 if (const std::string e = resolve_variant(o.subject, st->variant_opt->count() ? st->variant : "", o.choice); !e.empty()) {
                   return usage(e);
                 }

@@ -140,6 +140,13 @@ struct subject_descriptor {
   // from the workload's own fields so that it shrinks with them. Null: the
   // generator's own (gfsl; SlabHash's is in fuzz/generators.cpp).
   void (*fit_generated)(model::workload& w) = nullptr;
+  // The most teams a run may have (0: no limit of its own).
+  std::uint32_t max_teams = 0;
+  // Its operations come in batches: operation j of every team is one batch,
+  // and every team of a batch waits for all the others (so every team makes
+  // the same number of operations). gfsl stress runs it in lockstep batches
+  // of one kind, every team running the batch's kind.
+  bool batched = false;
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

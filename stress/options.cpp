@@ -27,9 +27,10 @@ bool parse_writers(const std::string& text, std::uint32_t& num, std::uint32_t& d
 
 std::uint32_t default_teams(const options& o) {
   if (o.teams) return o.teams;
-  if (o.backend == "host") return 4;
+  const std::uint32_t most = subject_of(o.subject).max_teams;
+  if (o.backend == "host") return most ? std::min<std::uint32_t>(4, most) : 4;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  return 2 * hw;
+  return most ? std::min<std::uint32_t>(2 * hw, most) : 2 * hw;
 }
 
 std::uint32_t slabhash_default_buckets(std::uint32_t teams) { return std::max<std::uint32_t>(1, teams / 64); }
@@ -68,6 +69,8 @@ params params_of(const options& o, std::uint32_t range, std::uint32_t teams) {
     if (o.subject == subject_kind::slabhash && p.churn == 0) {
       p.churn = slabhash_default_churn(o.buckets ? o.buckets : slabhash_default_buckets(teams));
     }
+    // A batched subject: shared keys, so that one batch holds a key twice.
+    if (subject_of(o.subject).batched && p.churn == 0) p.churn = 4;
   }
   return p;
 }
@@ -86,9 +89,17 @@ std::string validate(const options& o, std::uint32_t teams) {
     if (c != 16 && c != 32) return "--chunk: chunk sizes are 16 and 32";
   }
   if (o.subject == subject_kind::slabhash) {
-    if (o.backend != "cuda") return "--subject slabhash: stress runs it on --backend cuda only (the CPU backends: gfsl fuzz --subject slabhash)";
-    if (o.choice.mutated()) return "--mutant: stress runs slabhash without seeded bugs (gfsl mutants --subject slabhash)";
+    if (o.backend == "cuda" && o.choice.mutated()) {
+      return "--mutant: stress runs slabhash on the GPU without seeded bugs (the CPU backends run them)";
+    }
     if (o.buckets > 0x7FFFFFFFu) return "--buckets: too many";
+  }
+  const subject_descriptor& d = subject_of(o.subject);
+  if (d.max_teams && teams > d.max_teams) {
+    return "--teams " + std::to_string(teams) + ": " + std::string(d.name) + " runs at most " + std::to_string(d.max_teams) + " teams";
+  }
+  if (const params w = params_of(o, 1, teams); d.batched && o.sh == shape::owned_keys && w.writers_num < w.writers_den) {
+    return "--writers: " + std::string(d.name) + " runs batches of one kind, every team the batch's: owned-keys needs every team writing (1/1)";
   }
   if (o.stable_every < 2) return "--stable-every must be at least 2 (the other keys are the writers')";
   const std::vector<std::uint32_t> ranges = o.ranges.empty() ? std::vector<std::uint32_t>{default_range(o, teams)} : o.ranges;
@@ -151,6 +162,11 @@ std::string encode_replay(const options& o, int chunk, std::uint32_t range, std:
   if (o.choice.mutated()) s << ":mutant=" << mutant_label(o.subject, o.choice);
   if (o.reraise) s << ":upper=reraise";
   if (p.low_churn) s << ":low-churn=" << p.low_churn;
+  // Another subject's line names it and what it was given beyond gfsl's fields.
+  if (o.subject != default_subject) s << ":subject=" << subject_name(o.subject);
+  if (o.buckets) s << ":buckets=" << o.buckets;
+  if (o.levels) s << ":levels=" << o.levels;
+  if (o.churn) s << ":churn=" << o.churn;
   return s.str();
 }
 
@@ -209,6 +225,19 @@ std::string decode_replay(const std::string& text, options& o) {
     text_of("upper", upper);
     if (upper != "reraise" && upper != "thesis") return "replay string: field 'upper' has a bad value '" + upper + "'";
     r.reraise = upper == "reraise";
+  }
+  r.subject = default_subject;
+  if (fields.count("subject")) {
+    std::string name;
+    text_of("subject", name);
+    const auto k = parse_subject(name);
+    if (!k) return "replay string: field 'subject' names no subject: '" + name + "'";
+    r.subject = *k;
+  }
+  r.buckets = r.levels = r.churn = 0;
+  for (auto [name, into] : {std::pair{"buckets", &r.buckets}, std::pair{"levels", &r.levels}, std::pair{"churn", &r.churn}}) {
+    if (!fields.count(name)) continue;
+    if (std::string e = number(name, *into); !e.empty()) return e;
   }
   // A line written before variants existed ran the published algorithm.
   const subject_descriptor& d = subject_of(r.subject);

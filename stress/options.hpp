@@ -33,12 +33,13 @@ struct options {
   sched::options so;                 // host: strategy, granularity, depth (the seed is the structure's)
   std::uint64_t seed = 1;
   std::uint32_t reports = 16;        // violation reports kept per configuration (the rest are counted)
-  // The structure under test. slabhash: cuda only (the CPU backends run
-  // GFSL's structures), a slab of 16 words per read, so `chunks` is {16}.
+  // The structure under test. A subject whose team reads a fixed number of
+  // words (slabhash: a slab, lideng: a node) has `chunks` {16}.
   subject_kind subject = default_subject;
   subject_choice choice;             // the subject's variant and seeded bug (core/subject.hpp)
   std::uint32_t buckets = 0;         // slabhash: 0: one per 64 teams (slabhash_default_buckets)
-  std::uint32_t churn = 0;           // owned-keys: shared keys range+1 .. range+churn (params::churn); slabhash: 0 = 4 per bucket
+  std::uint32_t levels = 0;          // lideng: the list's levels (0: its default, 8)
+  std::uint32_t churn = 0;           // owned-keys: shared keys range+1 .. range+churn (params::churn); slabhash: 0 = 4 per bucket; batched subjects: 0 = 4
   std::uint32_t pool = 0;            // chunks (0: per backend)
   double hang_seconds = 30;          // a lock wait (cuda) or a team (threads) past this is a hang
   std::string replay;                // host: run only the structure this line describes

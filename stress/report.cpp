@@ -73,12 +73,14 @@ std::string describe_chunk(const std::uint64_t* words, int n) {
   return s.str();
 }
 
-std::string describe_read(const violation_record& v) {
+std::string describe_read(const violation_record& v, std::string (*describe_line)(const violation_record&)) {
   std::ostringstream s;
   s << (v.answer ? "true" : "false") << " " << kind_name(v.kind) << "(" << v.key << ")";
   if (v.answer && v.expected) s << " value " << v.value;
   s << " (expected " << (v.expected ? "true" : "false") << ")  ";
-  if (v.subject == static_cast<std::uint8_t>(subject_kind::slabhash)) {
+  if (describe_line) {
+    s << describe_line(v);
+  } else if (v.subject == static_cast<std::uint8_t>(subject_kind::slabhash)) {
     if (v.chunk == no_chunk) s << "no slab read";
     else s << "bucket " << v.bucket << " slab " << v.chunk << " (lanes 2i,2i+1: pair i): " << describe_slab(v.words);
   } else if (v.chunk == no_chunk) {
@@ -116,7 +118,9 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
       if (r.churn) std::fprintf(out, " and %u shared keys", r.churn);
       std::fprintf(out, ", %u teams (%u writing)", r.teams, r.writers);
       if (r.ops_per_round) std::fprintf(out, ", rounds of %" PRIu64 " operations a team", r.ops_per_round);
+      if (!r.granularity.empty()) std::fprintf(out, ", %s scheduler at %s granularity", r.sched.c_str(), r.granularity.c_str());
       std::fprintf(out, "\n");
+      if (r.mutant != "none") std::fprintf(out, "  mutant: %s (%s)\n", r.mutant.c_str(), r.mutant_role.c_str());
       const counters& c = r.totals;
       std::fprintf(out,
                    "  %" PRIu64 " operations in %s s of running teams, %s s wall (%s M/s): %" PRIu64 " contains, %" PRIu64
@@ -126,14 +130,33 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
       for (const std::string& line : slab_summary_lines(r)) std::fprintf(out, "  %s\n", line.c_str());
       std::fprintf(out, "  rounds: %" PRIu64 " built, %" PRIu64 " failed the full scan (%s); %" PRIu64 " ended early by a full pool\n",
                    r.structures, r.structure_violations, r.invariants_checked.c_str(), r.rebuilt_early);
-      for (const std::string& p : r.structure_problems) std::fprintf(out, "    %s\n", printable(p).c_str());
+      std::set<std::uint32_t> tied;
+      auto replay_under = [&](std::uint32_t round, const char* indent) {
+        if (const std::string* line = r.replay_of(round)) {
+          std::fprintf(out, "%sreplay: gfsl stress --replay %s\n", indent, line->c_str());
+          tied.insert(round);
+        }
+      };
+      for (const std::string& p : r.structure_problems) {
+        std::fprintf(out, "    %s\n", printable(p).c_str());
+        unsigned structure = 0;
+        if (std::sscanf(p.c_str(), "structure %u:", &structure) == 1) replay_under(structure, "      ");
+      }
       for (std::size_t i = 0; i < r.reports.size(); ++i) {
         const violation_record& v = r.reports[i];
-        std::fprintf(out, "  violation %zu: team %u, round %u, at %s s: %s\n", i + 1, v.team, v.structure,
-                     fmt(static_cast<double>(v.time_ns) / 1e9, "%.6f").c_str(), describe_read(v).c_str());
+        std::fprintf(out, "  violation %zu: team %u, round %u, at %s: %s\n", i + 1, v.team, v.structure,
+                     r.backend == "host" ? ("scheduling point " + std::to_string(v.time_ns)).c_str()
+                                         : (fmt(static_cast<double>(v.time_ns) / 1e9, "%.6f") + " s").c_str(),
+                     describe_read(v).c_str());
+        replay_under(v.structure, "    ");
       }
       if (c.violations > r.reports.size()) {
         std::fprintf(out, "  (%" PRIu64 " more violations counted, not shown)\n", c.violations - r.reports.size());
+      }
+      for (const config_result::structure_replay& rp : r.replays) {
+        if (!tied.count(rp.structure)) {
+          std::fprintf(out, "  round %u (violations not shown): replay: gfsl stress --replay %s\n", rp.structure, rp.line.c_str());
+        }
       }
       if (r.hung) std::fprintf(out, "  HANG: %s\n", printable(r.hang_detail).c_str());
       if (!r.error.empty()) std::fprintf(out, "  ERROR: %s\n", printable(r.error).c_str());
@@ -146,9 +169,16 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
                                               : "no violation");
       continue;
     }
-    std::fprintf(out, "configuration: backend %s (%s), shape %s, variant %s, chunk %d, range %u, %u teams (%u writing)",
-                 printable(r.backend).c_str(), printable(r.device).c_str(), r.shape.c_str(), r.variant.c_str(),
-                 r.chunk, r.range, r.teams, r.writers);
+    std::fprintf(out, "configuration: ");
+    if (r.subject != "gfsl") std::fprintf(out, "subject %s, ", printable(r.subject).c_str());
+    std::fprintf(out, "backend %s (%s), shape %s, variant %s, ", printable(r.backend).c_str(), printable(r.device).c_str(),
+                 r.shape.c_str(), r.variant.c_str());
+    if (r.levels) std::fprintf(out, "%u levels, ", r.levels);
+    else std::fprintf(out, "chunk %d, ", r.chunk);
+    std::fprintf(out, "range %u", r.range);
+    if (r.churn) std::fprintf(out, " and %u shared keys", r.churn);
+    std::fprintf(out, ", %u teams (%u writing)", r.teams, r.writers);
+    if (r.ops_per_round) std::fprintf(out, ", rounds of %" PRIu64 " operations a team", r.ops_per_round);
     if (!r.granularity.empty()) std::fprintf(out, ", %s scheduler at %s granularity", r.sched.c_str(), r.granularity.c_str());
     if (r.reraise) std::fprintf(out, ", upper levels re-raised");
     if (r.low_churn) std::fprintf(out, ", writers churn keys 1..%u, keys above stable", r.low_churn);
@@ -184,7 +214,7 @@ void print_text(std::FILE* out, const std::vector<config_result>& results) {
       std::fprintf(out, "  violation %zu: team %u, structure %u, at %s: %s\n", i + 1, v.team, v.structure,
                    r.backend == "host" ? ("scheduling point " + std::to_string(v.time_ns)).c_str()
                                        : (fmt(static_cast<double>(v.time_ns) / 1e9, "%.6f") + " s").c_str(),
-                   describe_read(v).c_str());
+                   describe_read(v, r.describe_line).c_str());
       replay_under(v.structure, "    ");
     }
     if (c.violations > r.reports.size()) {
@@ -235,6 +265,10 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                    ",\"first_missing_s\":%.6g,\"first_extra_s\":%.6g,\"first_duplicate_s\":%.6g,\"first_lost_s\":%.6g,",
                    r.buckets, r.churn, r.ops_per_round, c.missing, c.extra, r.duplicates, r.lost_keys, r.unexpected_keys,
                    r.malformed, r.first_missing_s, r.first_extra_s, r.first_duplicate_s, r.first_lost_s);
+    } else if (r.subject != "gfsl") {
+      std::fprintf(out, "\"subject\":%s,\"levels\":%u,\"shared_keys\":%u,\"ops_per_round\":%" PRIu64 ",\"missing\":%" PRIu64
+                        ",\"extra\":%" PRIu64 ",",
+                   quote(r.subject).c_str(), r.levels, r.churn, r.ops_per_round, c.missing, c.extra);
     }
     std::fprintf(out, "\"structure_problems\":[");
     for (std::size_t j = 0; j < r.structure_problems.size(); ++j) {
@@ -254,7 +288,7 @@ void print_json(std::FILE* out, const std::vector<config_result>& results) {
                    v.expected ? "true" : "false", v.value, v.chunk == no_chunk ? "null" : std::to_string(v.chunk).c_str());
       for (int w = 0; w < v.chunk_size && v.chunk != no_chunk; ++w) std::fprintf(out, "%s%" PRIu64, w ? "," : "", v.words[w]);
       const std::string* replay = r.replay_of(v.structure);
-      std::fprintf(out, "],\"read\":%s,\"replay\":%s}", quote(describe_read(v)).c_str(), replay ? quote(*replay).c_str() : "null");
+      std::fprintf(out, "],\"read\":%s,\"replay\":%s}", quote(describe_read(v, r.describe_line)).c_str(), replay ? quote(*replay).c_str() : "null");
     }
     std::fprintf(out, "]}");
   }

@@ -54,12 +54,16 @@ struct config_result {
   // (the structure under way judged as its teams left it).
   bool interrupted = false;
 
-  // slabhash (empty for gfsl, whose report is unchanged).
+  // The other subjects' (empty for gfsl, whose report is unchanged).
   std::string subject = "gfsl";
   std::uint32_t buckets = 0;
   std::uint32_t churn = 0;             // owned-keys: shared keys range+1..range+churn
   std::uint32_t low_churn = 0;         // stable-contains: writers churn keys 1..low_churn (params::low_churn)
   std::uint64_t ops_per_round = 0;     // per team (0: rounds end by time only)
+  std::uint32_t levels = 0;            // lideng: the list's levels
+  // How a violation report's words read, for a subject whose describer is
+  // its own (lideng: a node); null: gfsl's chunk, or slabhash's slab.
+  std::string (*describe_line)(const violation_record&) = nullptr;
   // The full scan after each round (stress/slab_oracle.hpp), summed over rounds.
   std::uint64_t duplicates = 0, lost_keys = 0, unexpected_keys = 0, malformed = 0;
   // Seconds from the configuration's start to the first of each kind (< 0:
@@ -82,7 +86,7 @@ struct config_result {
 // One line: what the failing read answered and the chunk it saw, the
 // 128-byte line boundary marked `||`, EMPTY as `.`:
 //   false contains(20)  level-0 chunk:  0 1 2 ... 19 || . . . | NEXT(max 20) LOCK held
-std::string describe_read(const violation_record& v);
+std::string describe_read(const violation_record& v, std::string (*describe_line)(const violation_record&) = nullptr);
 // The slabhash lines of the text report (answers by kind, full-scan
 // findings), each with its rate per 10^9 answers and time to first.
 std::vector<std::string> slab_summary_lines(const config_result& r);

@@ -24,7 +24,15 @@ using progress_fn = std::function<void(const config_result&)>;
 using fatal_fn = std::function<void(const config_result&)>;
 
 // host (the deterministic scheduler) and threads (one OS thread per team).
+// Throws std::invalid_argument for a subject with no host stress policy. The
+// subject's runner is reached through the CPU stress registry: one
+// core/NAME/stress.cpp per subject, found by CMake and listed in the
+// generated cpu_stress_subjects.inc.
 config_result run_on_cpu(const options& o, int chunk, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal);
+// Defined by the subject's core/NAME/stress.cpp, over its host stress
+// policy (stress/cpu_stress.hpp).
+template <subject_kind K>
+config_result run_cpu_subject(const options& o, int chunk, std::uint32_t range, const progress_fn& progress, const fatal_fn& fatal);
 
 // cuda: one persistent kernel per slice, all teams resident. Throws
 // std::runtime_error with one line on a CUDA error, std::invalid_argument

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "invariants/slabhash_snapshot.hpp"
+#include "stress/runner.hpp"
 #include "stress/stress.hpp"
 
 namespace gfsl::stress {
@@ -52,6 +53,31 @@ slab_round_verdict judge_slab_round(const std::uint64_t* words, std::size_t word
          ") is present though its owner deleted it or never inserted it");
   }
   return out;
+}
+
+structure_verdict judge_slab_structure(const std::uint64_t* words, std::size_t word_count, const slabhash::params& sp,
+                                       slabhash::slab_variant v, const params& p, const std::vector<team_state>& states,
+                                       config_result& res, double at) {
+  std::vector<std::pair<key_type, value_type>> expected;
+  key_type unknown_lo = 1, unknown_hi = 0;
+  if (p.sh == shape::stable_contains) {
+    for (std::uint32_t k = 0; k < stable_count(p); ++k) expected.emplace_back(stable_key(p, k), value_of(stable_key(p, k)));
+    unknown_lo = 1;
+    unknown_hi = p.range;
+  } else {
+    expected = owned_present(p, states);
+    unknown_lo = p.range + 1;
+    unknown_hi = p.range + p.churn;
+  }
+  std::sort(expected.begin(), expected.end());
+  const slab_round_verdict r = judge_slab_round(words, word_count, sp, v, expected, unknown_lo, unknown_hi);
+  res.duplicates += r.duplicates;
+  res.lost_keys += r.lost;
+  res.unexpected_keys += r.unexpected;
+  res.malformed += r.malformed;
+  if (r.duplicates && res.first_duplicate_s < 0) res.first_duplicate_s = at;
+  if (r.lost && res.first_lost_s < 0) res.first_lost_s = at;
+  return {!r.ok(), r.problems};
 }
 
 std::string describe_slab(const std::uint64_t* words) {

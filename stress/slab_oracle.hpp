@@ -12,6 +12,8 @@
 
 #include "core/slabhash/layout.hpp"
 #include "core/types.hpp"
+#include "stress/report.hpp"
+#include "stress/stress.hpp"
 
 namespace gfsl::stress {
 
@@ -38,6 +40,16 @@ struct slab_round_verdict {
 slab_round_verdict judge_slab_round(const std::uint64_t* words, std::size_t word_count, const slabhash::params& p,
                                     slabhash::slab_variant v, const std::vector<std::pair<key_type, value_type>>& expected,
                                     key_type unknown_lo, key_type unknown_hi, std::size_t max_lines = 16);
+
+// The round oracle of every backend (the device policy's and the host
+// stress policy's judge): the keys the shape knows at the end of a round
+// (stable keys; every team's present owned keys, the shared keys unknown),
+// judged by judge_slab_round, its findings added to the report's counts
+// (`at`: seconds since the configuration's start, for the time to first).
+struct structure_verdict;
+structure_verdict judge_slab_structure(const std::uint64_t* words, std::size_t word_count, const slabhash::params& sp,
+                                       slabhash::slab_variant v, const params& p, const std::vector<team_state>& states,
+                                       config_result& res, double at);
 
 // "false contains(20) (expected true)  bucket 0 slab 3: 5 . 9 T ... | next 17":
 // a slab as a failing read saw it, EMPTY as `.`, a tombstone as `T`.

@@ -223,6 +223,88 @@ GFSL_FN step stress_step(Algo& a, const params& p, team_id t, team_state& st, co
   return s;
 }
 
+// The kind of operation j of every team of a structure whose operations come
+// in batches of one kind (Li and Deng's skiplist: operation j of every team
+// is one batch): a third each, drawn from the structure's seed.
+GFSL_FN op_kind batch_kind(std::uint64_t structure_seed, std::uint64_t j) {
+  std::uint64_t z = structure_seed ^ 0xBA7C4B1Dull ^ (0x9E3779B97F4A7C15ull * (j + 1));
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<op_kind>((z ^ (z >> 31)) % 3);
+}
+
+// One operation of team t of kind `kind`, the batch's, under the shape's
+// oracle. owned-keys: every team writes (options.cpp refuses readers), on one
+// of its own keys, or on a shared key half of the time when there are
+// some (unjudged). stable-contains: writers churn their keys unjudged in
+// every kind; a reader looks a stable key up (true), inserts one (false: it
+// is present) or deletes key range + 1, which no team inserts (false).
+template <class Algo>
+GFSL_FN step lockstep_step(Algo& a, const params& p, team_id t, team_state& st, counters& c, op_kind kind) {
+  team_rng rng{st.rng};
+  const std::uint64_t r = rng.next();
+  st.rng = rng.state;
+  step s;
+  s.kind = kind;
+  const std::uint32_t pick = static_cast<std::uint32_t>(r >> 32);
+  auto call = [&](key_type k) {
+    s.key = k;
+    return kind == op_kind::insert ? a.insert(k, value_of(k)) : kind == op_kind::remove ? a.remove(k) : a.contains(k);
+  };
+  if (p.sh == shape::stable_contains) {
+    if (is_writer(p, t)) {
+      s.r = call(churn_key(p, pick % churn_count(p)));
+    } else {
+      s.judged = true;
+      if (kind == op_kind::contains) {
+        s.r = call(stable_key(p, pick % stable_count(p)));
+        s.want_ok = true;
+        s.violation = s.r.st == status::ok && (!s.r.ok || s.r.value != value_of(s.key));
+      } else {
+        s.r = call(kind == op_kind::insert ? stable_key(p, pick % stable_count(p)) : p.range + 1);
+        s.want_ok = false;
+        s.violation = s.r.st == status::ok && s.r.ok;
+      }
+    }
+  } else if (p.churn != 0 && ((r >> 16) & 1) != 0) {
+    s.r = call(p.range + 1 + pick % p.churn);
+  } else {
+    const std::uint32_t j = pick % owned_count(p, t);
+    const bool present = ((st.owned >> j) & 1) != 0;
+    s.r = call(owned_key(p, t, j));
+    s.judged = true;
+    s.want_ok = kind == op_kind::insert ? !present : present;
+    if (s.r.st == status::ok) {
+      if (kind == op_kind::insert) {
+        s.violation = s.r.ok == present;
+        st.owned |= 1ull << j;
+      } else {
+        s.violation = s.r.ok != present || (present && s.r.value != value_of(s.key));
+        if (kind == op_kind::remove) st.owned &= ~(1ull << j);
+      }
+    }
+  }
+  switch (s.kind) {
+    case op_kind::insert: ++c.inserts; break;
+    case op_kind::remove: ++c.removes; break;
+    case op_kind::contains: ++c.contains; break;
+  }
+  if (s.r.st != status::ok) {
+    s.judged = false;
+    s.violation = false;
+    ++c.stopped;
+    st.stopped = 1;
+  } else if (s.judged) {
+    ++c.reads;
+  }
+  if (s.violation) {
+    ++c.violations;
+    if (s.want_ok) ++c.missing;
+    else ++c.extra;
+  }
+  return s;
+}
+
 // A team that remembers the last chunk it read (index and words, per lane),
 // so that a failing read reports what it saw. Everything else is the
 // wrapped team's.

@@ -148,6 +148,8 @@ inline constexpr subject_descriptor descriptor{
     &default_pool,
     &structure_summary,
     &fit_generated,
+    max_batch,
+    true,
 };
 
 }  // namespace gfsl::lideng

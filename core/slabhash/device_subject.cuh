@@ -242,29 +242,7 @@ struct slabhash_device_subject {
   // there, at most once.
   static stress::structure_verdict judge(const std::vector<std::uint64_t>& words, const memory& mem, const stress::params& p,
                                          const std::vector<stress::team_state>& states, stress::config_result& res, double at) {
-    std::vector<std::pair<key_type, value_type>> expected;
-    key_type unknown_lo = 1, unknown_hi = 0;
-    if (p.sh == stress::shape::stable_contains) {
-      for (std::uint32_t k = 0; k < stress::stable_count(p); ++k) {
-        expected.emplace_back(stress::stable_key(p, k), stress::value_of(stress::stable_key(p, k)));
-      }
-      unknown_lo = 1;
-      unknown_hi = p.range;
-    } else {
-      expected = stress::owned_present(p, states);
-      unknown_lo = p.range + 1;
-      unknown_hi = p.range + p.churn;
-    }
-    std::sort(expected.begin(), expected.end());
-    const stress::slab_round_verdict v =
-        stress::judge_slab_round(words.data(), words.size(), mem.params(), V, expected, unknown_lo, unknown_hi);
-    res.duplicates += v.duplicates;
-    res.lost_keys += v.lost;
-    res.unexpected_keys += v.unexpected;
-    res.malformed += v.malformed;
-    if (v.duplicates && res.first_duplicate_s < 0) res.first_duplicate_s = at;
-    if (v.lost && res.first_lost_s < 0) res.first_lost_s = at;
-    return {!v.ok(), v.problems};
+    return stress::judge_slab_structure(words.data(), words.size(), mem.params(), V, p, states, res, at);
   }
 };
 
