@@ -481,10 +481,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     else rc = exit_run_error;
   }
   if (o.backend == "host") {
-    std::printf("replay:   gfsl replay %s\n", encode_replay(o).c_str());
+    std::printf("replay:   %s replay %s\n", replay_program().c_str(), encode_replay(o).c_str());
   } else {
-    std::printf("replay:   gfsl replay %s   (cannot be replayed: %s runs interleave freely; this repeats the workload, not the schedule)\n",
-                encode_replay(o).c_str(), o.backend.c_str());
+    std::printf("replay:   %s replay %s   (cannot be replayed: %s runs interleave freely; this repeats the workload, not the schedule)\n",
+                replay_program().c_str(), encode_replay(o).c_str(), o.backend.c_str());
   }
   return rc;
 }

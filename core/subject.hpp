@@ -41,7 +41,10 @@ struct run_extras;
 enum class host_mode;
 
 // The registry's order (core/registry.hpp); the value is what binary traces store.
-enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1, lideng = 2 };
+// `user` is the slot of a structure a program registers at run time
+// (core/user/subject.hpp, include/gfsl/cpu/subject.hpp): a user's CUDA code
+// through the CUDA-on-CPU layer, named by the user.
+enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1, lideng = 2, user = 3 };
 inline constexpr subject_kind default_subject = subject_kind::gfsl;
 
 // A subject's variant and seeded bug, as indices of its catalogs: `variant`
