@@ -60,7 +60,11 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
 class live_trace {
  public:
   live_trace(const run_options& o, const gfsl::traces::trace_header& header) : path_(o.trace), out_(o.trace, header) {
-    out_.append(gfsl::model::full_history(o.script ? o.script->prefill : gfsl::model::prefill_operations(o.w), {}));
+    std::vector<gfsl::model::operation> prefill = o.script ? o.script->prefill : gfsl::model::prefill_operations(o.w);
+    if (!gfsl::subject_of(o.w.subject).stores_values) {
+      for (gfsl::model::operation& op : prefill) op.value = 0;  // a set's history (core/subject.hpp)
+    }
+    out_.append(gfsl::model::full_history(prefill, {}));
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGINT);
     sigaddset(&signals_, SIGTERM);

@@ -143,6 +143,11 @@ struct subject_descriptor {
   // from the workload's own fields so that it shrinks with them. Null: the
   // generator's own (gfsl; SlabHash's is in fuzz/generators.cpp).
   void (*fit_generated)(model::workload& w) = nullptr;
+  // Its finds return the value an insert stored. False for a set of keys
+  // only (a user's structure of model "set"): its histories carry value 0
+  // for every operation, the prefill's included, so that a find's answer
+  // is judged on presence alone.
+  bool stores_values = true;
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

@@ -276,6 +276,7 @@ int main(int argc, char** argv, const structure& s) {
   user::descriptor.name = slot.name;
   user::descriptor.summary = slot.summary;
   user::descriptor.run_host = &run_user;
+  user::descriptor.stores_values = slot.model == user::user_model::map;
 
   // Its replay lines are this program's to run.
   if (argc >= 1) cli::replay_program() = std::filesystem::path(argv[0]).filename().string();
