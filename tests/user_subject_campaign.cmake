@@ -1,12 +1,14 @@
 # A user's structure program (gfsl::cpu_subject) under its default campaign:
 #   cmake -DPROGRAM=... -DEXPECT=failure|clean -DRUNS=N -DWORK=DIR [-DMAX_OPS=N]
-#         [-DARGS="--keep-going;..."] [-DREQUIRE="sig-regex;..."] [-DFORBID="regex;..."] -P user_subject_campaign.cmake
+#         [-DARGS="--keep-going;..."] [-DREQUIRE="regex,regex"] [-DFORBID="regex,regex"] -P user_subject_campaign.cmake
 # failure: the campaign exits 1; every FAILURE is shrunk to at most MAX_OPS
 # operations; every signature regex of REQUIRE is among the failures; every
 # printed replay line, replayed by the same program, fails again (exit 1).
 # clean: the campaign exits 0 with "no failure". FORBID: regexes no failure
 # line may match (a fix that must not lose inserts). Bounded by --max-runs,
 # never by seconds.
+string(REPLACE "," ";" REQUIRE "${REQUIRE}")
+string(REPLACE "," ";" FORBID "${FORBID}")
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 execute_process(COMMAND ${PROGRAM} fuzz --max-runs ${RUNS} --seconds 3600 --shrink-seconds 600 --out ${WORK}/fz ${ARGS}
@@ -21,7 +23,7 @@ endif()
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "expected the campaign to find a failure (exit 1), got exit ${rc}")
 endif()
-string(REGEX MATCHALL "FAILURE \\[[^]]*\\][^\n]*shrunk to [0-9]+ operations" failures "${out}")
+string(REGEX MATCHALL "FAILURE \\[[^]\n]*\\][^\n]*shrunk to [0-9]+ operations" failures "${out}")
 list(LENGTH failures n)
 if(n EQUAL 0)
   message(FATAL_ERROR "no shrunk FAILURE line in the campaign's report")

@@ -80,9 +80,10 @@ std::string structure_summary(const host_run& r, const model::workload&, const s
 }
 
 // The fuzzer's workloads: 2 to 6 warps and short runs (a lane is a fiber,
-// an operation a few hundred scheduling points), keys from GFSL's
-// generator, whose small ranges make them collide, under the structure's
-// largest key.
+// an operation a few hundred scheduling points) of at most 24 operations
+// over at most 32 keys, so that the warps' operations meet on keys and
+// slots, as PCT's few change points need; the rest (kinds, mixes, key
+// shapes, prefill) from GFSL's generator.
 void fit_generated(model::workload& w) {
   const slot_state& s = slot();
   w.subject = subject_kind::user;
@@ -90,8 +91,8 @@ void fit_generated(model::workload& w) {
   w.p_chunk = 1.0;
   w.reraise = false;
   w.teams = 2 + (w.teams - 2) % std::min<std::uint32_t>(5, std::max<std::uint32_t>(1, s.max_warps - 1));
-  w.ops = std::clamp<std::uint64_t>(w.ops, w.teams, 60);
-  w.range = std::min(w.range, s.max_key);
+  w.ops = std::clamp<std::uint64_t>(w.ops, w.teams, 24);
+  w.range = std::min({w.range, s.max_key, std::uint32_t{32}});
   if (!s.has_erase) {
     w.insert_pct += w.delete_pct;
     w.delete_pct = 0;

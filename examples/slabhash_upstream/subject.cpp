@@ -57,7 +57,7 @@ struct table {
   }
   // Every pair stored, read slab by slab along the bucket's chain (a key
   // stored twice is listed twice).
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> contents() const {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> contents() {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
     const std::uint32_t* slab = reinterpret_cast<const std::uint32_t*>(buckets);
     for (int hops = 0; slab && hops < 1024; ++hops) {
@@ -76,7 +76,8 @@ table* the_table = nullptr;
 // The lane's allocator context, as batched_operations makes it.
 AllocatorContextT lane_allocator() {
   AllocatorContextT ctx(the_table->map.getAllocatorContext());
-  ctx.initAllocator(threadIdx.x + blockIdx.x * blockDim.x, threadIdx.x & 0x1F);
+  std::uint32_t tid = threadIdx.x + blockIdx.x * blockDim.x, lane = threadIdx.x & 0x1F;
+  ctx.initAllocator(tid, lane);
   return ctx;
 }
 
