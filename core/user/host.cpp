@@ -27,14 +27,18 @@ std::string check_user_name(std::string_view name) {
     }
   }
   for (std::size_t i = 0; i + 1 < subject_count; ++i) {
-    if (subject_registry[i]->name == name) return "'" + std::string(name) + "' is a subject of gfsl's own";
+    if (subject_registry[i]->name == name) {
+      std::string out(name);
+      out += " is a subject of gfsl's own";
+      return out;
+    }
   }
   return {};
 }
 
 bool adopt_name(std::string_view name) {
   slot_state& s = slot();
-  if (s.registered) return s.name == name;
+  if (s.named) return s.name == name;  // one user structure a process
   if (!check_user_name(name).empty()) return false;
   s.name = std::string(name);
   s.named = true;
