@@ -81,13 +81,12 @@ host_run run_user(const model::workload& w, host_mode mode, std::uint32_t, bool 
   };
   auto op_at = [&](std::uint64_t j) { return shaped(script ? listed[j] : model::operation_at(w, j)); };
 
-  sched::options memory_so;
   const void* memory_base = nullptr;
   std::size_t memory_bytes = 0;
-  if (so && so->mem == sched::memory::ptx) {
-    if (!s.memory) throw std::invalid_argument(slot.name + ": --memory ptx needs the structure's memory (gfsl::cpu::structure::memory)");
-    std::tie(memory_base, memory_bytes) = s.memory();
-  }
+  // Without the structure's memory the ptx model has no words to track: such
+  // a run is an sc run (the same in every replay).
+  const bool ptx = so && so->mem == sched::memory::ptx && s.memory;
+  if (ptx) std::tie(memory_base, memory_bytes) = s.memory();
 
   reset_device_globals();
   s.reset();
@@ -142,6 +141,7 @@ host_run run_user(const model::workload& w, host_mode mode, std::uint32_t, bool 
   if (error.empty() && out.prefill_stop == sched::stop_reason::completed) {
     sched::options cso = so ? *so : sched::options{};
     cso.chunk_words = 32;
+    if (!ptx) cso.mem = sched::memory::sc;
     cso.memory_base = static_cast<const std::uint64_t*>(memory_base);
     cso.memory_words = memory_bytes / 8;
     cso.describe_team = [&](team_id t) -> std::string {

@@ -63,8 +63,9 @@ struct structure {
   // Warps (teams) in one launch, at most 32 (one block).
   std::uint32_t max_warps = 32;
   // Under --memory ptx: the bytes of the structure's memory the model
-  // tracks (atomics elsewhere pass untracked). Without it, ptx runs are
-  // refused with a line that says so.
+  // tracks (atomics elsewhere pass untracked). Without it, a campaign's
+  // ptx runs run as sc (plain loads are never stale in this version of the
+  // layer either: docs/CUDA-ON-CPU.md).
   std::function<std::pair<const void*, std::size_t>()> memory;
 };
 
