@@ -351,6 +351,14 @@ int run_check(const check_options& o) {
       return exit_usage;
     }
   }
+  // A binary trace of an ordered model (its own record sections): the range
+  // checker reads it, as it reads the JSON-lines form.
+  if (const std::string named = lin::ranges::binary_range_model(o.file); !named.empty()) {
+    if (!choice.explicit_model) return run_range_check(o.file, named, o.timeout, o.json, o.html);
+    std::fprintf(stderr, "gfsl check: %s: the trace names model %s, not %s (--model); leave --model out to check it as the trace says\n",
+                 lin::printable(o.file).c_str(), named.c_str(), lin::model_name(choice.model));
+    return exit_usage;
+  }
   // The default model reads as before: insert, delete and contains.
   const traces::operation_table tables[] = {lin::operation_table_of(lin::model_kind::set), lin::operation_table_of(lin::model_kind::map),
                                             lin::operation_table_of(lin::model_kind::upsert_map),
@@ -503,12 +511,42 @@ struct convert_options {
   std::string in, out, to;
 };
 
-int run_convert(const convert_options& o) {
-  if (lin::ranges::names_range_model(lin::ranges::first_line_of(o.in))) {
-    std::fprintf(stderr, "gfsl convert: %s: a trace of an ordered model (ranges, snapshot handles), which only the JSON-lines form holds: not converted\n",
-                 lin::printable(o.in).c_str());
+// An ordered model's trace (ranges, snapshot handles), in either form.
+int run_range_convert(const std::string& in, const std::string& out, const std::string& to, const std::string& model) {
+  lin::ranges::range_model m{};
+  lin::ranges::parse_range_model(model, m);
+  try {
+    const lin::ranges::range_history h = lin::ranges::read_range_trace(in, m);
+    const bool binary = to == "binary" || (to != "json" && !h.binary);
+    std::string text;
+    std::vector<unsigned char> bytes;
+    if (binary) bytes = lin::ranges::range_trace_bytes(h);
+    else text = lin::ranges::range_trace_text(h);
+    const unsigned char* data = binary ? bytes.data() : reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t size = binary ? bytes.size() : text.size();
+    std::FILE* said = is_stdout(out) ? stderr : stdout;
+    if (is_stdout(out)) {
+      if (std::fwrite(data, 1, size, stdout) != size || std::fflush(stdout) != 0) {
+        __fpurge(stdout);
+        std::clearerr(stdout);
+        throw traces::trace_error(std::string("-: cannot write to standard output: ") + std::strerror(errno));
+      }
+    } else {
+      traces::output_file f(out);
+      f.write(data, size);
+      f.commit();
+    }
+    std::fprintf(said, "gfsl convert: %s (%s, %zu records) -> %s (%s)\n", lin::printable(in).c_str(), h.binary ? "binary v3" : "JSON lines v1",
+                 h.ops.size(), is_stdout(out) ? "standard output" : lin::printable(out).c_str(), binary ? "binary" : "JSON lines");
+    return exit_ok;
+  } catch (const traces::trace_error& e) {
+    std::fprintf(stderr, "gfsl convert: %s\n", lin::printable(e.what()).c_str());
     return exit_usage;
   }
+}
+
+int run_convert(const convert_options& o) {
+  if (const std::string named = lin::ranges::range_model_named(o.in); !named.empty()) return run_range_convert(o.in, o.out, o.to, named);
   try {
     const traces::trace t = traces::read_trace(o.in);
     traces::trace_format as = t.format == traces::trace_format::binary ? traces::trace_format::json : traces::trace_format::binary;
@@ -581,8 +619,8 @@ command add_check_command(CLI::App& root) {
   c->add_option("--json", o->json, "write the report as one JSON object to FILE (-: standard output, instead of the text report)")->type_name("FILE");
   c->add_option("--model", o->model,
                 "the sequential specification: set (insert-if-absent, delete, contains: GFSL's map), map (insert, erase, find), "
-                "upsert-map (map and upsert), multiset; ordered-map, ordered-upsert-map (with range queries and snapshot handles, JSON lines "
-                "only) (traces/FORMAT.md, \"Models\", \"Ordered maps\"); refused if the trace names another")
+                "upsert-map (map and upsert), multiset; ordered-map, ordered-upsert-map (with range queries and snapshot handles) "
+                "(traces/FORMAT.md, \"Models\", \"Ordered maps\"); refused if the trace names another")
       ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset", "ordered-map", "ordered-upsert-map"}))
       ->default_str("the trace's, else set");
   std::vector<std::string> subjects;

@@ -1,5 +1,5 @@
 // gfsl check --model ordered-map / ordered-upsert-map: a history with range
-// queries and snapshot handles, read from its JSON-lines form and decided
+// queries and snapshot handles, read from either form and decided
 // whole by the range checker (linearizability/range_checker.hpp).
 #include <cstdio>
 #include <string>
@@ -27,7 +27,7 @@ int run_range_check(const std::string& file, const std::string& model, double se
   lin::ranges::range_check_options o;
   o.seconds = seconds;
   const lin::ranges::range_check_result r = lin::ranges::check_range_history(h, o);
-  const std::string text = lin::ranges::range_text_report(h, r, file, "JSON lines v1");
+  const std::string text = lin::ranges::range_text_report(h, r, file, h.binary ? "binary v3" : "JSON lines v1");
   const bool json_out = is_stdout(json);
   if (json_out) std::printf("%s\n", lin::ranges::range_json_report(h, r, file).c_str());
   else std::fputs(text.c_str(), stdout);

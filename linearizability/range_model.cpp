@@ -111,6 +111,13 @@ bool names_range_model(const std::string& line) {
   return false;
 }
 
+std::string range_model_named(const std::string& path) {
+  if (std::string b = binary_range_model(path); !b.empty()) return b;
+  const std::string line = first_line_of(path);
+  if (!names_range_model(line)) return "";
+  return line.find("\"ordered-upsert-map\"") != std::string::npos ? "ordered-upsert-map" : "ordered-map";
+}
+
 std::string first_line_of(const std::string& path) {
   if (path == "-") return "";
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
@@ -324,8 +331,7 @@ range_history read_range_trace(const std::string& path, range_model m) {
   const std::size_t size = text.size();
   text.append(simdjson::SIMDJSON_PADDING, ' ');
   if (size && static_cast<unsigned char>(text[0]) == 0x89) {
-    throw traces::trace_error(name + ": byte 0: expected a JSON-lines trace (model " + range_model_name(m) +
-                              "; the binary form holds no ranges), found a binary trace");
+    return read_range_binary(name, reinterpret_cast<const unsigned char*>(text.data()), size, m);
   }
   range_history h;
   h.model = m;

@@ -63,6 +63,8 @@ struct range_history {
   std::vector<std::pair<key_type, value_type>> pairs;
   // Record members the reader did not know and passed over (a few names).
   std::vector<std::string> ignored_members;
+  // Read from the binary form (traces/FORMAT.md, "Ordered maps in the binary form").
+  bool binary = false;
 
   // Appends a range's answer; returns the record to fill further.
   range_record& add_range(team_id team, key_type lo, std::uint64_t hi, const std::vector<std::pair<key_type, value_type>>& answer,
@@ -79,10 +81,23 @@ bool names_range_model(const std::string& first_line);
 // The first line of a file ("" when it cannot be read or is binary).
 std::string first_line_of(const std::string& path);
 
-// Reads the JSON-lines form for model m (traces/FORMAT.md, "Ordered maps");
-// throws traces::trace_error, one line: "FILE: byte N (line L): expected ...".
-// "-": standard input.
+// The ordered model a trace names, in either form (a JSON-lines metadata
+// line's "model", a binary header's), or "" when it names none or another.
+std::string range_model_named(const std::string& path);
+// The same for a binary trace only ("" for JSON lines, standard input, a
+// pipe or FIFO (which it leaves unread), or a file that cannot be read).
+std::string binary_range_model(const std::string& path);
+
+// Reads either form for model m (traces/FORMAT.md, "Ordered maps"); throws
+// traces::trace_error, one line: "FILE: byte N (line L): expected ..." (the
+// binary form: "FILE: byte N: expected ..."). "-": standard input.
 range_history read_range_trace(const std::string& path, range_model m);
+// The binary form from bytes in memory; `name` names the input in errors.
+range_history read_range_binary(const std::string& name, const unsigned char* bytes, std::size_t size, range_model m);
+// The binary form's bytes; throws traces::trace_error when the metadata line
+// holds what a binary header cannot (a null, a name outside a-z, 0-9, _).
+std::vector<unsigned char> range_trace_bytes(const range_history& h);
+void write_range_trace_binary(const std::string& path, const range_history& h);
 // Writes it, metadata line first (a "model" member naming h.model when the
 // line read had none); replaced whole or not at all.
 void write_range_trace(const std::string& path, const range_history& h);

@@ -498,7 +498,8 @@ trace read_binary(input& in, std::atomic<std::uint64_t>* bytes_read, bool keep_c
       // gone and wrote types 0 to 6 only: any other type in such a file is
       // damage (a history block's type byte flipped), never a later addition.
       if (t.version >= 3 && type > section_history_block && type < optional_sections) {
-        r.fail(at, "expected a section type 0 to 6, or an optional one (2^31 and above), found " + std::to_string(type));
+        r.fail(at, "expected a section type 0 to 6, or an optional one (2^31 and above), found " + std::to_string(type) +
+                       (type == 7 || type == 8 ? " (an ordered map's records: gfsl check and gfsl convert read them)" : ""));
       }
       if (t.version < 3 && type > section_history_block) {
         r.fail(at, "expected a section type 0 to 6 (the only ones a version " + std::to_string(t.version) + " writer wrote), found " +
