@@ -624,7 +624,8 @@ command add_check_command(CLI::App& root) {
       ->check(CLI::IsMember({"set", "map", "upsert-map", "multiset", "ordered-map", "ordered-upsert-map"}))
       ->default_str("the trace's, else set");
   std::vector<std::string> subjects;
-  for (const subject_descriptor* s : subject_registry) subjects.emplace_back(s->name);
+  for (const subject_descriptor* s : subject_registry)
+    if (subject_listed(s)) subjects.emplace_back(s->name);
   c->add_option("--subject", o->subject, "the structure the trace must record: " + subject_names_text() + " (refused if it records another; "
                                         "default: whichever it names)")
       ->check(CLI::IsMember(subjects));

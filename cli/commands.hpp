@@ -99,6 +99,12 @@ command add_bench_command(CLI::App& root);
 // `gfsl bench ...` to forward_to_bench, which runs gfsl-bench beside gfsl.
 command add_bench_forwarder(CLI::App& root);
 int forward_to_bench(int argc, char** argv, int bench_at);
+
+// The whole command line, as the gfsl program runs it (cli/gfsl.cpp).
+int gfsl_main(int argc, char** argv);
+// The program that replays a printed line: gfsl, or a user's structure
+// program (gfsl::cpu::main), whose lines name a subject gfsl does not have.
+std::string& replay_program();
 command add_stress_command(CLI::App& root);
 
 }  // namespace gfsl::cli

@@ -55,7 +55,7 @@ void print_failure(const fuzz::failure& f, const fuzz::campaign_options& o) {
   }
   if (f.dir.empty()) std::printf("not written (its folder could not be written: see the line on standard error)\n");
   else std::printf("written to %s\n", f.dir.c_str());
-  std::printf("replay: gfsl replay %s\n", o.replay_line(f.shrunk).c_str());
+  std::printf("replay: %s replay %s\n", replay_program().c_str(), o.replay_line(f.shrunk).c_str());
 }
 
 // Which rare paths the campaign reached, and what PCT made of its change points.
@@ -263,7 +263,7 @@ int run_here(fuzz::campaign_options o, const scale_options& s) {
                 gfsl::lin::printable(e.detail).c_str());
     if (e.dir.empty()) std::printf("not written (its folder could not be written)\n");
     else std::printf("written to %s\n", gfsl::lin::printable(e.dir).c_str());
-    std::printf("replay: gfsl replay %s\n", gfsl::lin::printable(e.replay).c_str());
+    std::printf("replay: %s replay %s\n", replay_program().c_str(), gfsl::lin::printable(e.replay).c_str());
   }
   std::fflush(stdout);
   // One line, exit 4, for any write that failed: the first error, and what

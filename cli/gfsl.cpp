@@ -1,5 +1,6 @@
-// gfsl: the testbed's one program. Exit codes are listed in cli/commands.hpp
-// and the README.
+// gfsl's command line (cli/main.cpp is the program; a user's structure
+// program, gfsl::cpu::main, runs the same). Exit codes are listed in
+// cli/commands.hpp and the README.
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -56,7 +57,12 @@ void check_numbers(CLI::App* app) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+std::string& gfsl::cli::replay_program() {
+  static std::string name = "gfsl";
+  return name;
+}
+
+int gfsl::cli::gfsl_main(int argc, char** argv) {
   using namespace gfsl::cli;
   remember_command_line(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "bench") return forward_to_bench(argc, argv, 1);

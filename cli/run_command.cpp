@@ -60,7 +60,11 @@ gfsl::traces::trace_header trace_header_of(const run_options& o, const std::stri
 class live_trace {
  public:
   live_trace(const run_options& o, const gfsl::traces::trace_header& header) : path_(o.trace), out_(o.trace, header) {
-    out_.append(gfsl::model::full_history(o.script ? o.script->prefill : gfsl::model::prefill_operations(o.w), {}));
+    std::vector<gfsl::model::operation> prefill = o.script ? o.script->prefill : gfsl::model::prefill_operations(o.w);
+    if (!gfsl::subject_of(o.w.subject).stores_values) {
+      for (gfsl::model::operation& op : prefill) op.value = 0;  // a set's history (core/subject.hpp)
+    }
+    out_.append(gfsl::model::full_history(prefill, {}));
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGINT);
     sigaddset(&signals_, SIGTERM);
@@ -481,10 +485,10 @@ int report(const run_options& o, const gfsl::host_run& r, const std::string& dev
     else rc = exit_run_error;
   }
   if (o.backend == "host") {
-    std::printf("replay:   gfsl replay %s\n", encode_replay(o).c_str());
+    std::printf("replay:   %s replay %s\n", replay_program().c_str(), encode_replay(o).c_str());
   } else {
-    std::printf("replay:   gfsl replay %s   (cannot be replayed: %s runs interleave freely; this repeats the workload, not the schedule)\n",
-                encode_replay(o).c_str(), o.backend.c_str());
+    std::printf("replay:   %s replay %s   (cannot be replayed: %s runs interleave freely; this repeats the workload, not the schedule)\n",
+                replay_program().c_str(), encode_replay(o).c_str(), o.backend.c_str());
   }
   return rc;
 }

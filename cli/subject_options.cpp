@@ -8,7 +8,8 @@ namespace gfsl::cli {
 
 void add_subject_options(CLI::App* app, subject_text& t, bool with_parameters) {
   std::vector<std::string> names;
-  for (const subject_descriptor* s : subject_registry) names.emplace_back(s->name);
+  for (const subject_descriptor* s : subject_registry)
+    if (subject_listed(s)) names.emplace_back(s->name);
   app->add_option("--subject", t.subject, "the structure under test: " + subject_help_text())
       ->check(CLI::IsMember(names))
       ->capture_default_str();

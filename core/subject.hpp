@@ -41,7 +41,10 @@ struct run_extras;
 enum class host_mode;
 
 // The registry's order (core/registry.hpp); the value is what binary traces store.
-enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1, lideng = 2 };
+// `user` is the slot of a structure a program registers at run time
+// (core/user/subject.hpp, include/gfsl/cpu/subject.hpp): a user's CUDA code
+// through the CUDA-on-CPU layer, named by the user.
+enum class subject_kind : std::uint8_t { gfsl = 0, slabhash = 1, lideng = 2, user = 3 };
 inline constexpr subject_kind default_subject = subject_kind::gfsl;
 
 // A subject's variant and seeded bug, as indices of its catalogs: `variant`
@@ -147,6 +150,11 @@ struct subject_descriptor {
   // the same number of operations). gfsl stress runs it in lockstep batches
   // of one kind, every team running the batch's kind.
   bool batched = false;
+  // Its finds return the value an insert stored. False for a set of keys
+  // only (a user's structure of model "set"): its histories carry value 0
+  // for every operation, the prefill's included, so that a find's answer
+  // is judged on presence alone.
+  bool stores_values = true;
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

@@ -270,7 +270,11 @@ std::string apply_field(trace_header& h, const extra_field& f) {
   if (f.name == "subject") {
     std::string name;
     if (std::string e = want_string(name); !e.empty()) return e;
-    const auto subject = parse_subject(name);
+    auto subject = parse_subject(name);
+    // A subject gfsl does not know, named as a user may name one, is a
+    // user's structure (core/user/subject.hpp): its history is checked as a
+    // set's or a map's.
+    if (!subject && user::adopt_name(name)) subject = subject_kind::user;
     if (!subject) {
       std::string shown;
       json::append_string(shown, name);

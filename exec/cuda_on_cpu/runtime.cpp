@@ -1113,6 +1113,12 @@ void shared_section(char* begin, char* end) {
   v.emplace_back(begin, end);
 }
 
+// A launch under scheduler options as gfsl's campaigns make them (the user
+// subject, exec/cuda_on_cpu/user_subject.cpp), with the scheduler's whole
+// outcome; `o` gives the lanes' stacks, quiet and the allocation check.
+launch_result launch_under(const options& o, const sched::options& so, dim3 grid, dim3 block, std::function<void()> lane_body,
+                           sched::outcome* whole);
+
 launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void()> lane_body) {
   if (current_run) throw std::logic_error("gfsl::cpu::launch: a launch from inside a kernel (dynamic parallelism) is not supported");
   const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
@@ -1124,6 +1130,15 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
   sched::options so;
   std::string why;
   if (!parse_options(o, so, why)) throw std::invalid_argument("gfsl::cpu::launch: " + why);
+  return launch_under(o, so, grid, block, std::move(lane_body), nullptr);
+}
+
+launch_result launch_under(const options& o, const sched::options& so, dim3 grid, dim3 block, std::function<void()> lane_body,
+                           sched::outcome* whole) {
+  if (current_run) throw std::logic_error("gfsl::cpu::launch: a launch from inside a kernel (dynamic parallelism) is not supported");
+  const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  if (threads == 0 || threads > 1024 || blocks == 0) throw std::invalid_argument("gfsl::cpu::launch: a block of 1..1024 threads, 1 block or more");
   const unsigned warps_per_block = static_cast<unsigned>((threads + 31) / 32);
   if (blocks * warps_per_block > 1u << 20) throw std::invalid_argument("gfsl::cpu::launch: more than 2^20 warps");
 
@@ -1248,6 +1263,7 @@ launch_result launch(const options& o, dim3 grid, dim3 block, std::function<void
     if (res.stop != "completed") std::fprintf(stderr, "cuda-on-cpu: the run stopped (%s)\n%s", res.stop.c_str(), res.report.c_str());
   }
   last = res;
+  if (whole) *whole = std::move(out);
   return res;
 }
 

@@ -72,8 +72,18 @@ find_program(cpu_consumer cpu_consumer PATHS "${WORK}/cpu_consumer" NO_DEFAULT_P
 step("${cpu_consumer}")
 find_program(cpu_consumer_plain cpu_consumer_plain PATHS "${WORK}/cpu_consumer" NO_DEFAULT_PATH REQUIRED)
 step("${cpu_consumer_plain}")
+# gfsl::cpu_subject from the install: examples/warp_set as a subject program,
+# whose campaign finds its bug (exit 1) and prints a replay line.
+step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/cpu_subject_consumer" -B "${WORK}/cpu_subject_consumer" -G "${GENERATOR}"
+     "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release "-DEXAMPLE_DIR=${SOURCE_DIR}/examples/warp_set")
+step(${CMAKE_COMMAND} --build "${WORK}/cpu_subject_consumer")
+find_program(warp_set warp_set PATHS "${WORK}/cpu_subject_consumer" NO_DEFAULT_PATH REQUIRED)
+execute_process(COMMAND "${warp_set}" fuzz --max-runs 100 --out "${WORK}/warp_set_fz" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "replay: warp_set replay gfsl1:[^\n]*subject=warp_set")
+  message(FATAL_ERROR "the installed gfsl::cpu_subject's warp_set campaign (${rc}):\n${out}")
+endif()
 if(NVCC)
   step(${CMAKE_COMMAND} -DBUILD_DIR=${host_build} -DSOURCE_DIR=${SOURCE_DIR} -DNVCC=${NVCC} -DWORK=${WORK}/example
        -P "${SOURCE_DIR}/tests/install/install_example.cmake")
 endif()
-message(STATUS "the host-only build installed; a consumer built against it, and the installed gfsl checked its trace; a kernel ran on the installed gfsl::cuda_on_cpu, plain accesses instrumented too")
+message(STATUS "the host-only build installed; a consumer built against it, and the installed gfsl checked its trace; a kernel ran on the installed gfsl::cuda_on_cpu, plain accesses instrumented too; a structure program on gfsl::cpu_subject found its bug")
