@@ -12,13 +12,13 @@
 
 #include "bench/bench_workload.hpp"
 #include "bench/level0_oracle.hpp"
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/cuda/cuda_check.cuh"
 #include "core/cuda/device_team.cuh"
 #include "exec/cuda/operation_batches.cuh"
 #include "exec/cuda/recording.cuh"
 #include "exec/host_runner.hpp"
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 
 namespace gfsl::bench::detail {
 
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   // Lane 0 counts the inserts that answered true, lane 1 the deletes, lane 2
   // the prefill's inserts that answered false: one register for the three
-  // (as the team's path counters, core/stats.hpp).
+  // (as the team's path counters, core/gfsl/stats.hpp).
   const int lane = team.lane();
   std::uint32_t answers = 0;
   // The recorder only in the recording kernel: its slots are shared memory.

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "layout.hpp"
+#include "gfsl/layout.hpp"
 #include "team.hpp"
 #include "types.hpp"
 
@@ -49,7 +49,7 @@ class access_hook {
   // a memory model weaker than sequential consistency may return an older
   // store (exec/sched/memory_model.hpp). Called between before and after.
   virtual std::uint64_t load_value(const access& /*a*/, std::uint64_t latest) { return latest; }
-  virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
+  virtual void lock_wait(team_id /*team*/, std::uint32_t /*chunk*/, std::uint64_t /*lock_word*/) {}
   // The team's next team-wide read is the second read of a validation
   // (Team::validating).
   virtual void validating(team_id /*team*/) {}
@@ -126,7 +126,7 @@ class host_team {
   using row = const std::uint64_t*;
   row row_of(const std::uint64_t* p) const { return p; }
   lanes load_row(row r, std::uint64_t words) { return load_lanes(r + words); }
-  // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
+  // With another order: only the load-relaxed mutant asks (core/gfsl/mutants.hpp).
   lanes load_lanes(const std::uint64_t* p, mem_order o) {
     return gather([p](int lane) { return p + lane; }, o);
   }
@@ -254,7 +254,7 @@ class host_team {
     if (hook_) hook_->after(a, old);
     return old;
   }
-  void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
+  void lock_wait(std::uint32_t chunk, std::uint64_t lock_word) {
     if (hook_) hook_->lock_wait(id_, chunk, lock_word);
     if (abandon_ && abandon_->load(std::memory_order_relaxed)) throw run_stopped{};
     if (words_ != 0 && ref(base_ + header_offsets::error_word).load(std::memory_order_relaxed) == error_corrupt) {

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "coverage.hpp"
+
 namespace gfsl {
 
 namespace model {
@@ -140,6 +142,9 @@ struct subject_descriptor {
   // from the workload's own fields so that it shrinks with them. Null: the
   // generator's own (gfsl; SlabHash's is in fuzz/generators.cpp).
   void (*fit_generated)(model::workload& w) = nullptr;
+  // Its coverage windows and effects by name, in the order of its marks
+  // (core/coverage.hpp; empty: it marks none).
+  coverage_spec coverage = {};
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

@@ -22,7 +22,7 @@
 // shuffle where `shfl` makes two. On the CPU each per-lane access passes one
 // hook (core/host_team.hpp), the point where a scheduler interleaves teams.
 // Besides its accesses a structure tells the testbed two things: `count`, a
-// rare path taken (core/stats.hpp), and `mark`, a step of its operation or an
+// rare path taken (core/gfsl/stats.hpp), and `mark`, a step of its operation or an
 // effect it completed on a chunk (core/coverage.hpp); the device team keeps
 // the counts and ignores the marks.
 #pragma once
@@ -30,7 +30,7 @@
 #include <concepts>
 #include <cstdint>
 
-#include "stats.hpp"
+#include "gfsl/stats.hpp"
 #include "types.hpp"
 
 namespace gfsl {
@@ -66,7 +66,7 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { ct.map(cl, cl, [](int, std::uint64_t a, std::uint64_t) { return a; }) } -> std::same_as<typename T::lanes>;
   { ct.splat(std::uint64_t{}) } -> std::same_as<typename T::lanes>;
   { t.store_lanes(p, cl, std::uint32_t{}, mem_order::release) };
-  { t.lock_wait(chunk_index{}, std::uint64_t{}) };
+  { t.lock_wait(std::uint32_t{}, std::uint64_t{}) };
   { t.validating() };
   { t.random_u32() } -> std::same_as<std::uint32_t>;
   { t.count(path_stat::splits) };

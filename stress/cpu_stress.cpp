@@ -12,7 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
+#include "core/gfsl/invariants.hpp"
 #include "core/host_team.hpp"
 #include "exec/host_structure.hpp"
 #include "exec/sched/scheduler.hpp"

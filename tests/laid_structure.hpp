@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/host_team.hpp"
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/types.hpp"
 #include "exec/host_structure.hpp"
 
@@ -135,7 +135,7 @@ class world {
   gfsl::algorithm<gfsl::host_team<N>, false, V> alg(double p) {
     return gfsl::algorithm<gfsl::host_team<N>, false, V>(team_, view(), gfsl::p_chunk_threshold_of(p));
   }
-  // With seeded bug `m` compiled in and active (core/mutants.hpp).
+  // With seeded bug `m` compiled in and active (core/gfsl/mutants.hpp).
   template <gfsl::variant V>
   gfsl::algorithm<gfsl::host_team<N>, true, V> mutant_alg(double p, gfsl::mutant m) {
     return gfsl::algorithm<gfsl::host_team<N>, true, V>(team_, view(), gfsl::p_chunk_threshold_of(p), m);

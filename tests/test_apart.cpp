@@ -1,4 +1,4 @@
-// Calls made apart (algorithm::apart, core/algorithm.hpp): the device team
+// Calls made apart (algorithm::apart, core/gfsl/algorithm.hpp): the device team
 // runs the updates' rare paths in functions of their own, and the
 // algorithm's and the team's state cross each call by value, both ways.
 // The claim is that such a call makes exactly the accesses and decisions
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/host_team.hpp"
 #include "core/types.hpp"
 #include "exec/host_structure.hpp"

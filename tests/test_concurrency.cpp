@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/host_runner.hpp"
 #include "exec/host_structure.hpp"
 #include "core/host_team.hpp"

@@ -3,7 +3,7 @@
 // between two lanes of one read) rather than hoped for from a scheduler.
 // Each case runs three algorithms on the same shape: `thesis`, which the
 // interleaving breaks; `robust`, which must answer correctly; and `robust`
-// with the mechanism's seeded bug (core/mutants.hpp), which must break again:
+// with the mechanism's seeded bug (core/gfsl/mutants.hpp), which must break again:
 // that is what kills the mutant.
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/host_team.hpp"
-#include "core/mutants.hpp"
+#include "core/gfsl/mutants.hpp"
 #include "core/types.hpp"
 #include "tests/laid_structure.hpp"
 

@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/host_structure.hpp"
 #include "core/host_team.hpp"
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/types.hpp"
 #include "model/sequential_map.hpp"
 

@@ -20,6 +20,7 @@
 #include "model/script.hpp"
 #include "tests/files.hpp"
 #include "tests/gfsl_binary.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

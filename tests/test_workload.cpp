@@ -7,6 +7,7 @@
 #include "model/final_state.hpp"
 #include "core/registry.hpp"
 #include "model/workload.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

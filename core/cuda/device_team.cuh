@@ -27,8 +27,8 @@
 #include <type_traits>
 
 #include "../events.hpp"
-#include "../layout.hpp"
-#include "../stats.hpp"
+#include "../gfsl/layout.hpp"
+#include "../gfsl/stats.hpp"
 #include "../team.hpp"
 #include "../types.hpp"
 
@@ -42,7 +42,7 @@ namespace gfsl {
 struct hang_report {
   unsigned long long raised = 0;  // 0 until a team records a hang
   team_id team = 0;
-  chunk_index chunk = 0;
+  std::uint32_t chunk = 0;
   std::uint64_t lock_word = 0;
   std::uint64_t waits = 0;        // lock waits of that team in its operation
 };
@@ -122,7 +122,7 @@ class device_team {
   }
 
   // The whole team as values, for the algorithm's calls made apart
-  // (algorithm::apart, core/algorithm.hpp): the called function builds a
+  // (algorithm::apart, core/gfsl/algorithm.hpp): the called function builds a
   // team of its own from them and hands back what changed (the coin
   // stream, the counter, the operation's lock waits). By value, so that
   // the caller's team stays in registers. A team type that adds state of
@@ -185,7 +185,7 @@ class device_team {
   // A barrier of the team's lanes (and only theirs: at N = 16 the other half
   // of the warp goes its own way).
   __device__ void sync() const { __syncwarp(warp_mask()); }
-  // Counter s lives in lane s's register (core/stats.hpp): one register for
+  // Counter s lives in lane s's register (core/gfsl/stats.hpp): one register for
   // all of them, and an increment is a compare and an add, no branch. Chunk
   // reads, counted on every step of every search, are added by every lane:
   // one instruction where the compare and the add took three (ptxas kept the
@@ -259,7 +259,7 @@ class device_team {
       return load_lanes(r + words);
     }
   }
-  // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
+  // With another order: only the load-relaxed mutant asks (core/gfsl/mutants.hpp).
   __host__ __device__ lanes load_lanes(const std::uint64_t* p, mem_order o) {
 #if defined(__CUDA_ARCH__)
     if (o != mem_order::relaxed) return load_lanes(p);
@@ -462,7 +462,7 @@ class device_team {
   // flag and the deadline (see run_controls).
   // A scheduler's hint (Team::validating): the device has none.
   __host__ __device__ void validating() {}
-  __host__ __device__ void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
+  __host__ __device__ void lock_wait(std::uint32_t chunk, std::uint64_t lock_word) {
 #if defined(__CUDA_ARCH__)
     __nanosleep(64);
     if ((++waits_in_op_ & 63u) != 0 || controls_->abort_flag == nullptr) return;
@@ -535,7 +535,7 @@ class device_team {
     const std::uint64_t rel = word - header_offsets::pool;
     invariants::structural_event e;
     e.kind = kind;
-    e.chunk = static_cast<chunk_index>(rel / controls_->events->chunk);
+    e.chunk = static_cast<std::uint32_t>(rel / controls_->events->chunk);
     e.lane = static_cast<std::uint8_t>(rel % controls_->events->chunk);
     e.value = value;
     append_event(e);
@@ -544,7 +544,7 @@ class device_team {
     if (p != controls_->events->words + header_offsets::alloc_counter || old >= controls_->events->pool_chunks) return;
     invariants::structural_event e;
     e.kind = invariants::event_kind::alloc;
-    e.chunk = static_cast<chunk_index>(old);
+    e.chunk = static_cast<std::uint32_t>(old);
     append_event(e);
   }
   __device__ static cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> ref(const std::uint64_t* p) {

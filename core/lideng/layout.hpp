@@ -1,11 +1,11 @@
 // Shared memory of one Li-Deng skiplist (Li and Deng, "High Performance
 // Skiplist for GPU Computing", Microelectronics & Computer 31(12), 2014;
 // ../shared/papers/gpu-skiplist-li-deng-2014.txt): 64-bit words like GFSL's
-// (core/layout.hpp), so a snapshot is a copy of the array whatever backend
+// (core/gfsl/layout.hpp), so a snapshot is a copy of the array whatever backend
 // produced it.
 //
 //   words 0..15     header: word 0 the bump allocation counter (next free
-//                   node), word 1 the error word (codes of core/layout.hpp,
+//                   node), word 1 the error word (codes of core/gfsl/layout.hpp,
 //                   at the offset host_team::lock_wait reads), word 2 the
 //                   batch barrier's arrival counter, the rest 0
 //   words 16..271   16 batch slots of 16 words: the paper's working arrays of
@@ -39,7 +39,7 @@
 #include <string>
 #include <string_view>
 
-#include "../layout.hpp"
+#include "../gfsl/layout.hpp"
 #include "../platform.hpp"
 #include "../types.hpp"
 

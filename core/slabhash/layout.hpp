@@ -1,10 +1,10 @@
 // Shared memory of one SlabHash instance (Ashkiani et al., IPDPS 2018,
 // ../shared/papers/slabhash-ashkiani-2018.txt, sections III and V): 64-bit
-// words like GFSL's (core/layout.hpp), so a snapshot is a copy of the array
+// words like GFSL's (core/gfsl/layout.hpp), so a snapshot is a copy of the array
 // whatever backend produced it.
 //
 //   words 0..15   header: word 0 the bump allocation counter (next free slab),
-//                 word 1 the error word (codes of core/layout.hpp), the rest 0
+//                 word 1 the error word (codes of core/gfsl/layout.hpp), the rest 0
 //   words 16..    slabs of 16 words, slab s at 16 + 16 * s; slabs
 //                 0..buckets-1 are the bucket heads (the paper's base slabs)
 //
@@ -27,7 +27,7 @@
 #include <string>
 #include <string_view>
 
-#include "../layout.hpp"
+#include "../gfsl/layout.hpp"
 #include "../platform.hpp"
 #include "../types.hpp"
 

@@ -38,6 +38,7 @@
 #include "kernel_watch.cuh"
 #include "operation_batches.cuh"
 #include "recording.cuh"
+#include "../../core/gfsl/types.hpp"
 
 namespace gfsl {
 

@@ -22,9 +22,10 @@
 #include "coverage.hpp"
 #include "layout.hpp"
 #include "mutants.hpp"
-#include "platform.hpp"
+#include "../platform.hpp"
 #include "stats.hpp"
-#include "team.hpp"
+#include "../team.hpp"
+#include "../types.hpp"
 #include "types.hpp"
 
 namespace gfsl {
@@ -65,10 +66,10 @@ inline constexpr std::uint64_t shape_rule_of(double p_chunk, bool reraise) {
   return p_chunk_threshold_of(p_chunk) | (reraise ? reraise_flag : 0);
 }
 
-// `Mutable` compiles in the seeded bugs of core/mutants.hpp (one active at a
+// `Mutable` compiles in the seeded bugs of core/gfsl/mutants.hpp (one active at a
 // time, chosen at construction); the default compiles them all away.
 //
-// `V` chooses the variant (core/types.hpp, docs/ALGORITHM.md): `thesis` is the
+// `V` chooses the variant (core/gfsl/types.hpp, docs/ALGORITHM.md): `thesis` is the
 // published algorithm, exactly, which assumes that a team reads a chunk in one
 // instant; `robust` adds what keeps it linearizable when the read is lane by
 // lane (every `if constexpr (robust)` below): a zombie's NEXT re-read after its

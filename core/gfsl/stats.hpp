@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "platform.hpp"
+#include "../platform.hpp"
 
 namespace gfsl {
 

@@ -7,9 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "platform.hpp"
-#include "types.hpp"
+#include "../platform.hpp"
+#include "../types.hpp"
 
+#include "types.hpp"
 namespace gfsl {
 
 // Compile-time shape of a chunk of N entries (thesis Fig. 3.1, Table 4.1).
