@@ -6,6 +6,7 @@
 // Fig. 3.1), so that both change in one 8-byte atomic store.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -40,6 +41,14 @@ GFSL_FN constexpr key_type entry_key(entry_type e) { return static_cast<key_type
 GFSL_FN constexpr std::uint32_t entry_value(entry_type e) { return static_cast<std::uint32_t>(e >> 32); }
 
 inline constexpr entry_type empty_entry = make_entry(key_empty, 0);
+
+// Word 1 of every structure is its error word: 0 while healthy, else the
+// first error code a team stored there (a CAS from error_none). The host team
+// stops a run whose structure is corrupt at its next wait (core/host_team.hpp).
+inline constexpr std::size_t error_word_offset = 1;
+inline constexpr std::uint64_t error_none = 0;
+inline constexpr std::uint64_t error_pool_exhausted = 1;
+inline constexpr std::uint64_t error_corrupt = 2;
 
 // Result of one operation. `ok` is the operation's boolean answer (inserted,
 // deleted, found); `value` is the value found by contains or removed by delete.

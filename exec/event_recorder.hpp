@@ -49,8 +49,8 @@ class event_recorder final : public access_hook {
   void lock_wait(team_id team, std::uint32_t chunk, std::uint64_t lock_word) override {
     if (inner_) inner_->lock_wait(team, chunk, lock_word);
   }
-  void validating(team_id team) override {
-    if (inner_) inner_->validating(team);
+  void hint(team_id team, team_hint h) override {
+    if (inner_) inner_->hint(team, h);
   }
   void lane_order(team_id team, int lanes, std::uint8_t* order) override {
     if (inner_) inner_->lane_order(team, lanes, order);

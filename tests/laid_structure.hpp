@@ -129,7 +129,7 @@ class world {
   gfsl::structure_view<N> view() const { return s_.view(); }
   std::uint64_t* words() const { return s_.words(); }
   gfsl::host_team<N>& team() { return team_; }
-  gfsl::path_stats& stats() { return team_.stats(); }
+  gfsl::path_stats stats() const { return gfsl::path_stats_of(team_.stats()); }
   recorder<N>& hook() { return hook_; }
   template <gfsl::variant V = gfsl::variant::thesis>
   gfsl::algorithm<gfsl::host_team<N>, false, V> alg(double p) {

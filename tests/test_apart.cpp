@@ -91,7 +91,7 @@ run_result run(std::uint64_t seed, bool reraise, std::uint64_t ops) {
     out.answers.push_back((static_cast<std::uint64_t>(r.st) << 40) | (static_cast<std::uint64_t>(r.ok) << 32) | r.value);
   }
   out.accesses = std::move(log.words);
-  out.stats = team.stats();
+  out.stats = gfsl::path_stats_of(team.stats());
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/gfsl/layout.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"

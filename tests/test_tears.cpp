@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "core/gfsl/layout.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"

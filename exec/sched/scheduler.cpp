@@ -419,9 +419,9 @@ void scheduler::lock_wait(team_id team, std::uint32_t chunk, std::uint64_t lock_
   s.wait[team] = {team, chunk, lock_word};
 }
 
-void scheduler::validating(team_id team) {
+void scheduler::hint(team_id team, team_hint h) {
   impl& s = *p_;
-  if (team < s.n) s.tear.validation_next[team] = 1;
+  if (h == team_hint::validating && team < s.n) s.tear.validation_next[team] = 1;
 }
 
 void scheduler::lane_order(team_id team, int lanes, std::uint8_t* order) {

@@ -217,7 +217,7 @@ class scheduler final : public access_hook {
   void lock_wait(team_id team, std::uint32_t chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
   void mark(team_id team, std::uint8_t what, std::uint32_t where) override;
-  void validating(team_id team) override;
+  void hint(team_id team, team_hint h) override;
 
  private:
   struct impl;
