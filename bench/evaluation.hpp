@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "bench/device_counters.hpp"
-#include "core/stats.hpp"
+#include "core/gfsl/stats.hpp"
 #include "core/types.hpp"
+#include "core/gfsl/types.hpp"
 #include "model/history.hpp"
 #include "model/workload.hpp"
 
@@ -87,7 +88,7 @@ struct gfsl_bench_config {
   // A team's operations per stamp group (exec/cuda/recording.cuh; 1: a stamp
   // at every call and return, as `gfsl run` records by default).
   std::uint32_t stamp_group = 1;
-  // The algorithm's variant (core/types.hpp). thesis is compiled at the
+  // The algorithm's variant (core/gfsl/types.hpp). thesis is compiled at the
   // tuned launch configuration (512/4) only: a comparison, not a tuning.
   gfsl::variant var = gfsl::default_variant;
   bool reraise = gfsl::reraises_by_default(gfsl::default_variant);  // the upper levels' rule (off: the thesis')

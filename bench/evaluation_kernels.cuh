@@ -12,13 +12,13 @@
 
 #include "bench/bench_workload.hpp"
 #include "bench/level0_oracle.hpp"
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/cuda/cuda_check.cuh"
 #include "core/cuda/device_team.cuh"
 #include "exec/cuda/operation_batches.cuh"
 #include "exec/cuda/recording.cuh"
 #include "exec/host_runner.hpp"
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 
 namespace gfsl::bench::detail {
 
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const std::uint64_t first = model::block_first(count, w.teams, t), last = model::block_first(count, w.teams, t + 1);
   // Lane 0 counts the inserts that answered true, lane 1 the deletes, lane 2
   // the prefill's inserts that answered false: one register for the three
-  // (as the team's path counters, core/stats.hpp).
+  // (as the team's path counters, core/gfsl/stats.hpp).
   const int lane = team.lane();
   std::uint32_t answers = 0;
   // The recorder only in the recording kernel: its slots are shared memory.
@@ -365,7 +365,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   const std::size_t word_count = structure_view<N>::word_count(pool_chunks);
   device_buffer<std::uint64_t> words(word_count), saved(word_count);
   device_buffer<tallies> tally(1);
-  device_buffer<path_stats> stats(1);
+  device_buffer<team_stats> stats(1);
   device_buffer<unsigned int> abort_flag(1);
   device_buffer<hang_report> hang(1);
   device_buffer<std::uint64_t> now(1), clock(1);
@@ -398,7 +398,7 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
   auto launch = [&](std::size_t i, bool prefill, std::uint64_t count, std::uint64_t seed, path_stats& paths,
                     std::string& error, kernel_counters* counted = nullptr) -> double {
     GFSL_CUDA_CHECK(cudaMemset(tally.ptr, 0, sizeof(tallies)));
-    GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, sizeof(path_stats)));
+    GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, sizeof(team_stats)));
     GFSL_CUDA_CHECK(cudaMemset(abort_flag.ptr, 0, sizeof(unsigned int)));
     GFSL_CUDA_CHECK(cudaMemset(hang.ptr, 0, sizeof(hang_report)));
     read_globaltimer<<<1, 1>>>(now.ptr);
@@ -472,7 +472,9 @@ std::vector<gfsl_bench_result> run_kernels(const gfsl_bench_config& c, const std
       error = std::to_string(tl.prefill_duplicates) + " prefill inserts of distinct keys answered false";
       return -1;
     }
-    GFSL_CUDA_CHECK(cudaMemcpy(&paths, stats.ptr, sizeof(path_stats), cudaMemcpyDeviceToHost));
+    team_stats counted_paths;
+    GFSL_CUDA_CHECK(cudaMemcpy(&counted_paths, stats.ptr, sizeof(team_stats), cudaMemcpyDeviceToHost));
+    paths = path_stats_of(counted_paths);
     last_tally = tl;
     return ms;
   };

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/types.hpp"
 
 namespace gfsl::bench {

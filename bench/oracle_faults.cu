@@ -5,7 +5,7 @@
 //   duplicates keys when deletes of one key race (docs/FINDINGS.md, "SlabHash"), which the owned
 //   keys with shared churn keys and the final-state accounting see; `fixed`
 //   must show nothing under any oracle.
-// - GFSL `thesis` (core/algorithm.hpp), tiles of 32, under stable keys: its
+// - GFSL `thesis` (core/gfsl/algorithm.hpp), tiles of 32, under stable keys: its
 //   torn chunk reads (gfsl stress --variant thesis) are rare, 0.01 to 0.19
 //   per 10^9 answers, so a short run may show none.
 //   oracle_faults [slabhash|gfsl|all] [seconds for each GFSL layout]
@@ -21,7 +21,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/cuda/device_team.cuh"
 #include "core/slabhash/algorithm.hpp"
 #include "exec/cuda/structure_init.cuh"

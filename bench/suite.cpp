@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "bench/mc_skiplist.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace gfsl::bench {
 

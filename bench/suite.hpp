@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/evaluation.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace gfsl::bench {
 

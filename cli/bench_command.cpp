@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "core/gfsl/types.hpp"
 #include "cli/workers.hpp"
 #include "fuzz/journal.hpp"
 #if defined(GFSL_HAVE_CUDA)

@@ -22,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "core/registry.hpp"
 #include "invariants/dot.hpp"
+#include "core/gfsl/invariants.hpp"
 #include "invariants/snapshot.hpp"
 #include "invariants/temporal.hpp"
 #include "linearizability/checker.hpp"
@@ -198,7 +199,7 @@ std::vector<lin::invariant_group> invariant_checks(const traces::trace& t) {
     invariants::snapshot_report rep = invariants::check_snapshot(t.final_snapshot);
     invariants::name_operations_in_flight(rep.violations, t.history);
     snapshot.ran = true;
-    // Another subject's own invariants (SlabHash's: invariants/slabhash_snapshot.hpp).
+    // Another subject's own invariants (SlabHash's: core/slabhash/invariants.hpp).
     if (t.final_snapshot.subject != subject_kind::gfsl) snapshot.checks = rep.checked;
     for (const std::string& name : snapshot.checks) {
       if (std::find(rep.checked.begin(), rep.checked.end(), name) != rep.checked.end()) continue;

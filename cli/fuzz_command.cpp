@@ -215,7 +215,7 @@ struct kill_matrix {
     return nullptr;
   }
 
-  // Equivalent for this variant at this read granularity (core/mutants.hpp, core/slabhash/mutants.hpp).
+  // Equivalent for this variant at this read granularity (core/gfsl/mutants.hpp, core/slabhash/mutants.hpp).
   bool equivalent(const mutant_entry* m) const {
     if (!m) return false;
     // The catalog's reason (core/subject.hpp): under ptx a whole-chunk
@@ -453,7 +453,7 @@ int judge_matrix(const kill_matrix& km, std::vector<matrix_row>& rows, const std
       r.m = m;
       if (!r.killed && !km.equivalent(m)) rc = exit_violation;
       // A kill refutes an equivalence claim: the argument in
-      // core/mutants.hpp is wrong and must go.
+      // core/gfsl/mutants.hpp is wrong and must go.
       if (r.killed && km.equivalent(m)) {
         std::fprintf(stderr, "gfsl mutants: %s is marked equivalent here (its catalog's argument) but was killed by %s: "
                              "the equivalence argument is wrong; gfsl replay %s\n",
@@ -630,7 +630,7 @@ int run_mutants(mutants_options& st) {
     r.m = &m;
     // A backend the bug cannot take effect on, or a variant without
     // the mechanism it breaks: nothing to kill.
-    // The cuda-only mutants weaken memory orders (core/mutants.hpp):
+    // The cuda-only mutants weaken memory orders (core/gfsl/mutants.hpp):
     // the host's ptx model is where they take effect on the CPU.
     const bool on_backend = m.backends.find(st.backend) != std::string::npos ||
                             (km.weak_memory && st.backend == "host" && m.backends.find("cuda") != std::string::npos);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
-#include "core/stats.hpp"
+#include "core/gfsl/stats.hpp"
 #include "cli/workers.hpp"
 #include "fuzz/merge.hpp"
 #include "linearizability/report.hpp"

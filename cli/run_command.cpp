@@ -27,6 +27,8 @@
 #include "linearizability/report.hpp"
 #include "traces/trace.hpp"
 #include <thread>
+#include "core/gfsl/invariants.hpp"
+#include "core/gfsl/types.hpp"
 #include "invariants/snapshot.hpp"
 #include "invariants/temporal.hpp"
 #include "model/workload.hpp"

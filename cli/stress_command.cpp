@@ -22,6 +22,7 @@
 #include "stress/report.hpp"
 #include "stress/runner.hpp"
 #include "traces/json.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace gfsl::cli {
 
@@ -263,7 +264,7 @@ command add_stress_command(CLI::App& root) {
   c->add_option("--reports", st->o.reports, "violations reported in full per configuration (the rest are counted)")
       ->capture_default_str();
   c->add_option("--mutant", st->mut,
-                "a seeded bug or a memory-order amplifier of core/mutants.hpp (load-relaxed, release-weakened: cuda)");
+                "a seeded bug or a memory-order amplifier of core/gfsl/mutants.hpp (load-relaxed, release-weakened: cuda)");
   c->add_option("--pool", st->o.pool, "chunks in each structure's pool (0: per backend)")->capture_default_str();
   c->add_option("--hang-seconds", st->o.hang_seconds, "a team without progress for this long is a hang")->capture_default_str();
   c->add_option("--replay", st->replay, "host: run again the one structure a gfsl-stress1: line describes");

@@ -22,7 +22,7 @@ struct structural_event {
   team_id team = 0;
   event_kind kind = event_kind::store;
   std::uint8_t lane = 0;
-  chunk_index chunk = 0;
+  std::uint32_t chunk = 0;
   std::uint64_t value = 0;
 };
 

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <thread>
 
-#include "layout.hpp"
 #include "team.hpp"
 #include "types.hpp"
 
@@ -38,7 +37,8 @@ struct access {
 // The hook. `before` runs before the access takes effect (a scheduling point);
 // `after` runs once it has, with the value it returned (load: value read; cas:
 // the value found, equal to `expected` on success; fetch_add, exchange: the old
-// value; store: the value written). `lock_wait` says that the team found `chunk` locked
+// value; store: the value written). `lock_wait` says that the team found the
+// word it waits on at `where` (GFSL: a chunk, locked) not yet as it needs it,
 // and will read it again.
 class access_hook {
  public:
@@ -49,10 +49,10 @@ class access_hook {
   // a memory model weaker than sequential consistency may return an older
   // store (exec/sched/memory_model.hpp). Called between before and after.
   virtual std::uint64_t load_value(const access& /*a*/, std::uint64_t latest) { return latest; }
-  virtual void lock_wait(team_id /*team*/, chunk_index /*chunk*/, std::uint64_t /*lock_word*/) {}
+  virtual void lock_wait(team_id /*team*/, std::uint32_t /*where*/, std::uint64_t /*word*/) {}
   // The team's next team-wide read is the second read of a validation
-  // (Team::validating).
-  virtual void validating(team_id /*team*/) {}
+  // What the structure says of the team's next step (Team::hint).
+  virtual void hint(team_id /*team*/, team_hint /*h*/) {}
   // The order in which the lanes of a team-wide read load their words: the
   // identity when left alone. A warp's lanes have no order among themselves,
   // so a scheduler may pick any.
@@ -104,9 +104,9 @@ class host_team {
       : id_(id), rng_(team_seed(seed, id)), base_(base), hook_(hook), yield_(yield_on_lock_wait), words_(words) {}
 
   team_id id() const { return id_; }
-  path_stats& stats() { return stats_; }
-  const path_stats& stats() const { return stats_; }
-  void count(path_stat s) { ++counter_of(stats_, s); }
+  team_stats& stats() { return stats_; }
+  const team_stats& stats() const { return stats_; }
+  void count(stat_id s) { ++stats_.count[s]; }
   void mark(std::uint8_t what, std::uint32_t where) {
     if (hook_) hook_->mark(id_, what, where);
   }
@@ -126,7 +126,7 @@ class host_team {
   using row = const std::uint64_t*;
   row row_of(const std::uint64_t* p) const { return p; }
   lanes load_row(row r, std::uint64_t words) { return load_lanes(r + words); }
-  // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
+  // With another order: only the load-relaxed mutant asks (core/gfsl/mutants.hpp).
   lanes load_lanes(const std::uint64_t* p, mem_order o) {
     return gather([p](int lane) { return p + lane; }, o);
   }
@@ -254,17 +254,17 @@ class host_team {
     if (hook_) hook_->after(a, old);
     return old;
   }
-  void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
-    if (hook_) hook_->lock_wait(id_, chunk, lock_word);
+  void lock_wait(std::uint32_t where, std::uint64_t word) {
+    if (hook_) hook_->lock_wait(id_, where, word);
     if (abandon_ && abandon_->load(std::memory_order_relaxed)) throw run_stopped{};
-    if (words_ != 0 && ref(base_ + header_offsets::error_word).load(std::memory_order_relaxed) == error_corrupt) {
+    if (words_ != 0 && ref(base_ + error_word_offset).load(std::memory_order_relaxed) == error_corrupt) {
       throw run_stopped{};
     }
     if (yield_) std::this_thread::yield();
   }
   std::uint32_t random_u32() { return static_cast<std::uint32_t>(rng_.next() >> 32); }
-  void validating() {
-    if (hook_) hook_->validating(id_);
+  void hint(team_hint h) {
+    if (hook_) hook_->hint(id_, h);
   }
 
  private:
@@ -289,7 +289,7 @@ class host_team {
   access_hook* hook_;
   bool yield_;
   std::uint64_t words_;
-  path_stats stats_{};
+  team_stats stats_{};
   const std::atomic<bool>* abandon_ = nullptr;
   std::uint32_t accesses_ = 0;
 };

@@ -92,6 +92,9 @@ inline const subject_parameter* find_parameter(subject_kind k, std::string_view 
   return nullptr;
 }
 
+// The windows and effects a subject marks (core/coverage.hpp).
+inline coverage_spec coverage_of(subject_kind s) { return subject_of(s).coverage; }
+
 // A choice by name: the variant and the seeded bug ("none" for none).
 inline std::string variant_label(subject_kind s, const subject_choice& c) {
   return std::string(subject_of(s).variant_name(c.variant));

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "coverage.hpp"
+
 namespace gfsl {
 
 namespace model {
@@ -155,6 +157,9 @@ struct subject_descriptor {
   // for every operation, the prefill's included, so that a find's answer
   // is judged on presence alone.
   bool stores_values = true;
+  // Its coverage windows and effects by name, in the order of its marks
+  // (core/coverage.hpp; empty: it marks none).
+  coverage_spec coverage = {};
 
   std::string_view variant_name(int v) const {
     return v >= 0 && static_cast<std::size_t>(v) < variants.size() ? variants[static_cast<std::size_t>(v)] : std::string_view("?");

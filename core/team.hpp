@@ -14,15 +14,21 @@
 // `store_lanes` (the named lanes store at once, in no order), `load`, `store`,
 // `cas` (acq_rel unless told acquire), `fetch_add` and `exchange` (performed
 // by the named lane, result broadcast).
-// `validating` says that the team's next read is the second read of a
-// validation (the robust variant's seqlock): a scheduler may hold it open
-// (sched::tear_target::validation); nothing else changes, on any backend.
+// `hint` tells a scheduler what the team's next step is
+// (team_hint::validating: its next read is the second read of a validation,
+// the robust variant's seqlock; a scheduler may hold it open,
+// sched::tear_target::validation); nothing else changes, on any backend.
+// `lock_wait(where, word)` says that the team found the word it waits on
+// (at `where`, a unit of the structure's own: GFSL's chunk, Li and Deng's
+// barrier word) not yet as it needs it, `word` being what it read, and will
+// read it again.
 // `shfl_high` and `shfl_low` broadcast one half of a lane's word (an
 // entry's value, a down or NEXT pointer; its key; a chunk index), one 32-bit
 // shuffle where `shfl` makes two. On the CPU each per-lane access passes one
 // hook (core/host_team.hpp), the point where a scheduler interleaves teams.
 // Besides its accesses a structure tells the testbed two things: `count`, a
-// rare path taken (core/stats.hpp), and `mark`, a step of its operation or an
+// path taken, one of its own counters (stat_id below; GFSL's:
+// core/gfsl/stats.hpp), and `mark`, a step of its operation or an
 // effect it completed on a chunk (core/coverage.hpp); the device team keeps
 // the counts and ignores the marks.
 #pragma once
@@ -30,13 +36,40 @@
 #include <concepts>
 #include <cstdint>
 
-#include "stats.hpp"
+#include "platform.hpp"
 #include "types.hpp"
 
 namespace gfsl {
 
 // Memory orders the algorithm asks for; each backend maps them onto its atomics.
 enum class mem_order : std::uint8_t { relaxed, acquire, release, acq_rel };
+
+// What a structure tells a scheduler of its next step (Team::hint).
+enum class team_hint : std::uint8_t {
+  validating,  // the next team-wide read is the second read of a validation
+};
+
+// A structure's own counters (Team::count), numbered by the subject in its
+// folder (GFSL's path_stat, core/gfsl/stats.hpp): at most max_team_stats.
+// Counter reads_stat counts the structure's team-wide reads, the one a
+// search counts on every step: the device team adds that one on every lane
+// (core/cuda/device_team.cuh), so it costs no compare.
+using stat_id = std::uint8_t;
+inline constexpr int max_team_stats = 16;
+inline constexpr stat_id reads_stat = 14;
+
+// A team's counters by stat_id. Count: 64-bit on the host; the device team
+// counts in 32-bit registers and adds them into 64-bit totals.
+template <class Count>
+struct basic_team_stats {
+  Count count[max_team_stats] = {};
+  template <class Other>
+  GFSL_FN basic_team_stats& operator+=(const basic_team_stats<Other>& o) {
+    for (int i = 0; i < max_team_stats; ++i) count[i] += o.count[i];
+    return *this;
+  }
+};
+using team_stats = basic_team_stats<std::uint64_t>;
 
 #if !defined(__CUDACC__)
 // The interface, spelled out for the host compiler (nvcc's device pass checks
@@ -66,10 +99,10 @@ concept team = requires(T t, const T ct, typename T::lanes& l, const typename T:
   { ct.map(cl, cl, [](int, std::uint64_t a, std::uint64_t) { return a; }) } -> std::same_as<typename T::lanes>;
   { ct.splat(std::uint64_t{}) } -> std::same_as<typename T::lanes>;
   { t.store_lanes(p, cl, std::uint32_t{}, mem_order::release) };
-  { t.lock_wait(chunk_index{}, std::uint64_t{}) };
-  { t.validating() };
+  { t.lock_wait(std::uint32_t{}, std::uint64_t{}) };
+  { t.hint(team_hint::validating) };
   { t.random_u32() } -> std::same_as<std::uint32_t>;
-  { t.count(path_stat::splits) };
+  { t.count(stat_id{}) };
   { t.mark(std::uint8_t{}, std::uint32_t{}) };
 };
 #endif

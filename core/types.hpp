@@ -1,11 +1,12 @@
-// Keys, values, chunk entries and the sentinels of thesis 3 / 4.1.
+// The vocabulary every subject shares: keys, values, 8-byte entries, team ids,
+// the key sentinels and an operation's kind and result. A subject's own words
+// (GFSL's lock word and chunk index: core/gfsl/types.hpp) live in its folder.
 //
-// A chunk entry is 8 bytes: key in the low half, value in the high half (thesis
-// Fig. 3.1). The NEXT entry reuses the layout: max field as the key, next-chunk
-// index as the value, so that both change in one 8-byte atomic store (Alg. 4.9
-// line 30). The LOCK entry holds a lock word (below).
+// An entry is 8 bytes: key in the low half, value in the high half (thesis
+// Fig. 3.1), so that both change in one 8-byte atomic store.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -19,7 +20,6 @@ namespace gfsl {
 using key_type = std::uint32_t;
 using value_type = std::uint32_t;
 using entry_type = std::uint64_t;
-using chunk_index = std::uint32_t;
 using team_id = std::uint32_t;
 
 // EMPTY is +infinity: an empty data entry, and the max field of a level's final
@@ -29,7 +29,8 @@ inline constexpr key_type key_neg_inf = 0u;
 inline constexpr key_type min_user_key = 1u;
 inline constexpr key_type max_user_key = 0xFFFFFFFEu;
 
-inline constexpr chunk_index no_chunk = 0xFFFFFFFFu;
+// Team ids below 2^32 - 2: GFSL's lock word stores id + 1 and keeps its top value free.
+inline constexpr team_id max_team_id = 0xFFFFFFFDu;
 
 GFSL_FN constexpr bool is_user_key(key_type k) { return k >= min_user_key && k <= max_user_key; }
 
@@ -40,57 +41,14 @@ GFSL_FN constexpr key_type entry_key(entry_type e) { return static_cast<key_type
 GFSL_FN constexpr std::uint32_t entry_value(entry_type e) { return static_cast<std::uint32_t>(e >> 32); }
 
 inline constexpr entry_type empty_entry = make_entry(key_empty, 0);
-// NEXT entry of a level's final chunk: max = +infinity, no next chunk.
-inline constexpr entry_type final_next_entry = make_entry(key_empty, no_chunk);
 
-// Lock word: the low 32 bits hold owner team id + 1 (0: free), so a hang report
-// can name the holder. A zombie keeps the id of the team that marked it and
-// sets the top bit; a CAS from a free word never succeeds on it (thesis 4.1:
-// "marks a chunk as a zombie using a special value in the lock field").
-//
-// Bits 32-62 hold the chunk's write version, used by the `robust` variant only
-// (docs/ALGORITHM.md, "Reads that are not one instant"): the lock holder makes
-// it odd before a burst of writes that changes the chunk's keys or max and even
-// after it, so that a reader can tell whether its lane-by-lane read of the
-// chunk overlapped such a burst (a seqlock). The `thesis` variant never bumps
-// it: its lock words are exactly the published ones (0 free, id+1 held).
-inline constexpr std::uint64_t lock_free_word = 0;
-inline constexpr std::uint64_t zombie_flag = 1ull << 63;
-inline constexpr std::uint64_t lock_owner_mask = 0xFFFFFFFFull;
-inline constexpr int lock_version_shift = 32;
-inline constexpr std::uint64_t lock_version_unit = 1ull << lock_version_shift;
-inline constexpr std::uint64_t lock_version_mask = ~lock_owner_mask & ~zombie_flag;
-inline constexpr team_id max_team_id = 0xFFFFFFFDu;
-
-GFSL_FN constexpr std::uint64_t lock_word_of(team_id t) { return static_cast<std::uint64_t>(t) + 1; }
-GFSL_FN constexpr std::uint64_t zombie_word_of(team_id t) { return zombie_flag | lock_word_of(t); }
-GFSL_FN constexpr bool lock_is_zombie(std::uint64_t w) { return (w & zombie_flag) != 0; }
-GFSL_FN constexpr bool lock_is_held(std::uint64_t w) { return (w & lock_owner_mask) != 0 && !lock_is_zombie(w); }
-// Free: neither held nor a zombie, whatever its version.
-GFSL_FN constexpr bool lock_is_free(std::uint64_t w) { return (w & (lock_owner_mask | zombie_flag)) == 0; }
-// Team that holds (or, for a zombie, marked) the chunk; meaningless when free.
-GFSL_FN constexpr team_id lock_owner(std::uint64_t w) { return static_cast<team_id>((w & lock_owner_mask) - 1); }
-// The write version (robust variant; always 0 under thesis). Odd: a burst of
-// writes is in progress.
-GFSL_FN constexpr std::uint64_t lock_version(std::uint64_t w) { return (w & lock_version_mask) >> lock_version_shift; }
-GFSL_FN constexpr bool lock_in_burst(std::uint64_t w) { return (lock_version(w) & 1u) != 0; }
-// The word with the version moved on by one (wrapping inside its field).
-GFSL_FN constexpr std::uint64_t lock_bumped(std::uint64_t w) {
-  return (w & ~lock_version_mask) | ((w + lock_version_unit) & lock_version_mask);
-}
-// The same word with the owner field cleared: what an unlock leaves.
-GFSL_FN constexpr std::uint64_t lock_released(std::uint64_t w) { return w & ~lock_owner_mask; }
-
-// The algorithm's variant (docs/ALGORITHM.md): `thesis` is the published
-// algorithm, which assumes a chunk is read in one instant; `robust` stays
-// linearizable when a chunk read is lane by lane. Chosen at compile time by a
-// template parameter of `algorithm`.
-enum class variant : std::uint8_t { thesis = 0, robust = 1 };
-inline constexpr variant default_variant = variant::robust;
-// The upper levels' rule a variant runs by default: robust re-raises in
-// place (docs/ALGORITHM.md, "Re-raising in place"); the published variant
-// keeps the thesis' rule.
-inline constexpr bool reraises_by_default(variant v) { return v == variant::robust; }
+// Word 1 of every structure is its error word: 0 while healthy, else the
+// first error code a team stored there (a CAS from error_none). The host team
+// stops a run whose structure is corrupt at its next wait (core/host_team.hpp).
+inline constexpr std::size_t error_word_offset = 1;
+inline constexpr std::uint64_t error_none = 0;
+inline constexpr std::uint64_t error_pool_exhausted = 1;
+inline constexpr std::uint64_t error_corrupt = 2;
 
 // Result of one operation. `ok` is the operation's boolean answer (inserted,
 // deleted, found); `value` is the value found by contains or removed by delete.
@@ -119,22 +77,6 @@ GFSL_FN constexpr const char* status_name(status s) {
     case status::corrupt: return "access outside the structure (corrupt pointer)";
   }
   return "unknown status";
-}
-
-GFSL_FN constexpr const char* variant_name(variant v) { return v == variant::thesis ? "thesis" : "robust"; }
-
-// "thesis" or "robust"; nothing otherwise.
-inline std::optional<variant> parse_variant(std::string_view name) {
-  if (name == "thesis") return variant::thesis;
-  if (name == "robust") return variant::robust;
-  return std::nullopt;
-}
-// Calls f(std::integral_constant<variant, V>{}) with the V named at run time:
-// the one place a run-time variant becomes a template argument.
-template <class F>
-decltype(auto) with_variant(variant v, F&& f) {
-  if (v == variant::thesis) return std::forward<F>(f)(std::integral_constant<variant, variant::thesis>{});
-  return std::forward<F>(f)(std::integral_constant<variant, variant::robust>{});
 }
 
 }  // namespace gfsl

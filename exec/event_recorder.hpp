@@ -15,7 +15,7 @@
 
 #include "../core/events.hpp"
 #include "../core/host_team.hpp"
-#include "../core/layout.hpp"
+#include "../core/gfsl/layout.hpp"
 
 namespace gfsl {
 
@@ -38,7 +38,7 @@ class event_recorder final : public access_hook {
       e.stamp = clock_ ? clock_->load(std::memory_order_seq_cst) : 0;
       e.team = a.team;
       e.kind = invariants::event_kind::alloc;
-      e.chunk = static_cast<chunk_index>(result);
+      e.chunk = static_cast<std::uint32_t>(result);
       per_team_[a.team].push_back(e);
     }
     if (inner_) inner_->after(a, result);
@@ -46,11 +46,11 @@ class event_recorder final : public access_hook {
   std::uint64_t load_value(const access& a, std::uint64_t latest) override {
     return inner_ ? inner_->load_value(a, latest) : latest;
   }
-  void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override {
+  void lock_wait(team_id team, std::uint32_t chunk, std::uint64_t lock_word) override {
     if (inner_) inner_->lock_wait(team, chunk, lock_word);
   }
-  void validating(team_id team) override {
-    if (inner_) inner_->validating(team);
+  void hint(team_id team, team_hint h) override {
+    if (inner_) inner_->hint(team, h);
   }
   void lane_order(team_id team, int lanes, std::uint8_t* order) override {
     if (inner_) inner_->lane_order(team, lanes, order);
@@ -75,7 +75,7 @@ class event_recorder final : public access_hook {
     e.stamp = clock_ ? clock_->load(std::memory_order_seq_cst) : 0;
     e.team = a.team;
     e.kind = kind;
-    e.chunk = static_cast<chunk_index>(rel / n_);
+    e.chunk = static_cast<std::uint32_t>(rel / n_);
     e.lane = static_cast<std::uint8_t>(rel % n_);
     e.value = value;
     per_team_[a.team].push_back(e);

@@ -209,7 +209,7 @@ host_run run_subject(const model::workload& w, host_mode mode, std::uint32_t poo
       // The operation stops where it is (its locks stay held); the error word
       // stops the others at their next operation.
       r = {status::corrupt, false, 0};
-      std::atomic_ref<std::uint64_t>(s.words()[header_offsets::error_word]).store(error_corrupt);
+      std::atomic_ref<std::uint64_t>(s.words()[error_word_offset]).store(error_corrupt);
       std::lock_guard<std::mutex> guard(fault_lock);
       if (fault_detail.empty()) fault_detail = "word " + std::to_string(f.word);
     } catch (const run_stopped&) {

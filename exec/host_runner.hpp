@@ -18,7 +18,7 @@
 #include "../model/workload.hpp"
 #include "../core/registry.hpp"
 #include "sched/scheduler.hpp"
-#include "../core/stats.hpp"
+#include "../core/gfsl/stats.hpp"
 #include "../core/types.hpp"
 
 namespace gfsl {

@@ -15,9 +15,9 @@
 
 #include "../invariants/snapshot.hpp"
 #include "host_runner.hpp"
-#include "../core/algorithm.hpp"
+#include "../core/gfsl/algorithm.hpp"
 #include "../core/host_team.hpp"
-#include "../core/layout.hpp"
+#include "../core/gfsl/layout.hpp"
 
 namespace gfsl {
 

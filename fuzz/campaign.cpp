@@ -393,7 +393,7 @@ campaign_result run_campaign(const campaign_options& o) {
 }
 
 std::string disabled_by(const campaign_options& o, std::string_view name) {
-  // Only a delete under the re-raise rule re-raises (core/algorithm.hpp).
+  // Only a delete under the re-raise rule re-raises (core/gfsl/algorithm.hpp).
   if (name == "re-raise" && o.limits.upper == upper_choice::thesis) return "--upper thesis";
   return {};
 }

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/stats.hpp"
+#include "core/gfsl/stats.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/generators.hpp"
 #include "fuzz/journal.hpp"
@@ -120,7 +120,7 @@ struct campaign_result {
   // depth - 1 change points each drew (they fall short when a change point
   // lies past the end of the run, or past fair-pct's switch to random).
   std::uint64_t pct_runs = 0, pct_changes = 0, pct_change_points = 0;
-  // Distinct sets of rare paths (core/stats.hpp) that single runs reached.
+  // Distinct sets of rare paths (core/gfsl/stats.hpp) that single runs reached.
   std::uint64_t path_combinations = 0;
   // Coverage pairs reached (bits of sched::outcome::pairs, fuzz/coverage.hpp);
   // runs made with a targeted park, and those whose held team was let go by
@@ -141,7 +141,7 @@ struct campaign_result {
 campaign_result run_campaign(const campaign_options& o);
 
 // Why the campaign's configuration rules out the rare path called `name`
-// (core/stats.hpp), e.g. "--upper thesis" for re-raise; empty when its runs
+// (core/gfsl/stats.hpp), e.g. "--upper thesis" for re-raise; empty when its runs
 // can reach it. Coverage reports name such a path apart from those never reached.
 std::string disabled_by(const campaign_options& o, std::string_view name);
 

@@ -27,7 +27,7 @@ struct corpus_entry {
   std::array<std::uint32_t, 8> window_opens{};
 };
 
-// The rare paths (core/stats.hpp) a run reached, one bit each.
+// The rare paths (core/gfsl/stats.hpp) a run reached, one bit each.
 std::uint32_t path_mask(const path_stats& p);
 
 // Paths, and pairs, that the batch reached least weigh most.

@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/gfsl/coverage.hpp"
+#include "core/registry.hpp"
 #include "fuzz/campaign.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace gfsl::fuzz {
 
@@ -70,7 +73,7 @@ std::string pair_name(subject_kind s, int bit) {
 }
 
 std::string pair_disabled_by(const campaign_options& o, int bit) {
-  // Only robust validates a "not here" (core/algorithm.hpp, validated_read).
+  // Only robust validates a "not here" (core/gfsl/algorithm.hpp, validated_read).
   if (o.limits.subject == subject_kind::gfsl && pair_window(bit) == static_cast<int>(gfsl_window::validate) &&
       gfsl_subject::variant_of(o.choice) == variant::thesis) {
     return "--variant thesis";

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/coverage.hpp"
+#include "core/subject.hpp"
 #include "exec/sched/scheduler.hpp"
 
 namespace gfsl::fuzz {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "fuzz/word_names.hpp"
 
 namespace gfsl::fuzz {

@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "core/stats.hpp"
+#include "core/gfsl/stats.hpp"
 
 namespace gfsl::fuzz {
 

@@ -2,6 +2,7 @@
 
 #include "core/coverage.hpp"
 
+#include "core/gfsl/types.hpp"
 #include <algorithm>
 #include <iterator>
 #include <span>

@@ -9,6 +9,7 @@
 
 #include "fuzz/shrink.hpp"
 #include "model/workload.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace gfsl::fuzz {
 
@@ -354,7 +355,7 @@ void shrink_further(failure& f, const campaign_options& o, double until, const s
       with([](run_config& n) { --n.w.teams; });
     }
     // Half-size chunks fill, split and merge after half the operations
-    // (down to 8 entries, which the host backends run: core/layout.hpp).
+    // (down to 8 entries, which the host backends run: core/gfsl/layout.hpp).
     if (c.w.chunk > 8 && c.w.subject == subject_kind::gfsl) with([](run_config& n) { n.w.chunk /= 2; });
     if (c.so.strat != sched::strategy::random) with([](run_config& n) { n.so.strat = sched::strategy::random; n.so.pct_steps = std::max<std::uint64_t>(n.so.pct_steps, 1); });
     // A few schedules per candidate: a smaller generated run interleaves

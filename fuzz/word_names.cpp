@@ -1,6 +1,6 @@
 #include "fuzz/word_names.hpp"
 
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/slabhash/layout.hpp"
 
 namespace gfsl::fuzz {

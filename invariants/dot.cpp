@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "../core/layout.hpp"
+#include "../core/gfsl/layout.hpp"
 
 namespace gfsl::invariants {
 

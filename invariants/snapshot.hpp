@@ -1,10 +1,8 @@
-// Snapshot invariants (thesis 4.3): checks of a copy of a GFSL instance's
-// words, taken at quiescence (after a run, between kernel launches) or, for
-// the subset that holds at every step, in the middle of a scheduled run.
-//
-// The chunk graph of NEXT pointers is a Boost.Graph adjacency list: cycles
-// are found with depth_first_visit, and lateral reachability for every down
-// pointer at once from one topological_sort.
+// Snapshots and their reports, for every subject: a copy of a structure's
+// words, taken at quiescence (after a run, between kernel launches) or in the
+// middle of a scheduled run, judged by its subject's invariants (the
+// descriptor's check_snapshot: core/gfsl/invariants.hpp, thesis 4.3;
+// core/slabhash/invariants.hpp; core/lideng/invariants.hpp).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +16,7 @@
 
 namespace gfsl::invariants {
 
-// A copy of a structure's words (core/layout.hpp for GFSL,
+// A copy of a structure's words (core/gfsl/layout.hpp for GFSL,
 // core/slabhash/layout.hpp for SlabHash), with what its checks need to read them.
 struct snapshot {
   subject_kind subject = subject_kind::gfsl;
@@ -37,7 +35,7 @@ struct snapshot {
 // wrote it, so that reports can show them as fields.
 struct violation {
   std::string invariant;
-  std::vector<chunk_index> chunks;
+  std::vector<std::uint32_t> chunks;
   std::uint64_t when = 0;
   std::string detail;  // one line, the reason
   std::vector<std::string> in_flight;
@@ -46,11 +44,6 @@ struct violation {
   std::optional<team_id> team;
   std::string describe() const;
 };
-
-// The names, in the order they are checked. `mid_run` are the ones that hold
-// at every step of a run, not only at quiescence (see check_snapshot).
-const std::vector<std::string>& snapshot_invariant_names();
-const std::vector<std::string>& mid_run_invariant_names();
 
 struct snapshot_report {
   // The invariants that ran: model-state only with expected_bottom, and only
@@ -61,15 +54,12 @@ struct snapshot_report {
   std::size_t chunks = 0, live_chunks = 0, keys = 0;
 };
 
-// Checks every snapshot invariant (quiescent = true) or only those that hold
-// mid-run. Never trusts the words: indexes are bounds-checked, walks bounded.
-// With `expected_bottom` (sorted (key, value) pairs), also checks that level 0
-// holds exactly those.
+// Checks every snapshot invariant of the snapshot's subject (quiescent =
+// true) or only those that hold mid-run. Never trusts the words: indexes are
+// bounds-checked, walks bounded. With `expected_bottom` (sorted (key, value)
+// pairs), also checks that the structure holds exactly those.
 snapshot_report check_snapshot(const snapshot& s, bool quiescent = true,
                                const std::vector<std::pair<key_type, value_type>>* expected_bottom = nullptr,
                                std::size_t max_violations = 50);
-
-// The fill bound a live non-final chunk keeps at quiescence (docs/INVARIANTS.md).
-int min_keys_of_live_nonfinal_chunk(int chunk);
 
 }  // namespace gfsl::invariants

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "../core/layout.hpp"
+#include "../core/gfsl/layout.hpp"
 
 namespace gfsl::invariants {
 
@@ -107,7 +107,7 @@ temporal_report check_events(const snapshot& before, const std::vector<structura
         c.zombie = true;
         c.lock = w;
       } else if (holder && lock_is_held(w) && lock_owner(w) == e.team) {
-        // The robust variant's write version (core/types.hpp): the holder
+        // The robust variant's write version (core/gfsl/types.hpp): the holder
         // bumps it by one around each burst of writes, keeping the lock.
         if (lock_version(w) != ((lock_version(c.lock) + 1) & (lock_version_mask >> lock_version_shift))) {
           flag("lock-discipline", {e.chunk}, e, at + " write version moved from " + std::to_string(lock_version(c.lock)) + " to " +

@@ -26,7 +26,7 @@ struct workload {
   std::uint32_t range = 100000;     // keys uniform in [1, range]
   double prefill = 0.5;             // fraction of the range inserted before the concurrent phase (thesis 5.1)
   std::uint32_t teams = 1;
-  int chunk = 32;                   // N: 16 or 32 (8 on the host backends: core/layout.hpp)
+  int chunk = 32;                   // N: 16 or 32 (8 on the host backends: core/gfsl/layout.hpp)
   double p_chunk = 1.0;             // thesis 5.2: p_chunk ~ 1 gave the best results
   std::uint64_t seed = 1;
   // Hot keys: hot_pct percent of the operations pick their key uniformly

@@ -286,7 +286,7 @@ class cpu_runner {
             st = run_step<Policy>(*algos[t], p_, t, states[t], counts[t], seed, j);
           } catch (const access_fault& f) {
             fault = "team " + std::to_string(t) + " accessed word " + std::to_string(f.word) + " outside the structure";
-            std::atomic_ref<std::uint64_t>(Policy::words(s)[header_offsets::error_word]).store(error_corrupt);
+            std::atomic_ref<std::uint64_t>(Policy::words(s)[error_word_offset]).store(error_corrupt);
             states[t].stopped = 1;
             return;
           } catch (const run_stopped&) {
@@ -394,7 +394,7 @@ class cpu_runner {
               if (!Policy::batches && stop.load(std::memory_order_relaxed)) break;
             }
           } catch (const access_fault& f) {
-            std::atomic_ref<std::uint64_t>(Policy::words(s)[header_offsets::error_word]).store(error_corrupt);
+            std::atomic_ref<std::uint64_t>(Policy::words(s)[error_word_offset]).store(error_corrupt);
             std::lock_guard<std::mutex> g(fault_lock);
             if (fault.empty()) fault = "team " + std::to_string(t) + " accessed word " + std::to_string(f.word) + " outside the structure";
           } catch (const run_stopped&) {

@@ -213,7 +213,7 @@ config_result run_stress(const options& o, std::uint32_t range, const progress_f
   device_buffer<unsigned int> abort_flag(1), prefill_failed(1), device_stop(1);
   GFSL_CUDA_CHECK(cudaMemset(device_stop.ptr, 0, sizeof(unsigned int)));
   device_buffer<hang_report> hang(1);
-  device_buffer<path_stats> stats(1);
+  device_buffer<team_stats> stats(1);
   GFSL_CUDA_CHECK(cudaMemset(report_count.ptr, 0, sizeof(unsigned long long)));
   GFSL_CUDA_CHECK(cudaMemset(first_ns.ptr, 0xFF, 2 * sizeof(unsigned long long)));
   const typename P::stress_tuning tune = P::stress_tuning_of(o, first_ns.ptr);

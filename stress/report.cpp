@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/registry.hpp"
 #include "stress/slab_oracle.hpp"
 #include "traces/json.hpp"

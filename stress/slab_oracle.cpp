@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "invariants/slabhash_snapshot.hpp"
+#include "core/slabhash/invariants.hpp"
 #include "stress/runner.hpp"
 #include "stress/stress.hpp"
 

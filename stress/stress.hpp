@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/platform.hpp"
 #include "core/team.hpp"
 #include "core/types.hpp"

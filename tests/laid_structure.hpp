@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/host_team.hpp"
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/types.hpp"
 #include "exec/host_structure.hpp"
 
@@ -129,13 +129,13 @@ class world {
   gfsl::structure_view<N> view() const { return s_.view(); }
   std::uint64_t* words() const { return s_.words(); }
   gfsl::host_team<N>& team() { return team_; }
-  gfsl::path_stats& stats() { return team_.stats(); }
+  gfsl::path_stats stats() const { return gfsl::path_stats_of(team_.stats()); }
   recorder<N>& hook() { return hook_; }
   template <gfsl::variant V = gfsl::variant::thesis>
   gfsl::algorithm<gfsl::host_team<N>, false, V> alg(double p) {
     return gfsl::algorithm<gfsl::host_team<N>, false, V>(team_, view(), gfsl::p_chunk_threshold_of(p));
   }
-  // With seeded bug `m` compiled in and active (core/mutants.hpp).
+  // With seeded bug `m` compiled in and active (core/gfsl/mutants.hpp).
   template <gfsl::variant V>
   gfsl::algorithm<gfsl::host_team<N>, true, V> mutant_alg(double p, gfsl::mutant m) {
     return gfsl::algorithm<gfsl::host_team<N>, true, V>(team_, view(), gfsl::p_chunk_threshold_of(p), m);

@@ -1,4 +1,4 @@
-// Calls made apart (algorithm::apart, core/algorithm.hpp): the device team
+// Calls made apart (algorithm::apart, core/gfsl/algorithm.hpp): the device team
 // runs the updates' rare paths in functions of their own, and the
 // algorithm's and the team's state cross each call by value, both ways.
 // The claim is that such a call makes exactly the accesses and decisions
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/host_team.hpp"
 #include "core/types.hpp"
 #include "exec/host_structure.hpp"
@@ -91,7 +91,7 @@ run_result run(std::uint64_t seed, bool reraise, std::uint64_t ops) {
     out.answers.push_back((static_cast<std::uint64_t>(r.st) << 40) | (static_cast<std::uint64_t>(r.ok) << 32) | r.value);
   }
   out.accesses = std::move(log.words);
-  out.stats = team.stats();
+  out.stats = gfsl::path_stats_of(team.stats());
   return out;
 }
 

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/host_runner.hpp"
 #include "exec/host_structure.hpp"
 #include "core/host_team.hpp"
@@ -69,7 +69,7 @@ disjoint_result<N> run_disjoint(int teams, std::uint32_t keys_per_team, int ops_
         const auto want = out.models[t].apply(op);
         if (want.ok != r.ok) ++off[t];
       }
-      stats[t] = team.stats();
+      stats[t] = gfsl::path_stats_of(team.stats());
     });
   }
   for (auto& th : threads) th.join();

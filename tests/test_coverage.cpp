@@ -11,6 +11,7 @@
 #include "fuzz/coverage.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 
+#include "core/gfsl/layout.hpp"
 #include "exec/cuda/device_runner.hpp"
 #include "model/final_state.hpp"
 #include "invariants/temporal.hpp"

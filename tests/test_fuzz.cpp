@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/gfsl/layout.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"
 #include "model/script.hpp"
 #include "tests/files.hpp"
 
+#include "core/gfsl/types.hpp"
 #include <unistd.h>
 
 namespace {
@@ -74,7 +76,7 @@ TEST(FuzzDetectors, TheSameRunWithWholeChunkReadsPasses) {
   EXPECT_FALSE(j.undecided);
 }
 
-// 8-entry chunks (host backends, core/layout.hpp): the same algorithm splits,
+// 8-entry chunks (host backends, core/gfsl/layout.hpp): the same algorithm splits,
 // merges, splits chunks above level 0 and passes every detector, at
 // whole-chunk reads and, robust, at lane granularity.
 TEST(FuzzDetectors, EightEntryChunksRunOnTheHostAndPassEveryDetector) {

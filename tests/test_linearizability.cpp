@@ -22,6 +22,7 @@
 #include "linearizability/synthetic.hpp"
 #include "linearizability/wing_gong.hpp"
 #include "model/history.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

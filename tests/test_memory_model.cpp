@@ -19,6 +19,7 @@
 #include "exec/sched/scheduler.hpp"
 #include "gfsl_binary.hpp"
 #include "tests/files.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/types.hpp"
 #include "model/workload.hpp"
 #include "tests/laid_structure.hpp"
@@ -206,7 +206,7 @@ TYPED_TEST(RobustReraise, ReplacesTheEntryInPlace) {
   expect_well_formed(w);
 }
 
-// The planted fault replace-past-max (core/mutants.hpp) makes the
+// The planted fault replace-past-max (core/gfsl/mutants.hpp) makes the
 // replacement above anyway: the structure checker must reject the result.
 TYPED_TEST(RobustReraise, AReplacementPastTheChunksMaxIsRejectedByTheStructureChecker) {
   constexpr int N = TypeParam::N;

@@ -3,7 +3,7 @@
 // between two lanes of one read) rather than hoped for from a scheduler.
 // Each case runs three algorithms on the same shape: `thesis`, which the
 // interleaving breaks; `robust`, which must answer correctly; and `robust`
-// with the mechanism's seeded bug (core/mutants.hpp), which must break again:
+// with the mechanism's seeded bug (core/gfsl/mutants.hpp), which must break again:
 // that is what kills the mutant.
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/host_team.hpp"
-#include "core/mutants.hpp"
+#include "core/gfsl/mutants.hpp"
 #include "core/types.hpp"
 #include "tests/laid_structure.hpp"
 
@@ -63,8 +63,8 @@ op_result contains_across_split_and_merge(gfsl::mutant m, bool& interleaved) {
     ASSERT_TRUE(writer.insert(5, val(5)).ok);
     ASSERT_TRUE(writer.remove(5).ok);
     for (int i = 0; i < kept - threshold + 1; ++i) ASSERT_TRUE(writer.remove(x_keys[i]).ok);
-    ASSERT_EQ(b.stats().splits, 1u);
-    ASSERT_EQ(b.stats().merges, 1u);
+    ASSERT_EQ(gfsl::path_stats_of(b.stats()).splits, 1u);
+    ASSERT_EQ(gfsl::path_stats_of(b.stats()).merges, 1u);
     ASSERT_TRUE(gfsl::lock_is_zombie(w.view().chunk(x)[world<N>::lock_lane]));
   };
   if constexpr (Mutable) {

@@ -9,7 +9,7 @@
 #include <functional>
 #include <set>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/host_runner.hpp"
 #include "exec/host_structure.hpp"
 #include "exec/sched/scheduler.hpp"

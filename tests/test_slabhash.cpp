@@ -1,5 +1,5 @@
 // SlabHash (core/slabhash/): both variants against std::map in long
-// sequential runs; the snapshot invariants (invariants/slabhash_snapshot.hpp)
+// sequential runs; the snapshot invariants (core/slabhash/invariants.hpp)
 // on hand-made tables they must reject; and the published faults of docs/FINDINGS.md
 // as exact two-team interleavings, present in `published` and absent in
 // `fixed`.
@@ -21,7 +21,8 @@
 #include "core/slabhash/layout.hpp"
 #include "core/slabhash/mutants.hpp"
 #include "exec/sched/scheduler.hpp"
-#include "invariants/slabhash_snapshot.hpp"
+#include "core/slabhash/invariants.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "exec/host_structure.hpp"
 #include "core/host_team.hpp"
-#include "core/layout.hpp"
+#include "core/gfsl/layout.hpp"
 #include "core/types.hpp"
 #include "model/sequential_map.hpp"
 
@@ -104,7 +104,7 @@ class system_under_test {
   op_result contains(key_type k) { return observed([&] { return alg_.contains(k); }); }
 
   gfsl::structure_view<N> view() const { return structure_.view(); }
-  const gfsl::path_stats& stats() const { return team_.stats(); }
+  gfsl::path_stats stats() const { return gfsl::path_stats_of(team_.stats()); }
   int max_height() const { return max_height_; }
   // How many times level 0 went from holding keys to holding only -inf.
   std::uint64_t times_emptied() const { return emptied_; }

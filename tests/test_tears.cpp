@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "core/gfsl/layout.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/detectors.hpp"
 #include "fuzz/scenarios.hpp"
@@ -20,6 +21,7 @@
 #include "model/script.hpp"
 #include "tests/files.hpp"
 #include "tests/gfsl_binary.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
 #include "core/types.hpp"
 #include "tests/laid_structure.hpp"
 

@@ -11,10 +11,12 @@
 #include <sys/wait.h>
 
 #include "exec/host_runner.hpp"
+#include "core/gfsl/invariants.hpp"
 #include "invariants/snapshot.hpp"
 #include "invariants/temporal.hpp"
 #include "model/history.hpp"
 #include "traces/trace.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

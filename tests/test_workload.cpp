@@ -8,6 +8,7 @@
 #include "core/registry.hpp"
 #include "exec/host_runner.hpp"
 #include "model/workload.hpp"
+#include "core/gfsl/types.hpp"
 
 namespace {
 

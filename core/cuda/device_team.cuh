@@ -27,8 +27,7 @@
 #include <type_traits>
 
 #include "../events.hpp"
-#include "../layout.hpp"
-#include "../stats.hpp"
+#include "../gfsl/layout.hpp"
 #include "../team.hpp"
 #include "../types.hpp"
 
@@ -42,7 +41,7 @@ namespace gfsl {
 struct hang_report {
   unsigned long long raised = 0;  // 0 until a team records a hang
   team_id team = 0;
-  chunk_index chunk = 0;
+  std::uint32_t chunk = 0;
   std::uint64_t lock_word = 0;
   std::uint64_t waits = 0;        // lock waits of that team in its operation
 };
@@ -75,7 +74,7 @@ struct run_controls {
   unsigned int* abort_flag = nullptr;
   hang_report* hang = nullptr;
   std::uint64_t deadline_ns = ~0ull;  // %globaltimer value after which waiting teams abort the run
-  path_stats* stats = nullptr;        // where a team adds its counters when it leaves
+  team_stats* stats = nullptr;        // where a team adds its counters when it leaves
   device_event_log* events = nullptr; // null: no event log (no cost but a not-taken branch per write)
 };
 
@@ -122,7 +121,7 @@ class device_team {
   }
 
   // The whole team as values, for the algorithm's calls made apart
-  // (algorithm::apart, core/algorithm.hpp): the called function builds a
+  // (algorithm::apart, core/gfsl/algorithm.hpp): the called function builds a
   // team of its own from them and hands back what changed (the coin
   // stream, the counter, the operation's lock waits). By value, so that
   // the caller's team stays in registers. A team type that adds state of
@@ -185,17 +184,17 @@ class device_team {
   // A barrier of the team's lanes (and only theirs: at N = 16 the other half
   // of the warp goes its own way).
   __device__ void sync() const { __syncwarp(warp_mask()); }
-  // Counter s lives in lane s's register (core/stats.hpp): one register for
-  // all of them, and an increment is a compare and an add, no branch. Chunk
-  // reads, counted on every step of every search, are added by every lane:
+  // Counter s lives in lane s's register (stat_id, core/team.hpp): one register for
+  // all of them, and an increment is a compare and an add, no branch. Team-wide
+  // reads (reads_stat), counted on every step of every search, are added by every lane:
   // one instruction where the compare and the add took three (ptxas kept the
   // sum in a second register and moved it back). Every lane of a team makes
-  // the same reads, so lane chunk_reads holds their number and every other
+  // the same reads, so lane reads_stat holds their number and every other
   // lane holds its own counter plus that number, taken off at the flush.
   // Coverage marks (core/coverage.hpp) are the CPU scheduler's: nothing here.
   __host__ __device__ void mark(std::uint8_t, std::uint32_t) {}
-  __host__ __device__ void count(path_stat s) {
-    if (s == path_stat::chunk_reads) {
+  __host__ __device__ void count(stat_id s) {
+    if (s == reads_stat) {
       ++stat_;
     } else {
       stat_ += my_lane() == static_cast<int>(s) ? 1u : 0u;
@@ -205,10 +204,10 @@ class device_team {
   // The whole team calls it (its shuffle).
   __device__ void flush_stats() {
 #if defined(__CUDA_ARCH__)
-    const std::uint32_t reads = __shfl_sync(warp_mask(), stat_, static_cast<int>(path_stat::chunk_reads), N);
-    const std::uint32_t mine = my_lane() == static_cast<int>(path_stat::chunk_reads) ? stat_ : stat_ - reads;
+    const std::uint32_t reads = __shfl_sync(warp_mask(), stat_, static_cast<int>(reads_stat), N);
+    const std::uint32_t mine = my_lane() == static_cast<int>(reads_stat) ? stat_ : stat_ - reads;
     stat_ = 0;
-    if (controls_->stats == nullptr || my_lane() >= path_stat_count || mine == 0) return;
+    if (controls_->stats == nullptr || my_lane() >= max_team_stats || mine == 0) return;
     atomicAdd(reinterpret_cast<unsigned long long*>(controls_->stats) + my_lane(), static_cast<unsigned long long>(mine));
 #endif
   }
@@ -259,7 +258,7 @@ class device_team {
       return load_lanes(r + words);
     }
   }
-  // With another order: only the load-relaxed mutant asks (core/mutants.hpp).
+  // With another order: only the load-relaxed mutant asks (core/gfsl/mutants.hpp).
   __host__ __device__ lanes load_lanes(const std::uint64_t* p, mem_order o) {
 #if defined(__CUDA_ARCH__)
     if (o != mem_order::relaxed) return load_lanes(p);
@@ -460,9 +459,9 @@ class device_team {
   // A short back-off keeps spinning teams from flooding the lock's line while
   // its holder, maybe on the same SM, works. Every 64th wait checks the abort
   // flag and the deadline (see run_controls).
-  // A scheduler's hint (Team::validating): the device has none.
-  __host__ __device__ void validating() {}
-  __host__ __device__ void lock_wait(chunk_index chunk, std::uint64_t lock_word) {
+  // A scheduler's hint (Team::hint): the device has none.
+  __host__ __device__ void hint(team_hint) {}
+  __host__ __device__ void lock_wait(std::uint32_t where, std::uint64_t lock_word) {
 #if defined(__CUDA_ARCH__)
     __nanosleep(64);
     if ((++waits_in_op_ & 63u) != 0 || controls_->abort_flag == nullptr) return;
@@ -476,7 +475,7 @@ class device_team {
         flag.store(1, cuda::std::memory_order_relaxed);
         if (atomicCAS(&controls_->hang->raised, 0ull, 1ull) == 0ull) {
           controls_->hang->team = id_;
-          controls_->hang->chunk = chunk;
+          controls_->hang->chunk = where;
           controls_->hang->lock_word = lock_word;
           controls_->hang->waits = waits_in_op_;
           __threadfence();
@@ -485,7 +484,7 @@ class device_team {
     }
     if (__shfl_sync(warp_mask(), stop, 0, N)) leave();
 #else
-    (void)chunk, (void)lock_word;
+    (void)where, (void)lock_word;
 #endif
   }
   // The run is being stopped: the whole team leaves the kernel now. Its
@@ -535,7 +534,7 @@ class device_team {
     const std::uint64_t rel = word - header_offsets::pool;
     invariants::structural_event e;
     e.kind = kind;
-    e.chunk = static_cast<chunk_index>(rel / controls_->events->chunk);
+    e.chunk = static_cast<std::uint32_t>(rel / controls_->events->chunk);
     e.lane = static_cast<std::uint8_t>(rel % controls_->events->chunk);
     e.value = value;
     append_event(e);
@@ -544,7 +543,7 @@ class device_team {
     if (p != controls_->events->words + header_offsets::alloc_counter || old >= controls_->events->pool_chunks) return;
     invariants::structural_event e;
     e.kind = invariants::event_kind::alloc;
-    e.chunk = static_cast<chunk_index>(old);
+    e.chunk = static_cast<std::uint32_t>(old);
     append_event(e);
   }
   __device__ static cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> ref(const std::uint64_t* p) {
@@ -565,7 +564,7 @@ class device_team {
   const run_controls* controls_;
   std::uint32_t waits_in_op_ = 0;
   team_rng rng_;
-  std::uint32_t stat_ = 0;  // this lane's counter: path_stat number lane()
+  std::uint32_t stat_ = 0;  // this lane's counter: stat_id lane()
 };
 
 }  // namespace gfsl

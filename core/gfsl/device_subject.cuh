@@ -14,7 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "../algorithm.hpp"
+#include "algorithm.hpp"
+#include "invariants.hpp"
 #include "subject.hpp"
 #include "../cuda/device_team.cuh"
 #include "../../exec/cuda/cuda_check.cuh"
@@ -45,7 +46,7 @@ __global__ void gfsl_stress_prefill(structure_view<N> s, const key_type* keys, s
 }
 
 // Chunks of N entries, a team of N lanes; Mutable: the seeded bugs of
-// core/mutants.hpp compiled in.
+// core/gfsl/mutants.hpp compiled in.
 template <int N, bool Mutable, variant V>
 struct gfsl_device_subject {
   static constexpr subject_kind kind = subject_kind::gfsl;
@@ -88,7 +89,7 @@ struct gfsl_device_subject {
   }
 
   // The chunk pool on the device, every word set in parallel to its initial
-  // value (core/layout.hpp).
+  // value (core/gfsl/layout.hpp).
   class memory {
    public:
     explicit memory(std::uint32_t pool) : pool_(pool), count_(structure_view<N>::word_count(pool)), words_(count_) {}

@@ -10,7 +10,7 @@ namespace gfsl::gfsl_subject {
 
 host_run run_host(const model::workload& w, host_mode mode, std::uint32_t pool, bool keep_records, const sched::options* so,
                   sched::outcome* outcome, const run_extras& extras) {
-  // The correct core unless a seeded bug is asked for (core/mutants.hpp).
+  // The correct core unless a seeded bug is asked for (core/gfsl/mutants.hpp).
   const bool mutated = extras.choice.mutated();
   return with_variant(variant_of(extras.choice), [&](auto v) {
     constexpr variant V = decltype(v)::value;

@@ -14,13 +14,13 @@
 #include "../../exec/host_structure.hpp"
 #include "../../invariants/snapshot.hpp"
 #include "../../model/workload.hpp"
-#include "../algorithm.hpp"
+#include "algorithm.hpp"
 #include "../host_team.hpp"
 #include "subject.hpp"
 
 namespace gfsl {
 
-// GFSL: chunks of N entries, a team of N lanes (core/algorithm.hpp).
+// GFSL: chunks of N entries, a team of N lanes (core/gfsl/algorithm.hpp).
 template <int N, bool Mutable, variant V>
 class gfsl_host_subject {
  public:

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/algorithm.hpp"
+#include "core/gfsl/algorithm.hpp"
+#include "core/gfsl/invariants.hpp"
 #include "core/gfsl/subject.hpp"
 #include "exec/host_structure.hpp"
 #include "stress/cpu_stress.hpp"

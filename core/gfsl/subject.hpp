@@ -1,6 +1,6 @@
 // GFSL's descriptor (core/subject.hpp): the GPU-friendly skiplist of
-// Moscovici, Cohen and Petrank (PACT 2017), its variants (core/types.hpp) and
-// its mutant catalog (core/mutants.hpp).
+// Moscovici, Cohen and Petrank (PACT 2017), its variants (core/gfsl/types.hpp) and
+// its mutant catalog (core/gfsl/mutants.hpp).
 #pragma once
 
 #include <algorithm>
@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "../../model/workload.hpp"
-#include "../mutants.hpp"
+#include "mutants.hpp"
 #include "../subject.hpp"
-#include "../types.hpp"
+#include "coverage.hpp"
+#include "types.hpp"
 
 namespace gfsl::gfsl_subject {
 
-// By variant index: the enum's values (core/types.hpp).
+// By variant index: the enum's values (core/gfsl/types.hpp).
 inline constexpr std::string_view variant_names[] = {"thesis", "robust"};
 static_assert(static_cast<int>(variant::thesis) == 0 && static_cast<int>(variant::robust) == 1);
 
@@ -66,7 +67,7 @@ inline std::string_view equivalence(int id, int v, bool whole_chunk_reads, campa
 
 inline bool reraises(int v) { return reraises_by_default(variant_of(v)); }
 
-// Its snapshot invariants (invariants/snapshot.cpp, thesis 4.3).
+// Its snapshot invariants (core/gfsl/invariants.cpp, thesis 4.3).
 }  // namespace gfsl::gfsl_subject
 namespace gfsl::invariants {
 snapshot_report check_gfsl_snapshot(const snapshot& s, bool quiescent, const std::vector<std::pair<key_type, value_type>>* expected,
@@ -119,6 +120,11 @@ inline constexpr subject_descriptor descriptor{
     &pool_for_keys,
     &default_pool,
     &structure_summary,
+    nullptr,
+    0,      // max_teams: no limit of its own
+    false,  // batched
+    true,   // stores_values
+    {gfsl_window_names, gfsl_effect_names},
 };
 
 }  // namespace gfsl::gfsl_subject

@@ -388,7 +388,7 @@ class algorithm {
       const std::uint64_t seen = t_.load(words_ + barrier_word, 0);
       if (seen >= target) return;
       // The arrivals seen, in the high half: a free lock word for the reports.
-      t_.lock_wait(static_cast<chunk_index>(barrier_word), seen << 32);
+      t_.lock_wait(static_cast<std::uint32_t>(barrier_word), seen << 32);
     }
   }
 

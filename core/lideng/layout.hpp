@@ -1,11 +1,11 @@
 // Shared memory of one Li-Deng skiplist (Li and Deng, "High Performance
 // Skiplist for GPU Computing", Microelectronics & Computer 31(12), 2014;
 // ../shared/papers/gpu-skiplist-li-deng-2014.txt): 64-bit words like GFSL's
-// (core/layout.hpp), so a snapshot is a copy of the array whatever backend
+// (core/gfsl/layout.hpp), so a snapshot is a copy of the array whatever backend
 // produced it.
 //
 //   words 0..15     header: word 0 the bump allocation counter (next free
-//                   node), word 1 the error word (codes of core/layout.hpp,
+//                   node), word 1 the error word (codes of core/types.hpp,
 //                   at the offset host_team::lock_wait reads), word 2 the
 //                   batch barrier's arrival counter, the rest 0
 //   words 16..271   16 batch slots of 16 words: the paper's working arrays of
@@ -39,7 +39,6 @@
 #include <string>
 #include <string_view>
 
-#include "../layout.hpp"
 #include "../platform.hpp"
 #include "../types.hpp"
 
@@ -50,7 +49,7 @@ inline constexpr int max_levels = 14;     // forward[] of one 16-word node
 inline constexpr int max_batch = 16;      // slots: one lane per slot in a team-wide read of the slots
 inline constexpr std::size_t header_words = 16;
 inline constexpr std::size_t alloc_counter_word = 0;
-inline constexpr std::size_t error_word_index = header_offsets::error_word;
+inline constexpr std::size_t error_word_index = error_word_offset;
 inline constexpr std::size_t barrier_word = 2;
 inline constexpr std::size_t slot_words = 16;
 inline constexpr std::size_t slots_offset = header_words;
@@ -69,7 +68,6 @@ inline constexpr int forward_word0 = 2;
 inline constexpr std::uint64_t pristine_word = 0xFFFFFFFFFFFFFFFFull;
 
 static_assert(forward_word0 + max_levels == node_words, "forward[] fills the node's line");
-static_assert(error_word_index == 1, "host_team::lock_wait reads the error word at word 1");
 
 enum slot_kind : std::uint32_t { slot_none = 0, slot_insert = 1, slot_remove = 2, slot_contains = 3 };
 

@@ -93,7 +93,7 @@
 
 #include <cstdint>
 
-#include "../coverage.hpp"
+#include "coverage.hpp"
 #include "../platform.hpp"
 #include "../team.hpp"
 #include "../types.hpp"

@@ -22,7 +22,7 @@
 #include "../../exec/cuda/device_registry.hpp"
 #include "../../exec/host_runner.hpp"
 #include "../../exec/host_structure.hpp"
-#include "../../invariants/slabhash_snapshot.hpp"
+#include "invariants.hpp"
 #include "../../stress/options.hpp"
 #include "../../stress/runner.hpp"
 #include "../../stress/slab_oracle.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../../exec/host_runner.hpp"
-#include "../../invariants/slabhash_snapshot.hpp"
+#include "invariants.hpp"
 #include "../../invariants/snapshot.hpp"
 #include "../../model/workload.hpp"
 #include "../host_team.hpp"

@@ -1,10 +1,10 @@
 // Shared memory of one SlabHash instance (Ashkiani et al., IPDPS 2018,
 // ../shared/papers/slabhash-ashkiani-2018.txt, sections III and V): 64-bit
-// words like GFSL's (core/layout.hpp), so a snapshot is a copy of the array
+// words like GFSL's (core/gfsl/layout.hpp), so a snapshot is a copy of the array
 // whatever backend produced it.
 //
 //   words 0..15   header: word 0 the bump allocation counter (next free slab),
-//                 word 1 the error word (codes of core/layout.hpp), the rest 0
+//                 word 1 the error word (codes of core/types.hpp), the rest 0
 //   words 16..    slabs of 16 words, slab s at 16 + 16 * s; slabs
 //                 0..buckets-1 are the bucket heads (the paper's base slabs)
 //
@@ -27,7 +27,6 @@
 #include <string>
 #include <string_view>
 
-#include "../layout.hpp"
 #include "../platform.hpp"
 #include "../types.hpp"
 
@@ -39,7 +38,7 @@ inline constexpr int next_word = 15;                    // the word of lane 31
 inline constexpr std::uint32_t pair_lanes_mask = 0x7FFFu;  // words 0..14 in a ballot
 inline constexpr std::size_t header_words = 16;
 inline constexpr std::size_t alloc_counter_word = 0;
-inline constexpr std::size_t error_word_index = 1;
+inline constexpr std::size_t error_word_index = error_word_offset;
 
 inline constexpr key_type empty_key = 0xFFFFFFFFu;       // upstream EMPTY_KEY
 inline constexpr key_type tombstone_key = 0xFFFFFFFEu;   // fixed variant only

@@ -1,5 +1,5 @@
 // Seeded bugs planted in SlabHash's `fixed` variant (core/slabhash/algorithm.hpp),
-// as core/mutants.hpp plants them in GFSL: `algorithm<Team, V, true>` asks at
+// as core/gfsl/mutants.hpp plants them in GFSL: `algorithm<Team, V, true>` asks at
 // each planted point whether its mutant is active; the default compiles them
 // away. The first three are the published faults (issue 38, upstream issues 27
 // and 17) put back into the fixed design: positive controls that every

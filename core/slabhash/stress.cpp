@@ -12,7 +12,7 @@
 #include "core/slabhash/algorithm.hpp"
 #include "core/slabhash/layout.hpp"
 #include "core/slabhash/subject.hpp"
-#include "invariants/slabhash_snapshot.hpp"
+#include "core/slabhash/invariants.hpp"
 #include "stress/cpu_stress.hpp"
 #include "stress/slab_oracle.hpp"
 

@@ -12,6 +12,7 @@
 
 #include "../../model/workload.hpp"
 #include "../subject.hpp"
+#include "coverage.hpp"
 #include "layout.hpp"
 #include "mutants.hpp"
 
@@ -75,7 +76,7 @@ inline constexpr subject_parameter parameters[] = {
 
 }  // namespace gfsl::slabhash
 namespace gfsl::invariants {
-// Its snapshot invariants (invariants/slabhash_snapshot.cpp), reported as GFSL's are.
+// Its snapshot invariants (core/slabhash/invariants.cpp), reported as GFSL's are.
 snapshot_report check_slabhash_snapshot(const snapshot& s, bool quiescent,
                                         const std::vector<std::pair<key_type, value_type>>* expected, std::size_t max_violations);
 }  // namespace gfsl::invariants
@@ -134,6 +135,11 @@ inline constexpr subject_descriptor descriptor{
     &pool_for_keys,
     &default_pool,
     &structure_summary,
+    nullptr,
+    0,      // max_teams: no limit of its own
+    false,  // batched
+    true,   // stores_values
+    {slab_window_names, slab_effect_names},
 };
 
 }  // namespace gfsl::slabhash

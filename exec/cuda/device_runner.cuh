@@ -38,6 +38,7 @@
 #include "kernel_watch.cuh"
 #include "operation_batches.cuh"
 #include "recording.cuh"
+#include "../../core/gfsl/types.hpp"
 
 namespace gfsl {
 
@@ -130,8 +131,8 @@ device_run run_device(const model::workload& w, const device_options& o) {
   device_buffer<model::op_record> records(o.keep_records ? w.ops : 0);
   if (o.keep_records && w.ops) GFSL_CUDA_CHECK(cudaMemset(records.ptr, 0xFF, w.ops * sizeof(model::op_record)));
   if (!hr.prefill.empty()) GFSL_CUDA_CHECK(cudaMemset(prefill_records.ptr, 0xFF, hr.prefill.size() * sizeof(model::op_record)));
-  device_buffer<path_stats> stats(2);
-  GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, 2 * sizeof(path_stats)));
+  device_buffer<team_stats> stats(2);
+  GFSL_CUDA_CHECK(cudaMemset(stats.ptr, 0, 2 * sizeof(team_stats)));
   device_buffer<std::uint64_t> clock_counter(1);
   device_buffer<unsigned long long> cursor(1);
   GFSL_CUDA_CHECK(cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)));
@@ -169,7 +170,7 @@ device_run run_device(const model::workload& w, const device_options& o) {
 
   // The deadline is read on the device from %globaltimer: take its current
   // value, then add the budget.
-  auto controls_for = [&](path_stats* into) {
+  auto controls_for = [&](team_stats* into) {
     run_controls c;
     c.abort_flag = watch.abort_flag();
     c.hang = hang.ptr;
@@ -285,9 +286,9 @@ device_run run_device(const model::workload& w, const device_options& o) {
     hr.events_dropped = taken - kept;
   }
 
-  path_stats totals[2];
+  team_stats totals[2];
   GFSL_CUDA_CHECK(cudaMemcpy(totals, stats.ptr, sizeof(totals), cudaMemcpyDeviceToHost));
-  hr.report.paths = totals[0];
+  hr.report.paths = path_stats_of(totals[0]);
   if (o.keep_records && prefill_ok) {
     std::vector<model::op_record> all(w.ops);
     if (o.compare_host_partition) {

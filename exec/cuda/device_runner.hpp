@@ -8,7 +8,7 @@
 
 #include "../../model/history.hpp"
 #include "../host_runner.hpp"
-#include "../../core/mutants.hpp"
+#include "../../core/gfsl/mutants.hpp"
 #include "../../core/slabhash/layout.hpp"
 
 namespace gfsl {

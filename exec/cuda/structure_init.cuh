@@ -1,12 +1,12 @@
 // A fresh structure on the device: every word set to its initial value
-// (core/layout.hpp), in parallel, so that a pool of gigabytes starts in
+// (core/gfsl/layout.hpp), in parallel, so that a pool of gigabytes starts in
 // milliseconds.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "../../core/layout.hpp"
+#include "../../core/gfsl/layout.hpp"
 
 namespace gfsl {
 

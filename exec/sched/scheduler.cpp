@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "../../core/layout.hpp"
+#include "../../core/gfsl/layout.hpp"
 #include "hold.hpp"
 #include "park.hpp"
 #include "pct.hpp"
@@ -349,7 +349,7 @@ void scheduler::completed_operation() {
 }
 
 void scheduler::mark(team_id team, std::uint8_t what, std::uint32_t where) { p_->cover.mark(p_->opt.hold, p_->n, team, what, where); }
-void scheduler::wait_on(chunk_index what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
+void scheduler::wait_on(std::uint32_t what, std::uint64_t holder_word) { lock_wait(p_->current, what, holder_word); }
 void scheduler::wrote() { ++p_->write_epoch; }
 
 void scheduler::before(const access& a) {
@@ -401,7 +401,7 @@ std::uint64_t scheduler::load_value(const access& a, std::uint64_t latest) {
   return v;
 }
 
-void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) {
+void scheduler::lock_wait(team_id team, std::uint32_t chunk, std::uint64_t lock_word) {
   impl& s = *p_;
   // ptx: a read that returned a stale store may have seen a lock taken that
   // is free already; its re-read may see the release without any new
@@ -419,9 +419,9 @@ void scheduler::lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_wo
   s.wait[team] = {team, chunk, lock_word};
 }
 
-void scheduler::validating(team_id team) {
+void scheduler::hint(team_id team, team_hint h) {
   impl& s = *p_;
-  if (team < s.n) s.tear.validation_next[team] = 1;
+  if (h == team_hint::validating && team < s.n) s.tear.validation_next[team] = 1;
 }
 
 void scheduler::lane_order(team_id team, int lanes, std::uint8_t* order) {

@@ -141,7 +141,7 @@ const char* name(stop_reason r);
 
 struct wait_edge {
   team_id team = 0;
-  chunk_index chunk = 0;
+  std::uint32_t chunk = 0;
   std::uint64_t lock_word = 0;  // the lock word it saw: names the holder
 };
 
@@ -197,7 +197,7 @@ class scheduler final : public access_hook {
   // Tells the scheduler that the running team completed an operation.
   void completed_operation();
   // A lock a toy program wants: lets it report waits as teams do.
-  void wait_on(chunk_index what, std::uint64_t holder_word);
+  void wait_on(std::uint32_t what, std::uint64_t holder_word);
   // A write by a toy program: wakes the teams waiting on locks.
   void wrote();
   team_id current() const;
@@ -214,10 +214,10 @@ class scheduler final : public access_hook {
   void before(const access& a) override;
   void after(const access& a, std::uint64_t result) override;
   std::uint64_t load_value(const access& a, std::uint64_t latest) override;
-  void lock_wait(team_id team, chunk_index chunk, std::uint64_t lock_word) override;
+  void lock_wait(team_id team, std::uint32_t chunk, std::uint64_t lock_word) override;
   void lane_order(team_id team, int lanes, std::uint8_t* order) override;
   void mark(team_id team, std::uint8_t what, std::uint32_t where) override;
-  void validating(team_id team) override;
+  void hint(team_id team, team_hint h) override;
 
  private:
   struct impl;

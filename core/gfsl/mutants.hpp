@@ -12,9 +12,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "platform.hpp"
-#include "types.hpp"
+#include "../platform.hpp"
+#include "../types.hpp"
 
+#include "types.hpp"
 namespace gfsl {
 
 enum class mutant : std::uint8_t {

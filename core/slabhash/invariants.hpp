@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "../core/slabhash/layout.hpp"
-#include "../core/types.hpp"
-#include "snapshot.hpp"
+#include "layout.hpp"
+#include "../types.hpp"
+#include "../../invariants/snapshot.hpp"
 
 namespace gfsl::slabhash {
 

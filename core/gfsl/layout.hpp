@@ -7,9 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "platform.hpp"
-#include "types.hpp"
+#include "../platform.hpp"
+#include "../types.hpp"
 
+#include "types.hpp"
 namespace gfsl {
 
 // Compile-time shape of a chunk of N entries (thesis Fig. 3.1, Table 4.1).
@@ -35,16 +36,11 @@ struct chunk_shape {
 // is, so that a team of any width loads them with one lane per level.
 struct header_offsets {
   static constexpr std::size_t alloc_counter = 0;  // next free chunk index (bump allocation)
-  static constexpr std::size_t error_word = 1;     // first error code, 0 while healthy
+  static constexpr std::size_t error_word = error_word_offset;  // first error code, 0 while healthy (core/types.hpp)
   static constexpr std::size_t heads = 32;         // heads[level]: first chunk of the level
   static constexpr std::size_t level_counts = 64;  // chunks in use at the level (0: level empty)
   static constexpr std::size_t pool = 128;         // first word of chunk 0 (1 KiB: keeps chunks aligned)
 };
-
-// Error codes stored in the error word.
-inline constexpr std::uint64_t error_none = 0;
-inline constexpr std::uint64_t error_pool_exhausted = 1;
-inline constexpr std::uint64_t error_corrupt = 2;
 
 // Non-owning view of a structure's words; trivially copyable, passed by value
 // to kernels and to host teams alike.

@@ -5,7 +5,8 @@
 
 #include <cstdint>
 
-#include "platform.hpp"
+#include "../platform.hpp"
+#include "../team.hpp"
 
 namespace gfsl {
 
@@ -55,9 +56,9 @@ struct basic_path_stats {
 using path_stats = basic_path_stats<std::uint64_t>;
 
 // The counters by position, in the order of basic_path_stats' members: what
-// the algorithm names when it counts (Team::count). The device team keeps
-// counter i in a register of lane i, one register for all of them, so a
-// counter costs no register and its increment no branch.
+// the algorithm names when it counts (Team::count, by stat_id: stat_of(s)). The
+// device team keeps counter i in a register of lane i, one register for all
+// of them, so a counter costs no register and its increment no branch.
 enum class path_stat : std::uint8_t {
   splits,
   merges,
@@ -80,6 +81,12 @@ enum class path_stat : std::uint8_t {
 inline constexpr int path_stat_count = 16;
 static_assert(sizeof(path_stats) == path_stat_count * sizeof(std::uint64_t),
               "path_stat numbers basic_path_stats' members, which are all the struct holds");
+static_assert(path_stat_count <= max_team_stats, "a team keeps at most max_team_stats counters");
+static_assert(static_cast<int>(path_stat::chunk_reads) == reads_stat,
+              "chunk reads are the team-wide reads the device team counts on every lane");
+
+// The team's counter number of `s` (Team::count).
+GFSL_FN constexpr stat_id stat_of(path_stat s) { return static_cast<stat_id>(s); }
 
 // Counter `s` of `p`: the members are consecutive 64-bit words in path_stat order.
 GFSL_FN std::uint64_t& counter_of(path_stats& p, path_stat s) {
@@ -90,6 +97,17 @@ GFSL_FN std::uint64_t& counter_of(path_stats& p, path_stat s) {
       &p.last_chunk_removals, &p.upper_down_ptr_updates, &p.chunk_reads,
       &p.reraised_keys};
   return *fields[static_cast<int>(s)];
+}
+
+// A team's counters (Team::count, by stat_id) as GFSL's named ones.
+inline path_stats& operator+=(path_stats& p, const team_stats& t) {
+  for (int i = 0; i < path_stat_count; ++i) counter_of(p, static_cast<path_stat>(i)) += t.count[i];
+  return p;
+}
+inline path_stats path_stats_of(const team_stats& t) {
+  path_stats p;
+  p += t;
+  return p;
 }
 
 // The rare paths by name, for coverage reports: a campaign says which it never

@@ -1,16 +1,16 @@
-// The SlabHash snapshot invariants (invariants/slabhash_snapshot.hpp). Why
+// The SlabHash snapshot invariants (core/slabhash/invariants.hpp). Why
 // each holds in `fixed`: the argument at the top of core/slabhash/algorithm.hpp
 // ((S): pairs only move EMPTY -> live -> TOMBSTONE and chains only grow at
 // their end; (P) the prefix; (U) one live pair per key).
-#include "slabhash_snapshot.hpp"
+#include "invariants.hpp"
 
-#include "../core/slabhash/subject.hpp"
-#include "snapshot.hpp"
+#include "subject.hpp"
+#include "../../invariants/snapshot.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "../core/layout.hpp"
+#include "../gfsl/layout.hpp"
 
 namespace gfsl::slabhash {
 
@@ -268,7 +268,7 @@ contents inspect(const std::uint64_t* words, std::size_t word_count, const param
 namespace gfsl::invariants {
 
 // SlabHash's snapshots are checked by its own invariants
-// (invariants/slabhash_snapshot.hpp), reported in the same form.
+// (core/slabhash/invariants.hpp), reported in the same form.
 snapshot_report check_slabhash_snapshot(const snapshot& s, bool quiescent,
                                const std::vector<std::pair<key_type, value_type>>* expected, std::size_t max_violations) {
   slabhash::params p;

@@ -22,9 +22,10 @@
 #include "coverage.hpp"
 #include "layout.hpp"
 #include "mutants.hpp"
-#include "platform.hpp"
+#include "../platform.hpp"
 #include "stats.hpp"
-#include "team.hpp"
+#include "../team.hpp"
+#include "../types.hpp"
 #include "types.hpp"
 
 namespace gfsl {
@@ -65,10 +66,10 @@ inline constexpr std::uint64_t shape_rule_of(double p_chunk, bool reraise) {
   return p_chunk_threshold_of(p_chunk) | (reraise ? reraise_flag : 0);
 }
 
-// `Mutable` compiles in the seeded bugs of core/mutants.hpp (one active at a
+// `Mutable` compiles in the seeded bugs of core/gfsl/mutants.hpp (one active at a
 // time, chosen at construction); the default compiles them all away.
 //
-// `V` chooses the variant (core/types.hpp, docs/ALGORITHM.md): `thesis` is the
+// `V` chooses the variant (core/gfsl/types.hpp, docs/ALGORITHM.md): `thesis` is the
 // published algorithm, exactly, which assumes that a team reads a chunk in one
 // instant; `robust` adds what keeps it linearizable when the read is lane by
 // lane (every `if constexpr (robust)` below): a zombie's NEXT re-read after its
@@ -224,7 +225,7 @@ class algorithm {
         unlock(upper.chunk);
       }
       if (!upper.inserted) break;
-      t_.count(path_stat::raised_keys);
+      t_.count(stat_of(path_stat::raised_keys));
       raise = upper.raise;
       up_key = upper.raise_key;
       down = upper.raise_down;
@@ -370,7 +371,7 @@ class algorithm {
         begin_burst(enc.chunk);
         store_entry(enc.chunk, idx, make_entry(r, down));
         end_burst_and_unlock(enc.chunk);
-        t_.count(path_stat::reraised_keys);
+        t_.count(stat_of(path_stat::reraised_keys));
       } else {
         unlock(enc.chunk);
         t_.set_lane(path, level, enc.chunk);
@@ -404,7 +405,7 @@ class algorithm {
       unlock_if_held(upper.also_locked);
       if (!upper.unlocked) unlock(upper.chunk);
       if (!upper.inserted) return;
-      t_.count(path_stat::reraised_keys);
+      t_.count(stat_of(path_stat::reraised_keys));
       down = upper.chunk;
     }
   }
@@ -562,7 +563,7 @@ class algorithm {
   }
   GFSL_FN lanes load_chunk(chunk_index c) { return load_chunk(pool_row(), c); }
   GFSL_FN lanes load_chunk(row pool, chunk_index c) {
-    t_.count(path_stat::chunk_reads);
+    t_.count(stat_of(path_stat::chunk_reads));
     if constexpr (Mutable) {
       if (bug(mutant::load_relaxed)) return t_.load_lanes(s_.chunk(c), mem_order::relaxed);
     }
@@ -707,7 +708,7 @@ class algorithm {
         if (r.zombie()) [[unlikely]] {
           const chunk_index next = zombie_next(curr, kv);
           curr = with_path ? apart<&algorithm::unlink_zombie>(height, prev != no_chunk, prev, curr, next) : next;
-          t_.count(path_stat::zombies_skipped);
+          t_.count(stat_of(path_stat::zombies_skipped));
           continue;
         }
         const int step = step_of(r);
@@ -728,7 +729,7 @@ class algorithm {
         } else {  // every key here is above k: backtrack through the previous chunk
           const int back = prev != no_chunk ? down_step_tid(k, prev_kv) : none;
           if (back == none) {  // no previous chunk in this level (4.2.1): restart
-            t_.count(path_stat::restarts);
+            t_.count(stat_of(path_stat::restarts));
             if (bug(mutant::restart_steps_down)) {
               if (with_path) t_.set_lane(path, height, curr);
               --height;
@@ -749,7 +750,7 @@ class algorithm {
             restart = true;
             break;
           }
-          t_.count(path_stat::backtracks);
+          t_.count(stat_of(path_stat::backtracks));
           if (with_path) t_.set_lane(path, height, prev);
           --height;
           prev = no_chunk;
@@ -774,7 +775,7 @@ class algorithm {
       if (r.zombie() && !bug(mutant::zombies_not_skipped)) [[unlikely]] {
         const chunk_index next = zombie_next(curr, kv);
         curr = unlink ? apart<&algorithm::unlink_zombie>(level, prev != no_chunk, prev, curr, next) : next;
-        t_.count(path_stat::zombies_skipped);
+        t_.count(stat_of(path_stat::zombies_skipped));
         continue;
       }
       // A zombie not skipped (the planted bug) is searched like a live chunk.
@@ -808,12 +809,12 @@ class algorithm {
     if (lock_in_burst(first)) {
       // At most N stores away: wait as for a lock (the device watchdog and
       // the scheduler see it), never for the lock itself.
-      t_.count(path_stat::lock_waits);
+      t_.count(stat_of(path_stat::lock_waits));
       t_.lock_wait(c, first);
       return false;
     }
     t_.mark(open_mark(gfsl_window::validate), c);
-    t_.validating();
+    t_.hint(team_hint::validating);
     const lanes again = read(c);
     const std::uint64_t closing = bug(mutant::validation_lock_from_reread) ? lock_of(again) : load_lock(c);
     const bool same = lock_version(closing) == lock_version(first);
@@ -848,7 +849,7 @@ class algorithm {
         // at the zombie. max stays, next moves: one 8-byte store.
         if (next_of(pkv) == zombie || bug(mutant::unlink_without_recheck)) {
           store_entry(prev, next_lane, make_entry(max_of(pkv), target));
-          t_.count(path_stat::zombie_unlinks);
+          t_.count(stat_of(path_stat::zombie_unlinks));
         }
         unlock(prev);
       }
@@ -856,7 +857,7 @@ class algorithm {
       std::uint64_t expected = zombie;
       // The head array is only ever moved forward past zombies; a CAS from the
       // zombie keeps concurrent unlinkers from moving it backwards.
-      if (t_.cas(s_.heads() + level, 0, expected, target)) t_.count(path_stat::head_unlinks);
+      if (t_.cas(s_.heads() + level, 0, expected, target)) t_.count(stat_of(path_stat::head_unlinks));
     }
     return target;
   }
@@ -1032,11 +1033,11 @@ class algorithm {
   // thesis: one wait, then the whole chunk again (its access sequence is the
   // one the pinned reproductions replay).
   GFSL_FN void wait_until_unlocked(chunk_index c, std::uint64_t lock) {
-    t_.count(path_stat::lock_waits);
+    t_.count(stat_of(path_stat::lock_waits));
     t_.lock_wait(c, lock);
     if constexpr (robust) {
       for (lock = load_lock(c); lock_is_held(lock); lock = load_lock(c)) {
-        t_.count(path_stat::lock_waits);
+        t_.count(stat_of(path_stat::lock_waits));
         t_.lock_wait(c, lock);
       }
     }
@@ -1053,7 +1054,7 @@ class algorithm {
       const lanes nkv = read(next);
       if (is_zombie(nkv)) {
         store_entry(c, next_lane, make_entry(max_of(ckv), next_of(nkv)));
-        t_.count(path_stat::zombie_unlinks);
+        t_.count(stat_of(path_stat::zombie_unlinks));
         continue;
       }
       if (for_merge && bug(mutant::merge_into_unlocked)) return next;
@@ -1228,7 +1229,7 @@ class algorithm {
       for (int j = r.moved_from; j < n; ++j) store_entry(c, j, empty_entry);
     }
     end_burst(c);
-    t_.count(path_stat::splits);
+    t_.count(stat_of(path_stat::splits));
     t_.mark(effect_mark(gfsl_effect::split), c);
     return r;
   }
@@ -1236,7 +1237,7 @@ class algorithm {
   // splitInsert (Alg. 4.9 lines 1-14).
   GFSL_FN level_insert split_insert(int level, chunk_index c, key_type k, value_type v) {
     level_insert r;
-    if (level > 0) t_.count(path_stat::upper_splits);
+    if (level > 0) t_.count(stat_of(path_stat::upper_splits));
     const split_result sp = split_chunk(c);
     if (sp.st != status::ok) {
       unlock(c);
@@ -1337,8 +1338,8 @@ class algorithm {
         const lateral below = search_lateral(mk, lower, level, false, true);
         if (below.tid != none && t_.shfl_high(enc.kv, tid) != below.chunk) {
           store_entry(enc.chunk, tid, make_entry(mk, below.chunk));
-          t_.count(path_stat::down_ptr_updates);
-          if (level > 0) t_.count(path_stat::upper_down_ptr_updates);
+          t_.count(stat_of(path_stat::down_ptr_updates));
+          if (level > 0) t_.count(stat_of(path_stat::upper_down_ptr_updates));
         }
       }
       unlock(enc.chunk);
@@ -1418,7 +1419,7 @@ class algorithm {
     if (next == no_chunk) {
       // The final chunk of a level is never merged (it has no successor) and
       // never becomes a zombie; it may empty out completely.
-      t_.count(path_stat::last_chunk_removals);
+      t_.count(stat_of(path_stat::last_chunk_removals));
       execute_remove_no_merge(c, kv, k);
       if (bug(mutant::merge_final_chunk)) {
         mark_zombie(c);
@@ -1438,7 +1439,7 @@ class algorithm {
         return sp.st;
       }
       unlock(sp.fresh);
-      t_.count(path_stat::merge_presplits);
+      t_.count(stat_of(path_stat::merge_presplits));
       add_to_level_count(level, 1);
       apart<&algorithm::update_down_ptrs>(level, sp.before, sp.moved_from, sp.moved, key_empty, sp.fresh);
       nkv = read(next);
@@ -1453,7 +1454,7 @@ class algorithm {
     }
     unlock(next);
     if (bug(mutant::zombie_unlocked_after_merge)) unlock(c);
-    t_.count(path_stat::merges);
+    t_.count(stat_of(path_stat::merges));
     t_.mark(effect_mark(gfsl_effect::merge), c);
     apart<&algorithm::update_down_ptrs>(level, kv, 0, n, k, next);
     return status::ok;
