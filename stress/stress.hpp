@@ -153,6 +153,29 @@ struct step {
   bool violation = false;
 };
 
+// What every step's answer adds to the team's counters; an operation that
+// did not end ok is neither judged nor a violation, and stops the team.
+GFSL_FN void tally(step& s, team_state& st, counters& c) {
+  switch (s.kind) {
+    case op_kind::insert: ++c.inserts; break;
+    case op_kind::remove: ++c.removes; break;
+    case op_kind::contains: ++c.contains; break;
+  }
+  if (s.r.st != status::ok) {
+    s.judged = false;
+    s.violation = false;
+    ++c.stopped;
+    st.stopped = 1;
+  } else if (s.judged) {
+    ++c.reads;
+  }
+  if (s.violation) {
+    ++c.violations;
+    if (s.want_ok) ++c.missing;
+    else ++c.extra;
+  }
+}
+
 // One operation of team t under the shape's oracle. The algorithm's answer
 // is compared with the one the oracle knows; nothing else is recorded.
 template <class Algo>
@@ -202,24 +225,7 @@ GFSL_FN step stress_step(Algo& a, const params& p, team_id t, team_state& st, co
       s.violation = s.r.st == status::ok && (s.r.ok != present || (present && s.r.value != value_of(s.key)));
     }
   }
-  switch (s.kind) {
-    case op_kind::insert: ++c.inserts; break;
-    case op_kind::remove: ++c.removes; break;
-    case op_kind::contains: ++c.contains; break;
-  }
-  if (s.r.st != status::ok) {
-    s.judged = false;
-    s.violation = false;
-    ++c.stopped;
-    st.stopped = 1;
-  } else if (s.judged) {
-    ++c.reads;
-  }
-  if (s.violation) {
-    ++c.violations;
-    if (s.want_ok) ++c.missing;
-    else ++c.extra;
-  }
+  tally(s, st, c);
   return s;
 }
 
@@ -284,24 +290,7 @@ GFSL_FN step lockstep_step(Algo& a, const params& p, team_id t, team_state& st, 
       }
     }
   }
-  switch (s.kind) {
-    case op_kind::insert: ++c.inserts; break;
-    case op_kind::remove: ++c.removes; break;
-    case op_kind::contains: ++c.contains; break;
-  }
-  if (s.r.st != status::ok) {
-    s.judged = false;
-    s.violation = false;
-    ++c.stopped;
-    st.stopped = 1;
-  } else if (s.judged) {
-    ++c.reads;
-  }
-  if (s.violation) {
-    ++c.violations;
-    if (s.want_ok) ++c.missing;
-    else ++c.extra;
-  }
+  tally(s, st, c);
   return s;
 }
 
